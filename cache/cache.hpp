@@ -1,0 +1,147 @@
+#pragma once
+// The kernel cache: one store per accuracy mode (own SQLite index and object folder), objects
+// content-addressed by SHA-256, written with write-fsync-rename before the index row commits, and
+// verified on every read. The Cache facade owns the stores and serialises each one's access.
+
+#include "util/digest.hpp"
+#include "util/error.hpp"
+#include "util/kernel_identity.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace d4r::cache {
+
+// Everything that changes the answer. Two requests with equal keys get the same object.
+struct CacheKey {
+  uint64_t module_hash = 0;
+  std::string kernel;
+  std::string target;    // the folder target: "gfx1201" or "gfx1201-fp8"
+  std::string variant;   // canonical text of other switches that change the object ("" if none)
+  std::string toolchain; // fingerprint of what built it ("prebuilt" for release objects)
+  std::string recipe;    // recipe name and version, or the release object's identity
+};
+
+// An index row whose object is on disk. `object_path` is read-only to everyone but the store.
+struct Hit {
+  Sha256 digest{};
+  int64_t size = 0;
+  std::filesystem::path object_path;
+  std::string metadata; // opaque to the cache: the daemon stores its serialised launch metadata
+  std::string source;   // where the object came from, for people ("release:/path/x.hsaco")
+};
+
+struct Entry {
+  CacheKey key;
+  Sha256 digest{};
+  int64_t size = 0;
+  std::string source;
+  int64_t created_unix_ms = 0;
+  int64_t last_used_unix_ms = 0;
+};
+
+struct StoreStats {
+  Mode mode = Mode::fast;
+  std::filesystem::path root;
+  int64_t entries = 0;
+  int64_t bytes = 0; // distinct objects on disk
+  int64_t max_bytes = 0;
+  int64_t hits = 0;
+  int64_t misses = 0;
+  int64_t inserts = 0;
+  int64_t evictions = 0;
+  int64_t quarantined = 0;
+};
+
+struct PurgeResult {
+  int64_t removed_entries = 0;
+  int64_t removed_bytes = 0;
+};
+
+struct StoreOptions {
+  std::filesystem::path root; // <cache root>/<mode>
+  Mode mode = Mode::fast;
+  int64_t max_bytes = 4LL << 30;
+  int busy_timeout_ms = 5000;
+};
+
+// One accuracy mode's store: <root>/index.sqlite, <root>/objects/<2 hex>/<62 hex>,
+// <root>/tmp/ for writes in progress, <root>/quarantine/ for objects that failed their digest.
+// Not thread-safe: the Cache facade serialises access. Several processes may share one store.
+class Store {
+public:
+  [[nodiscard]] static Expected<std::unique_ptr<Store>> open(const StoreOptions& options);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  // A hit whose object file is present with the recorded size; counts a hit or a miss.
+  [[nodiscard]] Expected<std::optional<Hit>> lookup(const CacheKey& key);
+  // The object's bytes, verified against the digest. A mismatch quarantines the object, drops
+  // every index row that names it and returns ErrorCode::corrupt.
+  [[nodiscard]] Expected<std::vector<std::byte>> read_object(const Hit& hit);
+  // The same check without keeping the bytes (before handing out a path).
+  [[nodiscard]] Expected<void> verify_object(const Hit& hit);
+  // Writes the object (temp file, fsync, rename, fsync folder), then commits the index row, then
+  // evicts least-recently-used entries while the store is over max_bytes.
+  [[nodiscard]] Expected<Hit> insert(const CacheKey& key, std::span<const std::byte> object,
+                                     const std::string& metadata, const std::string& source);
+  [[nodiscard]] Expected<std::vector<Entry>> list();
+  [[nodiscard]] Expected<PurgeResult> purge();
+  [[nodiscard]] Expected<StoreStats> stats();
+  // Removes object files that no index row names and that are older than min_age (a crash
+  // between the rename and the index commit leaves such files behind).
+  [[nodiscard]] Expected<int64_t> collect_garbage(std::chrono::seconds min_age);
+
+  // For tests: stop after the object is renamed into place and before the index commits.
+  void set_crash_before_commit_for_testing(bool enabled) { m_crash_before_commit = enabled; }
+
+private:
+  struct Impl;
+  explicit Store(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> m_impl;
+  bool m_crash_before_commit = false;
+};
+
+struct CacheOptions {
+  std::filesystem::path root; // stores live in <root>/fast and <root>/accuracy
+  int64_t max_bytes_per_mode = 4LL << 30;
+};
+
+// The facade: the local tier, one Store per mode, each behind its own lock.
+class Cache {
+public:
+  [[nodiscard]] static Expected<std::unique_ptr<Cache>> open(const CacheOptions& options);
+
+  [[nodiscard]] Expected<std::optional<Hit>> lookup(Mode mode, const CacheKey& key);
+  [[nodiscard]] Expected<std::vector<std::byte>> read_object(Mode mode, const Hit& hit);
+  [[nodiscard]] Expected<void> verify_object(Mode mode, const Hit& hit);
+  [[nodiscard]] Expected<Hit> insert(Mode mode, const CacheKey& key,
+                                     std::span<const std::byte> object,
+                                     const std::string& metadata, const std::string& source);
+  [[nodiscard]] Expected<std::vector<Entry>> list(Mode mode);
+  [[nodiscard]] Expected<PurgeResult> purge(Mode mode);
+  [[nodiscard]] Expected<StoreStats> stats(Mode mode);
+  [[nodiscard]] const std::filesystem::path& root() const { return m_root; }
+
+private:
+  struct Slot {
+    std::mutex mutex;
+    std::unique_ptr<Store> store;
+  };
+  Cache() = default;
+  Slot& slot(Mode mode);
+  std::filesystem::path m_root;
+  Slot m_fast;
+  Slot m_accuracy;
+};
+
+} // namespace d4r::cache

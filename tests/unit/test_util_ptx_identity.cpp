@@ -1,0 +1,67 @@
+#include "util/ptx_identity.hpp"
+
+#include "util/digest.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace d4r {
+namespace {
+
+std::string read_file(const std::string& path)
+{
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+TEST(PtxModuleHash, IgnoresTrailingNuls)
+{
+  std::string ptx = read_file(D4R_TEST_SOURCE_DIR "/ptx/rr_module.ptx");
+  ASSERT_FALSE(ptx.empty());
+  std::string padded = ptx + std::string(5, '\0');
+  EXPECT_EQ(ptx_module_hash(padded), ptx_module_hash(ptx));
+  // Independently computed (tests/ptx/README.md).
+  EXPECT_EQ(hash_to_hex(ptx_module_hash(padded)), "26332c9543501ce9");
+  EXPECT_EQ(ptx_module_hash(std::string(3, '\0')), fnv1a64(std::string_view()));
+}
+
+TEST(PtxTextOfImage, StopsAtFirstNul)
+{
+  std::string image = std::string(".version 8.0\n") + '\0' + "garbage";
+  std::string_view text =
+      ptx_text_of_image({reinterpret_cast<const std::byte*>(image.data()), image.size()});
+  EXPECT_EQ(text, ".version 8.0\n");
+}
+
+TEST(ScanEntryNames, FindsTheFixtureEntries)
+{
+  std::string ptx = read_file(D4R_TEST_SOURCE_DIR "/ptx/sr_module.ptx");
+  std::vector<std::string> names = scan_entry_names(ptx);
+  std::vector<std::string> expected = {"d4r_test_layer", "d4r_test_simple", "rrlite_enc1_4x4",
+                                       "rrlite_enc2_4x4", "dl4rt_input_kernel"};
+  EXPECT_EQ(names, expected);
+}
+
+TEST(ScanEntryNames, FollowsTheBridgeGrammar)
+{
+  std::string text = ".entry a(\n"
+                     ".entry  b_$1 \t(\n"
+                     ".entryc(\n"          // no blank after .entry
+                     ".entry d\n{\n"       // no parenthesis
+                     ".entry e-f(\n"       // '-' ends the name before '('
+                     ".func g(\n"          // not an entry
+                     ".entry a(\n";        // duplicate
+  std::vector<std::string> expected = {"a", "b_$1"};
+  EXPECT_EQ(scan_entry_names(text), expected);
+  std::string long_name = ".entry " + std::string(128, 'x') + "(";
+  EXPECT_TRUE(scan_entry_names(long_name).empty());
+  std::string max_name = ".entry " + std::string(127, 'x') + "(";
+  EXPECT_EQ(scan_entry_names(max_name).size(), 1u);
+}
+
+} // namespace
+} // namespace d4r
