@@ -32,6 +32,7 @@ struct CacheKey {
 
 // An index row whose object is on disk. `object_path` is read-only to everyone but the store.
 struct Hit {
+  CacheKey key; // the request it answers, so that errors can name the kernel
   Sha256 digest{};
   int64_t size = 0;
   std::filesystem::path object_path;
@@ -101,7 +102,9 @@ public:
   // between the rename and the index commit leaves such files behind).
   [[nodiscard]] Expected<int64_t> collect_garbage(std::chrono::seconds min_age);
 
-  // For tests: stop after the object is renamed into place and before the index commits.
+  // For tests: insert calls _exit(k_crash_exit_code) after the object is renamed into place and
+  // before the index commits, as a crash would (no destructor, no rollback). Use it in a child.
+  static constexpr int k_crash_exit_code = 86;
   void set_crash_before_commit_for_testing(bool enabled) { m_crash_before_commit = enabled; }
 
 private:

@@ -1,0 +1,90 @@
+#include "cache/cache.hpp"
+
+#include "cache/file_ops.hpp"
+
+namespace d4r::cache {
+
+Expected<std::unique_ptr<Cache>> Cache::open(const CacheOptions& options)
+{
+  if (options.root.empty()) {
+    return make_error(ErrorCode::invalid_argument, "cache: no cache root given");
+  }
+  std::error_code error;
+  std::filesystem::create_directories(options.root, error);
+  if (error) {
+    return std::unexpected(files::errno_error("create directory", options.root, error.value()));
+  }
+  std::unique_ptr<Cache> cache(new Cache());
+  cache->m_root = options.root;
+  for (const Mode mode : {Mode::fast, Mode::accuracy}) {
+    StoreOptions store_options;
+    store_options.root = options.root / to_string(mode);
+    store_options.mode = mode;
+    store_options.max_bytes = options.max_bytes_per_mode;
+    TRY_ASSIGN(cache->slot(mode).store, Store::open(store_options));
+  }
+  return cache;
+}
+
+Cache::Slot& Cache::slot(Mode mode)
+{
+  switch (mode) {
+  case Mode::fast:
+    return m_fast;
+  case Mode::accuracy:
+    return m_accuracy;
+  }
+  D4R_UNREACHABLE("every mode has a store");
+}
+
+Expected<std::optional<Hit>> Cache::lookup(Mode mode, const CacheKey& key)
+{
+  Slot& s = slot(mode);
+  std::lock_guard lock(s.mutex);
+  return s.store->lookup(key);
+}
+
+Expected<std::vector<std::byte>> Cache::read_object(Mode mode, const Hit& hit)
+{
+  Slot& s = slot(mode);
+  std::lock_guard lock(s.mutex);
+  return s.store->read_object(hit);
+}
+
+Expected<void> Cache::verify_object(Mode mode, const Hit& hit)
+{
+  Slot& s = slot(mode);
+  std::lock_guard lock(s.mutex);
+  return s.store->verify_object(hit);
+}
+
+Expected<Hit> Cache::insert(Mode mode, const CacheKey& key, std::span<const std::byte> object,
+                            const std::string& metadata, const std::string& source)
+{
+  Slot& s = slot(mode);
+  std::lock_guard lock(s.mutex);
+  return s.store->insert(key, object, metadata, source);
+}
+
+Expected<std::vector<Entry>> Cache::list(Mode mode)
+{
+  Slot& s = slot(mode);
+  std::lock_guard lock(s.mutex);
+  return s.store->list();
+}
+
+Expected<PurgeResult> Cache::purge(Mode mode)
+{
+  Slot& s = slot(mode);
+  std::lock_guard lock(s.mutex);
+  return s.store->purge();
+}
+
+Expected<StoreStats> Cache::stats(Mode mode)
+{
+  Slot& s = slot(mode);
+  std::lock_guard lock(s.mutex);
+  return s.store->stats();
+}
+
+} // namespace d4r::cache

@@ -1,0 +1,115 @@
+#include "cache/schema.hpp"
+
+#include <array>
+#include <span>
+#include <string>
+
+namespace d4r::cache {
+
+namespace {
+
+static constexpr char k_create_meta[] =
+    "CREATE TABLE IF NOT EXISTS meta ("
+    "name TEXT PRIMARY KEY NOT NULL, "
+    "value INTEGER NOT NULL)";
+static constexpr char k_select_version[] = "SELECT value FROM meta WHERE name = 'version'";
+static constexpr char k_set_version[] =
+    "INSERT INTO meta (name, value) VALUES ('version', ?) "
+    "ON CONFLICT (name) DO UPDATE SET value = excluded.value";
+
+// Version 1. `use_seq` orders entries by last use (a logical clock: two uses in the same
+// millisecond still have an order); `objects` holds each distinct object once, for the byte total.
+static constexpr char k_v1_create_entries[] =
+    "CREATE TABLE entries ("
+    "id INTEGER PRIMARY KEY, "
+    "module_hash INTEGER NOT NULL, "
+    "kernel TEXT NOT NULL, "
+    "target TEXT NOT NULL, "
+    "variant TEXT NOT NULL, "
+    "toolchain TEXT NOT NULL, "
+    "recipe TEXT NOT NULL, "
+    "digest BLOB NOT NULL, "
+    "size INTEGER NOT NULL, "
+    "metadata BLOB NOT NULL, "
+    "source TEXT NOT NULL, "
+    "created_ms INTEGER NOT NULL, "
+    "last_used_ms INTEGER NOT NULL, "
+    "use_seq INTEGER NOT NULL, "
+    "UNIQUE (module_hash, kernel, target, variant, toolchain, recipe))";
+static constexpr char k_v1_index_digest[] = "CREATE INDEX entries_digest ON entries (digest)";
+static constexpr char k_v1_index_use_seq[] = "CREATE INDEX entries_use_seq ON entries (use_seq)";
+static constexpr char k_v1_create_objects[] =
+    "CREATE TABLE objects ("
+    "digest BLOB PRIMARY KEY NOT NULL, "
+    "size INTEGER NOT NULL)";
+static constexpr char k_v1_create_counters[] =
+    "CREATE TABLE counters ("
+    "name TEXT PRIMARY KEY NOT NULL, "
+    "value INTEGER NOT NULL)";
+static constexpr char k_v1_seed_counters[] =
+    "INSERT INTO counters (name, value) VALUES "
+    "('hits', 0), ('misses', 0), ('inserts', 0), ('evictions', 0), ('quarantined', 0)";
+
+constexpr std::array<const char*, 6> k_v1_steps = {
+    k_v1_create_entries,  k_v1_index_digest,    k_v1_index_use_seq,
+    k_v1_create_objects, k_v1_create_counters, k_v1_seed_counters};
+
+// Index i holds the statements that take the schema from version i to version i + 1.
+constexpr std::array<std::span<const char* const>, 1> k_migrations = {
+    std::span<const char* const>(k_v1_steps)};
+
+static_assert(k_migrations.size() == k_schema_version);
+
+Expected<int64_t> read_version(db::Database& database)
+{
+  TRY_ASSIGN(db::Statement* select, database.cached(k_select_version));
+  TRY_ASSIGN(const bool row, select->step());
+  const int64_t version = row ? select->column_int64(0) : 0;
+  select->reset();
+  return version;
+}
+
+// Runs one step in its own transaction; another process may have run it already.
+Expected<void> migrate_step(db::Database& database, int64_t target_version)
+{
+  db::Transaction transaction(database);
+  TRY(transaction.begin());
+  TRY(database.execute(k_create_meta));
+  TRY_ASSIGN(const int64_t version, read_version(database));
+  if (version > k_schema_version) {
+    return make_error(ErrorCode::rejected,
+                      "cache: " + database.path().string() + ": schema version " +
+                          std::to_string(version) + " is newer than this build supports (" +
+                          std::to_string(k_schema_version) + ")");
+  }
+  if (version >= target_version) {
+    return transaction.commit();
+  }
+  for (const char* sql : k_migrations[static_cast<size_t>(target_version - 1)]) {
+    TRY(database.execute(sql));
+  }
+  TRY_ASSIGN(db::Statement* set, database.cached(k_set_version));
+  set->bind_int64(1, target_version);
+  TRY(set->run());
+  return transaction.commit();
+}
+
+} // namespace
+
+Expected<void> migrate(db::Database& database)
+{
+  // A quick look first: an index at the current version needs no write lock.
+  Expected<int64_t> version = read_version(database);
+  if (version && *version == k_schema_version) {
+    return {};
+  }
+  if (!version && version.error().code == ErrorCode::corrupt) {
+    return std::unexpected(version.error());
+  }
+  for (int64_t target = 1; target <= k_schema_version; ++target) {
+    TRY(migrate_step(database, target));
+  }
+  return {};
+}
+
+} // namespace d4r::cache

@@ -1,0 +1,634 @@
+// Store: one accuracy mode's SQLite index plus its content-addressed objects.
+//
+// Ordering rules that keep the index and the files consistent across processes and crashes:
+// - an object file is written, fsynced and renamed into place before any row names it, and the
+//   inserting transaction checks again, under the write lock, that the file is still there;
+// - files are unlinked only inside a write transaction, after the rows naming them are gone, so
+//   an insert that reuses an existing file cannot lose it between its check and its commit;
+// - a crash can therefore leave only files that no row names (collect_garbage removes them) or,
+//   after a power loss with synchronous=NORMAL, rows whose file is gone (lookup drops them).
+
+#include "cache/cache.hpp"
+
+#include "cache/db.hpp"
+#include "cache/file_ops.hpp"
+#include "cache/schema.hpp"
+
+#include <bit>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <system_error>
+#include <unistd.h>
+
+namespace d4r::cache {
+
+namespace {
+
+constexpr int k_insert_attempts = 3;
+
+// Key columns bind at ?1..?6 in this order in every statement that names an entry by its key.
+static constexpr char k_select_hit[] =
+    "SELECT id, digest, size, metadata, source FROM entries "
+    "WHERE module_hash = ? AND kernel = ? AND target = ? AND variant = ? AND toolchain = ? "
+    "AND recipe = ?";
+static constexpr char k_select_key_digest[] =
+    "SELECT digest FROM entries "
+    "WHERE module_hash = ? AND kernel = ? AND target = ? AND variant = ? AND toolchain = ? "
+    "AND recipe = ?";
+static constexpr char k_upsert_entry[] =
+    "INSERT INTO entries (module_hash, kernel, target, variant, toolchain, recipe, digest, size, "
+    "metadata, source, created_ms, last_used_ms, use_seq) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+    "(SELECT COALESCE(MAX(use_seq), 0) + 1 FROM entries)) "
+    "ON CONFLICT (module_hash, kernel, target, variant, toolchain, recipe) DO UPDATE SET "
+    "digest = excluded.digest, size = excluded.size, metadata = excluded.metadata, "
+    "source = excluded.source, created_ms = excluded.created_ms, "
+    "last_used_ms = excluded.last_used_ms, use_seq = excluded.use_seq "
+    "RETURNING id";
+static constexpr char k_touch_entry[] =
+    "UPDATE entries SET last_used_ms = ?, "
+    "use_seq = (SELECT COALESCE(MAX(use_seq), 0) + 1 FROM entries) WHERE id = ?";
+static constexpr char k_add_counter[] = "UPDATE counters SET value = value + ? WHERE name = ?";
+static constexpr char k_insert_object[] =
+    "INSERT INTO objects (digest, size) VALUES (?, ?) ON CONFLICT (digest) DO NOTHING";
+static constexpr char k_count_digest_entries[] =
+    "SELECT COUNT(id) FROM entries WHERE digest = ?";
+static constexpr char k_count_objects_named[] = "SELECT COUNT(size) FROM objects WHERE digest = ?";
+static constexpr char k_delete_entries_named[] = "DELETE FROM entries WHERE digest = ?";
+static constexpr char k_delete_object[] = "DELETE FROM objects WHERE digest = ?";
+static constexpr char k_total_bytes[] = "SELECT COALESCE(SUM(size), 0) FROM objects";
+static constexpr char k_select_least_recent[] =
+    "SELECT id, digest FROM entries WHERE id != ? AND digest != ? "
+    "ORDER BY use_seq ASC, id ASC LIMIT 1";
+static constexpr char k_delete_entry[] = "DELETE FROM entries WHERE id = ?";
+static constexpr char k_count_entries[] = "SELECT COUNT(id) FROM entries";
+static constexpr char k_select_counters[] = "SELECT name, value FROM counters ORDER BY name";
+static constexpr char k_select_all_entries[] =
+    "SELECT module_hash, kernel, target, variant, toolchain, recipe, digest, size, source, "
+    "created_ms, last_used_ms FROM entries "
+    "ORDER BY kernel, target, module_hash, variant, toolchain, recipe";
+static constexpr char k_delete_all_entries[] = "DELETE FROM entries";
+static constexpr char k_delete_all_objects[] = "DELETE FROM objects";
+
+static constexpr char k_hits[] = "hits";
+static constexpr char k_misses[] = "misses";
+static constexpr char k_inserts[] = "inserts";
+static constexpr char k_evictions[] = "evictions";
+static constexpr char k_quarantined[] = "quarantined";
+
+int64_t now_unix_ms()
+{
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string describe(const CacheKey& key)
+{
+  return "kernel " + key.kernel + " (ptx " + hash_to_hex(key.module_hash) + ")";
+}
+
+void bind_key(db::Statement& statement, const CacheKey& key)
+{
+  statement.bind_int64(1, std::bit_cast<int64_t>(key.module_hash));
+  statement.bind_text(2, key.kernel);
+  statement.bind_text(3, key.target);
+  statement.bind_text(4, key.variant);
+  statement.bind_text(5, key.toolchain);
+  statement.bind_text(6, key.recipe);
+}
+
+std::span<const std::byte> as_bytes(const Sha256& digest)
+{
+  return std::as_bytes(std::span<const uint8_t>(digest));
+}
+
+std::span<const std::byte> as_bytes(const std::string& text)
+{
+  return std::as_bytes(std::span<const char>(text.data(), text.size()));
+}
+
+Expected<Sha256> digest_column(const db::Database& database, const db::Statement& statement,
+                               int index)
+{
+  std::span<const std::byte> blob = statement.column_blob(index);
+  Sha256 digest{};
+  if (blob.size() != digest.size()) {
+    return make_error(ErrorCode::corrupt, "cache: " + database.path().string() +
+                                              ": digest column of " + std::to_string(blob.size()) +
+                                              " bytes");
+  }
+  std::memcpy(digest.data(), blob.data(), digest.size());
+  return digest;
+}
+
+// objects/<2 hex>/<62 hex> back to a digest; nullopt for names the store did not write.
+std::optional<Sha256> digest_of_object_path(const std::filesystem::path& path)
+{
+  return parse_sha256_hex(path.parent_path().filename().string() + path.filename().string());
+}
+
+} // namespace
+
+struct Store::Impl {
+  StoreOptions options;
+  std::filesystem::path objects_dir;
+  std::filesystem::path tmp_dir;
+  std::filesystem::path quarantine_dir;
+  std::unique_ptr<db::Database> database;
+
+  [[nodiscard]] std::filesystem::path object_path(const Sha256& digest) const
+  {
+    const std::string hex = to_hex(digest);
+    return objects_dir / hex.substr(0, 2) / hex.substr(2);
+  }
+
+  [[nodiscard]] Expected<void> add_counter(const char* name, int64_t amount)
+  {
+    TRY_ASSIGN(db::Statement* update, database->cached(k_add_counter));
+    update->bind_int64(1, amount);
+    update->bind_text(2, name);
+    return update->run();
+  }
+
+  [[nodiscard]] Expected<int64_t> single_int(const char* sql)
+  {
+    TRY_ASSIGN(db::Statement* select, database->cached(sql));
+    TRY_ASSIGN(const bool row, select->step());
+    const int64_t value = row ? select->column_int64(0) : 0;
+    select->reset();
+    return value;
+  }
+
+  [[nodiscard]] Expected<int64_t> count_named(const char* sql, const Sha256& digest)
+  {
+    TRY_ASSIGN(db::Statement* select, database->cached(sql));
+    select->bind_blob(1, as_bytes(digest));
+    TRY_ASSIGN(const bool row, select->step());
+    const int64_t value = row ? select->column_int64(0) : 0;
+    select->reset();
+    return value;
+  }
+
+  // Inside a write transaction: when no entry names `digest` any more, its object row and file go.
+  [[nodiscard]] Expected<void> release_if_unreferenced(const Sha256& digest)
+  {
+    TRY_ASSIGN(const int64_t references, count_named(k_count_digest_entries, digest));
+    if (references > 0) {
+      return {};
+    }
+    TRY_ASSIGN(db::Statement* remove, database->cached(k_delete_object));
+    remove->bind_blob(1, as_bytes(digest));
+    TRY(remove->run());
+    const std::filesystem::path path = object_path(digest);
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+      return std::unexpected(files::errno_error("remove", path, errno));
+    }
+    return {};
+  }
+
+  // Inside a write transaction: forgets every entry that names `digest`.
+  [[nodiscard]] Expected<void> drop_rows_named(const Sha256& digest)
+  {
+    TRY_ASSIGN(db::Statement* remove_entries, database->cached(k_delete_entries_named));
+    remove_entries->bind_blob(1, as_bytes(digest));
+    TRY(remove_entries->run());
+    TRY_ASSIGN(db::Statement* remove_object, database->cached(k_delete_object));
+    remove_object->bind_blob(1, as_bytes(digest));
+    return remove_object->run();
+  }
+
+  [[nodiscard]] Expected<void> forget_missing(const Sha256& digest);
+  [[nodiscard]] Expected<void> quarantine(const Sha256& digest);
+  [[nodiscard]] Error quarantined_error(const Hit& hit);
+  [[nodiscard]] Expected<void> check_object(const Hit& hit, const Sha256& actual);
+  [[nodiscard]] Expected<void> place_object(const Sha256& digest,
+                                            std::span<const std::byte> object);
+  [[nodiscard]] Expected<int64_t> commit_entry(const CacheKey& key, const Sha256& digest,
+                                               int64_t size, const std::string& metadata,
+                                               const std::string& source);
+  [[nodiscard]] Expected<void> evict(int64_t keep_id, const Sha256& keep_digest);
+  [[nodiscard]] Expected<int64_t> remove_unnamed_objects(
+      std::filesystem::file_time_type cutoff);
+  [[nodiscard]] Expected<int64_t> remove_stale_temps(std::filesystem::file_time_type cutoff);
+};
+
+Store::Store(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+
+Store::~Store() = default;
+
+Expected<std::unique_ptr<Store>> Store::open(const StoreOptions& options)
+{
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  impl->objects_dir = options.root / "objects";
+  impl->tmp_dir = options.root / "tmp";
+  impl->quarantine_dir = options.root / "quarantine";
+  TRY(files::make_directory(options.root, 0700));
+  TRY(files::make_directory(impl->objects_dir, 0700));
+  TRY(files::make_directory(impl->tmp_dir, 0700));
+  TRY(files::make_directory(impl->quarantine_dir, 0700));
+  if (::access(options.root.c_str(), W_OK | X_OK) != 0) {
+    return std::unexpected(files::errno_error("write to", options.root, errno));
+  }
+  db::DatabaseOptions database_options;
+  database_options.path = options.root / "index.sqlite";
+  database_options.busy_timeout_ms = options.busy_timeout_ms;
+  TRY_ASSIGN(impl->database, db::Database::open(database_options));
+  TRY(migrate(*impl->database));
+  return std::unique_ptr<Store>(new Store(std::move(impl)));
+}
+
+Expected<void> Store::Impl::forget_missing(const Sha256& digest)
+{
+  db::Transaction transaction(*database);
+  TRY(transaction.begin());
+  TRY(drop_rows_named(digest));
+  return transaction.commit();
+}
+
+Expected<void> Store::Impl::quarantine(const Sha256& digest)
+{
+  db::Transaction transaction(*database);
+  TRY(transaction.begin());
+  const std::filesystem::path from = object_path(digest);
+  const std::filesystem::path to =
+      quarantine_dir / (to_hex(digest) + "." + std::to_string(now_unix_ms()));
+  if (::rename(from.c_str(), to.c_str()) != 0 && errno != ENOENT) {
+    // The bad file must not be served again: remove it if it cannot be kept.
+    const int rename_error = errno;
+    if (::unlink(from.c_str()) != 0 && errno != ENOENT) {
+      return std::unexpected(files::errno_error("quarantine", from, rename_error));
+    }
+  }
+  TRY(drop_rows_named(digest));
+  TRY(add_counter(k_quarantined, 1));
+  return transaction.commit();
+}
+
+Error Store::Impl::quarantined_error(const Hit& hit)
+{
+  Expected<void> moved = quarantine(hit.digest);
+  if (!moved) {
+    return Error{ErrorCode::corrupt, "cache: " + describe(hit.key) +
+                                         ": sha256 mismatch, quarantine failed: " +
+                                         moved.error().message};
+  }
+  return Error{ErrorCode::corrupt, "cache: " + describe(hit.key) + ": sha256 mismatch, quarantined"};
+}
+
+Expected<void> Store::Impl::check_object(const Hit& hit, const Sha256& actual)
+{
+  if (actual != hit.digest) {
+    return std::unexpected(quarantined_error(hit));
+  }
+  return {};
+}
+
+Expected<std::optional<Hit>> Store::lookup(const CacheKey& key)
+{
+  TRY(validate_kernel_name(key.kernel));
+  db::Database& database = *m_impl->database;
+  TRY_ASSIGN(db::Statement* select, database.cached(k_select_hit));
+  bind_key(*select, key);
+  TRY_ASSIGN(const bool found, select->step());
+  if (!found) {
+    TRY(m_impl->add_counter(k_misses, 1));
+    return std::nullopt;
+  }
+  const int64_t id = select->column_int64(0);
+  Expected<Sha256> digest = digest_column(database, *select, 1);
+  Hit hit;
+  hit.key = key;
+  hit.size = select->column_int64(2);
+  std::span<const std::byte> metadata = select->column_blob(3);
+  hit.metadata.assign(reinterpret_cast<const char*>(metadata.data()), metadata.size());
+  hit.source = select->column_text(4);
+  select->reset(); // ends the read snapshot before any write
+  TRY_ASSIGN(hit.digest, std::move(digest));
+  hit.object_path = m_impl->object_path(hit.digest);
+
+  TRY_ASSIGN(const int64_t on_disk, files::file_size_or_missing(hit.object_path));
+  if (on_disk != hit.size) {
+    // Evicted by another process, lost in a power cut, or truncated: not servable either way.
+    TRY(on_disk < 0 ? m_impl->forget_missing(hit.digest) : m_impl->quarantine(hit.digest));
+    TRY(m_impl->add_counter(k_misses, 1));
+    return std::nullopt;
+  }
+  db::Transaction transaction(database);
+  TRY(transaction.begin());
+  TRY_ASSIGN(db::Statement* touch, database.cached(k_touch_entry));
+  touch->bind_int64(1, now_unix_ms());
+  touch->bind_int64(2, id);
+  TRY(touch->run());
+  TRY(m_impl->add_counter(k_hits, 1));
+  TRY(transaction.commit());
+  return hit;
+}
+
+Expected<std::vector<std::byte>> Store::read_object(const Hit& hit)
+{
+  const std::filesystem::path path = m_impl->object_path(hit.digest);
+  Expected<std::vector<std::byte>> bytes = files::read_file(path);
+  if (!bytes) {
+    return std::unexpected(Error{bytes.error().code, bytes.error().message + " (" +
+                                                         describe(hit.key) + ")"});
+  }
+  TRY(m_impl->check_object(hit, sha256(*bytes)));
+  return bytes;
+}
+
+Expected<void> Store::verify_object(const Hit& hit)
+{
+  const std::filesystem::path path = m_impl->object_path(hit.digest);
+  Expected<files::FileDigest> actual = files::hash_file(path);
+  if (!actual) {
+    return std::unexpected(Error{actual.error().code, actual.error().message + " (" +
+                                                          describe(hit.key) + ")"});
+  }
+  return m_impl->check_object(hit, actual->digest);
+}
+
+Expected<void> Store::Impl::place_object(const Sha256& digest, std::span<const std::byte> object)
+{
+  const std::filesystem::path path = object_path(digest);
+  TRY_ASSIGN(const int64_t on_disk, files::file_size_or_missing(path));
+  if (on_disk == static_cast<int64_t>(object.size())) {
+    // Identical content is stored once; reuse the file only if it still holds that content.
+    Expected<files::FileDigest> existing = files::hash_file(path);
+    if (existing && existing->digest == digest) {
+      return {};
+    }
+  }
+  TRY_ASSIGN(const bool created, files::make_directory(path.parent_path(), 0700));
+  if (created) {
+    TRY(files::sync_directory(objects_dir));
+  }
+  return files::write_durably(tmp_dir, path, object);
+}
+
+// Inside a write transaction: the object row, the entry row (replacing an older object for the
+// same key) and the insert counter. Returns the entry's id.
+Expected<int64_t> Store::Impl::commit_entry(const CacheKey& key, const Sha256& digest,
+                                            int64_t size, const std::string& metadata,
+                                            const std::string& source)
+{
+  TRY_ASSIGN(db::Statement* previous, database->cached(k_select_key_digest));
+  bind_key(*previous, key);
+  TRY_ASSIGN(const bool replaced, previous->step());
+  Expected<Sha256> previous_digest = replaced ? digest_column(*database, *previous, 0) : digest;
+  previous->reset();
+  TRY(previous_digest);
+
+  TRY_ASSIGN(db::Statement* object_row, database->cached(k_insert_object));
+  object_row->bind_blob(1, as_bytes(digest));
+  object_row->bind_int64(2, size);
+  TRY(object_row->run());
+
+  const int64_t now = now_unix_ms();
+  TRY_ASSIGN(db::Statement* upsert, database->cached(k_upsert_entry));
+  bind_key(*upsert, key);
+  upsert->bind_blob(7, as_bytes(digest));
+  upsert->bind_int64(8, size);
+  upsert->bind_blob(9, as_bytes(metadata));
+  upsert->bind_text(10, source);
+  upsert->bind_int64(11, now);
+  upsert->bind_int64(12, now);
+  TRY_ASSIGN(const bool row, upsert->step());
+  const int64_t id = row ? upsert->column_int64(0) : -1;
+  upsert->reset();
+  if (id < 0) {
+    return make_error(ErrorCode::internal, "cache: " + describe(key) + ": insert returned no id");
+  }
+  if (*previous_digest != digest) {
+    TRY(release_if_unreferenced(*previous_digest));
+  }
+  TRY(add_counter(k_inserts, 1));
+  return id;
+}
+
+Expected<Hit> Store::insert(const CacheKey& key, std::span<const std::byte> object,
+                            const std::string& metadata, const std::string& source)
+{
+  TRY(validate_kernel_name(key.kernel));
+  Hit hit;
+  hit.key = key;
+  hit.digest = sha256(object);
+  hit.size = static_cast<int64_t>(object.size());
+  hit.object_path = m_impl->object_path(hit.digest);
+  hit.metadata = metadata;
+  hit.source = source;
+  for (int attempt = 0; attempt < k_insert_attempts; ++attempt) {
+    TRY(m_impl->place_object(hit.digest, object));
+    if (m_crash_before_commit) {
+      ::_exit(k_crash_exit_code);
+    }
+    db::Transaction transaction(*m_impl->database);
+    TRY(transaction.begin());
+    // Another process may have evicted or collected the file since it was placed.
+    TRY_ASSIGN(const int64_t on_disk, files::file_size_or_missing(hit.object_path));
+    if (on_disk != hit.size) {
+      continue;
+    }
+    TRY_ASSIGN(const int64_t id,
+               m_impl->commit_entry(key, hit.digest, hit.size, metadata, source));
+    TRY(transaction.commit());
+    TRY(m_impl->evict(id, hit.digest));
+    return hit;
+  }
+  return make_error(ErrorCode::unavailable,
+                    "cache: " + describe(key) + ": object removed by another process " +
+                        std::to_string(k_insert_attempts) + " times while inserting");
+}
+
+// Drops least-recently-used entries until the distinct objects fit in max_bytes. The new entry
+// and the entries sharing its object are kept: dropping those would free nothing useful.
+Expected<void> Store::Impl::evict(int64_t keep_id, const Sha256& keep_digest)
+{
+  TRY_ASSIGN(int64_t total, single_int(k_total_bytes));
+  if (total <= options.max_bytes) {
+    return {};
+  }
+  db::Transaction transaction(*database);
+  TRY(transaction.begin());
+  while (true) {
+    TRY_ASSIGN(total, single_int(k_total_bytes));
+    if (total <= options.max_bytes) {
+      break;
+    }
+    TRY_ASSIGN(db::Statement* oldest, database->cached(k_select_least_recent));
+    oldest->bind_int64(1, keep_id);
+    oldest->bind_blob(2, as_bytes(keep_digest));
+    TRY_ASSIGN(const bool row, oldest->step());
+    if (!row) {
+      break;
+    }
+    const int64_t id = oldest->column_int64(0);
+    Expected<Sha256> digest = digest_column(*database, *oldest, 1);
+    oldest->reset();
+    TRY(digest);
+    TRY_ASSIGN(db::Statement* remove, database->cached(k_delete_entry));
+    remove->bind_int64(1, id);
+    TRY(remove->run());
+    TRY(release_if_unreferenced(*digest));
+    TRY(add_counter(k_evictions, 1));
+  }
+  return transaction.commit();
+}
+
+Expected<std::vector<Entry>> Store::list()
+{
+  db::Database& database = *m_impl->database;
+  TRY_ASSIGN(db::Statement* select, database.cached(k_select_all_entries));
+  std::vector<Entry> entries;
+  while (true) {
+    TRY_ASSIGN(const bool row, select->step());
+    if (!row) {
+      break;
+    }
+    Entry entry;
+    entry.key.module_hash = std::bit_cast<uint64_t>(select->column_int64(0));
+    entry.key.kernel = select->column_text(1);
+    entry.key.target = select->column_text(2);
+    entry.key.variant = select->column_text(3);
+    entry.key.toolchain = select->column_text(4);
+    entry.key.recipe = select->column_text(5);
+    Expected<Sha256> digest = digest_column(database, *select, 6);
+    if (!digest) {
+      select->reset();
+      return std::unexpected(digest.error());
+    }
+    entry.digest = *digest;
+    entry.size = select->column_int64(7);
+    entry.source = select->column_text(8);
+    entry.created_unix_ms = select->column_int64(9);
+    entry.last_used_unix_ms = select->column_int64(10);
+    entries.push_back(std::move(entry));
+  }
+  select->reset();
+  return entries;
+}
+
+Expected<PurgeResult> Store::purge()
+{
+  db::Database& database = *m_impl->database;
+  db::Transaction transaction(database);
+  TRY(transaction.begin());
+  PurgeResult result;
+  TRY_ASSIGN(result.removed_entries, m_impl->single_int(k_count_entries));
+  TRY_ASSIGN(db::Statement* remove_entries, database.cached(k_delete_all_entries));
+  TRY(remove_entries->run());
+  TRY_ASSIGN(db::Statement* remove_objects, database.cached(k_delete_all_objects));
+  TRY(remove_objects->run());
+  // Every file goes, named or not: purge means an empty store.
+  std::error_code error;
+  for (std::filesystem::recursive_directory_iterator it(m_impl->objects_dir, error), end;
+       !error && it != end; it.increment(error)) {
+    if (!it->is_regular_file(error)) {
+      continue;
+    }
+    const int64_t size = static_cast<int64_t>(it->file_size(error));
+    if (::unlink(it->path().c_str()) != 0 && errno != ENOENT) {
+      return std::unexpected(files::errno_error("remove", it->path(), errno));
+    }
+    result.removed_bytes += size;
+  }
+  if (error) {
+    return std::unexpected(files::errno_error("list", m_impl->objects_dir, error.value()));
+  }
+  TRY(transaction.commit());
+  return result;
+}
+
+Expected<StoreStats> Store::stats()
+{
+  StoreStats stats;
+  stats.mode = m_impl->options.mode;
+  stats.root = m_impl->options.root;
+  stats.max_bytes = m_impl->options.max_bytes;
+  TRY_ASSIGN(stats.entries, m_impl->single_int(k_count_entries));
+  TRY_ASSIGN(stats.bytes, m_impl->single_int(k_total_bytes));
+  TRY_ASSIGN(db::Statement* select, m_impl->database->cached(k_select_counters));
+  while (true) {
+    TRY_ASSIGN(const bool row, select->step());
+    if (!row) {
+      break;
+    }
+    const std::string name = select->column_text(0);
+    const int64_t value = select->column_int64(1);
+    if (name == k_hits) {
+      stats.hits = value;
+    } else if (name == k_misses) {
+      stats.misses = value;
+    } else if (name == k_inserts) {
+      stats.inserts = value;
+    } else if (name == k_evictions) {
+      stats.evictions = value;
+    } else if (name == k_quarantined) {
+      stats.quarantined = value;
+    }
+  }
+  select->reset();
+  return stats;
+}
+
+// Inside a write transaction, so that no insert can adopt a file between the check and the unlink.
+Expected<int64_t> Store::Impl::remove_unnamed_objects(std::filesystem::file_time_type cutoff)
+{
+  int64_t removed = 0;
+  std::error_code error;
+  for (std::filesystem::recursive_directory_iterator it(objects_dir, error), end;
+       !error && it != end; it.increment(error)) {
+    const std::optional<Sha256> digest = digest_of_object_path(it->path());
+    if (!digest || !it->is_regular_file(error) || it->last_write_time(error) > cutoff) {
+      continue; // not ours, not a file, or young enough to be an insert about to commit
+    }
+    TRY_ASSIGN(const int64_t named, count_named(k_count_objects_named, *digest));
+    if (named > 0) {
+      continue;
+    }
+    if (::unlink(it->path().c_str()) != 0 && errno != ENOENT) {
+      return std::unexpected(files::errno_error("remove", it->path(), errno));
+    }
+    ++removed;
+  }
+  if (error) {
+    return std::unexpected(files::errno_error("list", objects_dir, error.value()));
+  }
+  return removed;
+}
+
+Expected<int64_t> Store::Impl::remove_stale_temps(std::filesystem::file_time_type cutoff)
+{
+  int64_t removed = 0;
+  std::error_code error;
+  for (std::filesystem::directory_iterator it(tmp_dir, error), end; !error && it != end;
+       it.increment(error)) {
+    if (!it->is_regular_file(error) || it->last_write_time(error) > cutoff) {
+      continue;
+    }
+    if (::unlink(it->path().c_str()) != 0 && errno != ENOENT) {
+      return std::unexpected(files::errno_error("remove", it->path(), errno));
+    }
+    ++removed;
+  }
+  if (error) {
+    return std::unexpected(files::errno_error("list", tmp_dir, error.value()));
+  }
+  return removed;
+}
+
+Expected<int64_t> Store::collect_garbage(std::chrono::seconds min_age)
+{
+  const std::filesystem::file_time_type cutoff =
+      std::filesystem::file_time_type::clock::now() - min_age;
+  db::Transaction transaction(*m_impl->database);
+  TRY(transaction.begin());
+  TRY_ASSIGN(const int64_t objects, m_impl->remove_unnamed_objects(cutoff));
+  TRY_ASSIGN(const int64_t temps, m_impl->remove_stale_temps(cutoff));
+  TRY(transaction.commit());
+  return objects + temps;
+}
+
+} // namespace d4r::cache

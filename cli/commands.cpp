@@ -1,0 +1,261 @@
+#include "cli/commands.hpp"
+
+#include "cli/code_object_file.hpp"
+#include "cli/daemon_client.hpp"
+#include "cli/exit_code.hpp"
+#include "cli/help.hpp"
+#include "cli/output.hpp"
+
+#include <filesystem>
+#include <type_traits>
+
+namespace d4r::cli {
+
+namespace {
+
+int fail(Io& io, bool json, ExitCode code, const std::string& message)
+{
+  io.err << "d4r-kernel: " << message << "\n";
+  if (json) {
+    JsonWriter doc;
+    doc.begin_object().key("error").begin_object();
+    doc.key("message").string(message).key("exit_code").number(to_int(code));
+    doc.end_object().end_object();
+    io.out << doc.text() << "\n";
+  }
+  return to_int(code);
+}
+
+pb::Mode to_proto(std::optional<Mode> mode)
+{
+  if (!mode) {
+    return pb::MODE_UNSPECIFIED;
+  }
+  switch (*mode) {
+  case Mode::fast:
+    return pb::MODE_FAST;
+  case Mode::accuracy:
+    return pb::MODE_ACCURACY;
+  }
+  D4R_UNREACHABLE("every mode is handled");
+}
+
+// Prints a reply as a table or as one JSON document.
+template <typename TextFn, typename JsonFn>
+int print(Io& io, bool json, TextFn&& text, JsonFn&& fill_json)
+{
+  if (!json) {
+    io.out << text();
+    return to_int(ExitCode::success);
+  }
+  JsonWriter doc;
+  fill_json(doc);
+  io.out << doc.text() << "\n";
+  return to_int(ExitCode::success);
+}
+
+int run_status(const GlobalOptions& global, Io& io)
+{
+  DaemonClient client(global.socket, global.timeout_ms);
+  Expected<pb::StatusReply> reply = client.status();
+  if (!reply) {
+    return fail(io, global.json, ExitCode::daemon, reply.error().message);
+  }
+  return print(
+      io, global.json, [&] { return status_text(*reply, global.socket); },
+      [&](JsonWriter& doc) { status_json(doc, *reply, global.socket); });
+}
+
+pb::ResolveRequest resolve_request(const ResolveCommand& cmd)
+{
+  pb::ResolveRequest request;
+  request.set_module_hash(cmd.module_hash);
+  request.set_kernel(cmd.kernel);
+  pb::Selection* selection = request.mutable_selection();
+  selection->set_target(cmd.target);
+  selection->set_mode(to_proto(cmd.mode));
+  // Unset means "on" to the daemon; only an explicit --no-... is sent.
+  if (!cmd.fp8_native) {
+    selection->set_fp8_native(false);
+  }
+  if (!cmd.native_swin_encoders) {
+    selection->set_native_swin_encoders(false);
+  }
+  request.set_wait_budget_ms(static_cast<uint32_t>(cmd.wait_ms));
+  request.set_accept_path(false);
+  return request;
+}
+
+// The code object bytes of a READY reply, checked against its sha256 and size.
+Expected<std::string> verified_object(const pb::CodeObject& object)
+{
+  std::string bytes;
+  switch (object.location_case()) {
+  case pb::CodeObject::kData:
+    bytes = object.data();
+    break;
+  case pb::CodeObject::kPath: {
+    TRY_ASSIGN(bytes, read_whole_file(object.path()));
+    break;
+  }
+  case pb::CodeObject::LOCATION_NOT_SET:
+    return make_error(ErrorCode::corrupt, "the READY reply carries no code object");
+  }
+  TRY(verify_code_object(bytes, object.sha256(), object.size()));
+  return bytes;
+}
+
+// Checks a READY reply's object and saves it for --out (`written_to` says where); returns the exit
+// status when either step fails.
+std::optional<int> check_and_save(const pb::ResolveReply& reply, const std::string& out_path,
+                                  Io& io, bool json, std::string& written_to)
+{
+  Expected<std::string> bytes = verified_object(reply.object());
+  if (!bytes) {
+    return fail(io, json, ExitCode::daemon,
+                "resolve: " + bytes.error().message + "; nothing written");
+  }
+  if (out_path.empty()) {
+    return std::nullopt;
+  }
+  Expected<void> written = write_file_atomically(out_path, *bytes);
+  if (!written) {
+    return fail(io, json, ExitCode::local_error, "resolve: " + written.error().message);
+  }
+  std::error_code ec;
+  std::filesystem::path absolute = std::filesystem::absolute(out_path, ec);
+  written_to = ec ? out_path : absolute.string();
+  return std::nullopt;
+}
+
+int run_resolve(const GlobalOptions& global, const ResolveCommand& cmd, Io& io)
+{
+  DaemonClient client(global.socket, global.timeout_ms);
+  Expected<pb::ResolveReply> reply = client.resolve(resolve_request(cmd));
+  if (!reply) {
+    return fail(io, global.json, ExitCode::daemon, reply.error().message);
+  }
+  ExitCode code = exit_code_for(reply->outcome());
+  if (code == ExitCode::daemon) {
+    return fail(io, global.json, code,
+                "resolve: the daemon answered with outcome " + outcome_name(reply->outcome()));
+  }
+  std::string written_to;
+  if (code == ExitCode::success) {
+    std::optional<int> failed = check_and_save(*reply, cmd.out_path, io, global.json, written_to);
+    if (failed) {
+      return *failed;
+    }
+  }
+  (void)print(
+      io, global.json, [&] { return resolve_text(*reply, written_to); },
+      [&](JsonWriter& doc) { resolve_json(doc, *reply, written_to); });
+  return to_int(code);
+}
+
+int run_import(const GlobalOptions& global, const ImportCommand& cmd, Io& io)
+{
+  DaemonClient client(global.socket,
+                      global.timeout_given ? global.timeout_ms : k_import_timeout_ms);
+  pb::ImportRequest request;
+  request.set_directory(cmd.directory);
+  Expected<pb::ImportReply> reply = client.import(request);
+  if (!reply) {
+    return fail(io, global.json, ExitCode::daemon, reply.error().message);
+  }
+  return print(
+      io, global.json, [&] { return import_text(*reply, cmd.directory); },
+      [&](JsonWriter& doc) { import_json(doc, *reply, cmd.directory); });
+}
+
+int run_list(const GlobalOptions& global, const ListCommand& cmd, Io& io)
+{
+  DaemonClient client(global.socket, global.timeout_ms);
+  pb::ListRequest request;
+  request.set_mode(to_proto(cmd.mode));
+  Expected<pb::ListReply> reply = client.list(request);
+  if (!reply) {
+    return fail(io, global.json, ExitCode::daemon, reply.error().message);
+  }
+  return print(
+      io, global.json, [&] { return list_text(*reply); },
+      [&](JsonWriter& doc) { list_json(doc, *reply); });
+}
+
+// Asks on the terminal; only "y" or "yes" goes ahead.
+bool confirmed(const GlobalOptions& global, const PurgeCommand& cmd, Io& io)
+{
+  std::string what = cmd.mode ? std::string(to_string(*cmd.mode)) + "-mode" : "every";
+  io.err << "purge " << what << " cached kernel of d4r-kerneld at " << global.socket
+         << "? [y/N] " << std::flush;
+  std::optional<std::string> answer = io.read_line ? io.read_line() : std::nullopt;
+  return answer && (*answer == "y" || *answer == "Y" || *answer == "yes");
+}
+
+int run_purge(const GlobalOptions& global, const PurgeCommand& cmd, Io& io)
+{
+  if (!cmd.yes && !io.stdin_is_tty) {
+    return fail(io, global.json, ExitCode::usage,
+                "purge: stdin is not a terminal, so there is no one to confirm; pass --yes");
+  }
+  if (!cmd.yes && !confirmed(global, cmd, io)) {
+    return print(
+        io, global.json, [] { return std::string("purge cancelled, nothing removed\n"); },
+        [](JsonWriter& doc) { doc.begin_object().key("cancelled").boolean(true).end_object(); });
+  }
+  DaemonClient client(global.socket, global.timeout_ms);
+  pb::PurgeRequest request;
+  request.set_mode(to_proto(cmd.mode));
+  Expected<pb::PurgeReply> reply = client.purge(request);
+  if (!reply) {
+    return fail(io, global.json, ExitCode::daemon, reply.error().message);
+  }
+  return print(
+      io, global.json, [&] { return purge_text(*reply); },
+      [&](JsonWriter& doc) { purge_json(doc, *reply); });
+}
+
+int run_version(bool json, Io& io)
+{
+  return print(
+      io, json, [] { return version_text(); },
+      [](JsonWriter& doc) { doc.begin_object().key("version").string(D4R_VERSION).end_object(); });
+}
+
+} // namespace
+
+int report_usage_error(const Error& error, bool json, Io& io)
+{
+  int code = fail(io, json, ExitCode::usage, error.message);
+  io.err << "Try 'd4r-kernel --help'.\n";
+  return code;
+}
+
+int run_command(const ParsedCommand& parsed, Io& io)
+{
+  const GlobalOptions& global = parsed.global;
+  return std::visit(
+      [&](const auto& cmd) -> int {
+        using T = std::decay_t<decltype(cmd)>;
+        if constexpr (std::is_same_v<T, HelpCommand>) {
+          io.out << help_text(cmd.topic);
+          return to_int(ExitCode::success);
+        } else if constexpr (std::is_same_v<T, VersionCommand>) {
+          return run_version(global.json, io);
+        } else if constexpr (std::is_same_v<T, StatusCommand>) {
+          return run_status(global, io);
+        } else if constexpr (std::is_same_v<T, ResolveCommand>) {
+          return run_resolve(global, cmd, io);
+        } else if constexpr (std::is_same_v<T, ImportCommand>) {
+          return run_import(global, cmd, io);
+        } else if constexpr (std::is_same_v<T, ListCommand>) {
+          return run_list(global, cmd, io);
+        } else {
+          static_assert(std::is_same_v<T, PurgeCommand>, "every command is handled");
+          return run_purge(global, cmd, io);
+        }
+      },
+      parsed.command);
+}
+
+} // namespace d4r::cli

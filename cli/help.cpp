@@ -1,0 +1,112 @@
+#include "cli/help.hpp"
+
+namespace d4r::cli {
+
+namespace {
+
+constexpr std::string_view k_global_help = R"(usage: d4r-kernel [GLOBAL OPTIONS] COMMAND [OPTIONS]
+
+Talks to d4r-kerneld, the kernel JIT daemon, over its Unix socket.
+
+commands:
+  status    the daemon's version, target, native dir, cache statistics and counters
+  resolve   ask for the replacement of one kernel of one PTX module (--out saves it)
+  import    import a d4r release directory into the cache
+  list      the cached kernels
+  purge     remove cached kernels
+  help      help on a command (also: d4r-kernel COMMAND --help)
+
+global options (allowed anywhere on the line):
+  --socket PATH     the daemon's socket (default: $D4R_KERNELD_SOCKET, else
+                    $XDG_RUNTIME_DIR/d4r-kerneld/socket, else /run/user/UID/d4r-kerneld/socket)
+  --json            print one JSON document on stdout instead of tables
+  --timeout-ms N    give up on the daemon after N ms (default 5000; import: 600000)
+  -h, --help        this help, or a command's help
+  --version         print the version of d4r-kernel
+
+exit status:
+  0  success (resolve: READY)
+  1  resolve: NOT_FOUND
+  2  usage error (bad option or value; purge without --yes when stdin is not a terminal)
+  3  resolve: PENDING (still building when the wait budget ran out)
+  4  resolve: REJECTED
+  5  the daemon is unreachable, failed the call, or sent a reply that does not check out
+  6  a local step failed (writing the --out file)
+)";
+
+constexpr std::string_view k_status_help = R"(usage: d4r-kernel status [--json]
+
+Prints the daemon's version, pid and uptime, the detected GPU target, the native (release) dir,
+per accuracy mode the cache entries, bytes and size cap, hits, misses, evictions and quarantined
+objects, and the daemon's counters.
+)";
+
+constexpr std::string_view k_resolve_help = R"(usage: d4r-kernel resolve --module-hash HEX --kernel NAME [OPTIONS]
+
+Asks the daemon for the replacement of kernel NAME of the PTX module whose FNV-1a 64 hash is HEX,
+as a game's hook would, and prints the outcome, reason, sha256, size, target and launch metadata.
+
+options:
+  --module-hash HEX     16 hex digits, as d4r-kernels.txt lists the module (required)
+  --kernel NAME         the .entry name, [A-Za-z0-9_$], at most 255 bytes (required)
+  --mode fast|accuracy  the accuracy mode (default: the daemon's)
+  --target gfxNNNN      gfx1100-gfx1103, gfx1200 or gfx1201 (default: the daemon's GPU)
+  --no-fp8              as D4R_ZLUDA_WMMA_FP8_NATIVE=0: no -fp8 folder on gfx12
+  --no-swin-encoders    as D4R_NATIVE_SWIN_ENCODERS=0
+  --wait-ms N           how long the daemon may build before answering PENDING (0: its default);
+                        added to --timeout-ms for this call
+  --out FILE            save the code object to FILE once its sha256 checks out (written to a
+                        temporary file and renamed, so FILE is never partial)
+
+exit status: 0 READY, 1 NOT_FOUND, 2 usage error, 3 PENDING, 4 REJECTED,
+             5 daemon unreachable or bad reply (sha256 mismatch included), 6 FILE not written
+)";
+
+constexpr std::string_view k_import_help = R"(usage: d4r-kernel import [DIR] [--json]
+
+Imports the code objects of a d4r release directory (per-target folders, -fp8, accuracy/,
+manifests) into the daemon's cache. DIR is made absolute before it is sent; without DIR the daemon
+imports its configured native dir (--native-dir or D4R_ZLUDA_NATIVE_DIR). Prints how many objects
+were imported, how many were already present, and one line per object that was skipped.
+)";
+
+constexpr std::string_view k_list_help = R"(usage: d4r-kernel list [--mode fast|accuracy] [--json]
+
+Lists the cached kernels: kernel, module hash, target, mode, size, sha256 prefix, source and the
+time it was last served (UTC). Without --mode, every mode.
+)";
+
+constexpr std::string_view k_purge_help = R"(usage: d4r-kernel purge [--mode fast|accuracy] [--yes] [--json]
+
+Removes cached kernels (without --mode: of every mode). Asks for confirmation on a terminal;
+when stdin is not a terminal, --yes is required.
+)";
+
+} // namespace
+
+std::string help_text(std::string_view topic)
+{
+  if (topic == "status") {
+    return std::string(k_status_help);
+  }
+  if (topic == "resolve") {
+    return std::string(k_resolve_help);
+  }
+  if (topic == "import") {
+    return std::string(k_import_help);
+  }
+  if (topic == "list") {
+    return std::string(k_list_help);
+  }
+  if (topic == "purge") {
+    return std::string(k_purge_help);
+  }
+  return std::string(k_global_help);
+}
+
+std::string version_text()
+{
+  return "d4r-kernel " D4R_VERSION "\n";
+}
+
+} // namespace d4r::cli

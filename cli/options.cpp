@@ -1,0 +1,377 @@
+#include "cli/options.hpp"
+
+#include "util/digest.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <filesystem>
+#include <unistd.h>
+#include <utility>
+#include <vector>
+
+namespace d4r::cli {
+
+namespace {
+
+struct OptionSpec {
+  std::string_view name;
+  bool takes_value = false;
+};
+
+constexpr OptionSpec k_global_options[] = {
+    {"--socket", true}, {"--json", false},  {"--timeout-ms", true},
+    {"--help", false},  {"-h", false},      {"--version", false},
+};
+constexpr OptionSpec k_resolve_options[] = {
+    {"--module-hash", true}, {"--kernel", true},  {"--mode", true},
+    {"--target", true},      {"--no-fp8", false}, {"--no-swin-encoders", false},
+    {"--wait-ms", true},     {"--out", true},
+};
+constexpr OptionSpec k_mode_options[] = {{"--mode", true}};
+constexpr OptionSpec k_purge_options[] = {{"--mode", true}, {"--yes", false}};
+
+constexpr std::string_view k_commands[] = {"help", "status", "resolve", "import", "list", "purge"};
+
+std::span<const OptionSpec> options_of(std::string_view command)
+{
+  if (command == "resolve") {
+    return k_resolve_options;
+  }
+  if (command == "list") {
+    return k_mode_options;
+  }
+  if (command == "purge") {
+    return k_purge_options;
+  }
+  return {};
+}
+
+const OptionSpec* find_option(std::span<const OptionSpec> specs, std::string_view name)
+{
+  auto it = std::find_if(specs.begin(), specs.end(),
+                         [name](const OptionSpec& spec) { return spec.name == name; });
+  return it == specs.end() ? nullptr : &*it;
+}
+
+bool is_command(std::string_view name)
+{
+  return std::find(std::begin(k_commands), std::end(k_commands), name) != std::end(k_commands);
+}
+
+// The arguments sorted out: global options applied, command options kept in order.
+struct RawArgs {
+  std::string command;
+  std::vector<std::pair<std::string, std::string>> options; // name, value ("" for a flag)
+  std::vector<std::string> positionals;
+  bool help = false;
+  bool version = false;
+  std::optional<std::string> socket;
+  std::optional<std::string> timeout_ms;
+  bool json = false;
+};
+
+Expected<void> add_positional(RawArgs& raw, const std::string& arg)
+{
+  if (!raw.command.empty()) {
+    raw.positionals.push_back(arg);
+    return {};
+  }
+  if (!is_command(arg)) {
+    return make_error(ErrorCode::invalid_argument,
+                      "unknown command '" + arg.substr(0, 64) +
+                          "' (expected status, resolve, import, list, purge or help)");
+  }
+  raw.command = arg;
+  return {};
+}
+
+void apply_global(RawArgs& raw, std::string_view name, std::string value)
+{
+  if (name == "--socket") {
+    raw.socket = std::move(value);
+  } else if (name == "--timeout-ms") {
+    raw.timeout_ms = std::move(value);
+  } else if (name == "--json") {
+    raw.json = true;
+  } else if (name == "--version") {
+    raw.version = true;
+  } else {
+    raw.help = true;
+  }
+}
+
+// Takes one option (and its value) starting at args[i]; advances i past a separate value.
+Expected<void> take_option(RawArgs& raw, std::span<const std::string> args, size_t& i)
+{
+  const std::string& arg = args[i];
+  size_t equals = arg.starts_with("--") ? arg.find('=') : std::string::npos;
+  std::string name = arg.substr(0, equals);
+  std::optional<std::string> inline_value;
+  if (equals != std::string::npos) {
+    inline_value = arg.substr(equals + 1);
+  }
+  const OptionSpec* spec = find_option(k_global_options, name);
+  bool global = spec != nullptr;
+  if (!global) {
+    spec = find_option(options_of(raw.command), name);
+  }
+  if (spec == nullptr) {
+    std::string where = raw.command.empty() ? "" : " for command '" + raw.command + "'";
+    return make_error(ErrorCode::invalid_argument,
+                      "unknown option '" + name.substr(0, 64) + "'" + where);
+  }
+  std::string value;
+  if (spec->takes_value) {
+    if (inline_value) {
+      value = *inline_value;
+    } else if (i + 1 < args.size()) {
+      value = args[++i];
+    } else {
+      return make_error(ErrorCode::invalid_argument, "option '" + name + "' needs a value");
+    }
+  } else if (inline_value) {
+    return make_error(ErrorCode::invalid_argument, "option '" + name + "' takes no value");
+  }
+  if (global) {
+    apply_global(raw, name, std::move(value));
+  } else {
+    raw.options.emplace_back(std::move(name), std::move(value));
+  }
+  return {};
+}
+
+Expected<RawArgs> sort_arguments(std::span<const std::string> args)
+{
+  RawArgs raw;
+  bool options_ended = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (!options_ended && arg == "--") {
+      options_ended = true;
+      continue;
+    }
+    if (options_ended || !arg.starts_with("-") || arg == "-") {
+      TRY(add_positional(raw, arg));
+      continue;
+    }
+    TRY(take_option(raw, args, i));
+  }
+  return raw;
+}
+
+Expected<int64_t> parse_number(std::string_view option, std::string_view text, int64_t min,
+                               int64_t max)
+{
+  int64_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end || value < min || value > max) {
+    return make_error(ErrorCode::invalid_argument,
+                      std::string(option) + ": '" + std::string(text.substr(0, 32)) +
+                          "' is not a whole number from " + std::to_string(min) + " to " +
+                          std::to_string(max));
+  }
+  return value;
+}
+
+Expected<Mode> parse_mode_option(std::string_view text)
+{
+  Expected<Mode> mode = parse_mode(text);
+  if (!mode) {
+    return make_error(ErrorCode::invalid_argument, "--mode: " + mode.error().message);
+  }
+  return *mode;
+}
+
+Expected<void> expect_positionals(const RawArgs& raw, size_t at_most)
+{
+  if (raw.positionals.size() > at_most) {
+    return make_error(ErrorCode::invalid_argument, raw.command + ": unexpected argument '" +
+                                                       raw.positionals[at_most].substr(0, 64) +
+                                                       "'");
+  }
+  return {};
+}
+
+Expected<void> apply_resolve_option(ResolveCommand& cmd, const std::string& name,
+                                    const std::string& value)
+{
+  if (name == "--module-hash") {
+    std::optional<uint64_t> hash = parse_hash_hex(value);
+    if (!hash) {
+      return make_error(ErrorCode::invalid_argument,
+                        "--module-hash: '" + value.substr(0, 32) +
+                            "' is not 16 hex digits (the FNV-1a 64 of the PTX module, as "
+                            "d4r-kernels.txt lists it)");
+    }
+    cmd.module_hash = *hash;
+  } else if (name == "--kernel") {
+    Expected<void> valid = validate_kernel_name(value);
+    if (!valid) {
+      return make_error(ErrorCode::invalid_argument, "--kernel: " + valid.error().message);
+    }
+    cmd.kernel = value;
+  } else if (name == "--mode") {
+    TRY_ASSIGN(cmd.mode, parse_mode_option(value));
+  } else if (name == "--target") {
+    Expected<std::string> target = validate_target(value);
+    if (!target) {
+      return make_error(ErrorCode::invalid_argument, "--target: " + target.error().message);
+    }
+    cmd.target = *target;
+  } else if (name == "--no-fp8") {
+    cmd.fp8_native = false;
+  } else if (name == "--no-swin-encoders") {
+    cmd.native_swin_encoders = false;
+  } else if (name == "--wait-ms") {
+    TRY_ASSIGN(cmd.wait_ms, parse_number(name, value, 0, k_max_wait_ms));
+  } else if (name == "--out") {
+    if (value.empty()) {
+      return make_error(ErrorCode::invalid_argument, "--out: the file name is empty");
+    }
+    cmd.out_path = value;
+  }
+  return {};
+}
+
+Expected<Command> build_resolve(const RawArgs& raw)
+{
+  TRY(expect_positionals(raw, 0));
+  ResolveCommand cmd;
+  bool have_hash = false;
+  for (const auto& [name, value] : raw.options) {
+    TRY(apply_resolve_option(cmd, name, value));
+    have_hash = have_hash || name == "--module-hash";
+  }
+  if (!have_hash) {
+    return make_error(ErrorCode::invalid_argument, "resolve: --module-hash is required");
+  }
+  if (cmd.kernel.empty()) {
+    return make_error(ErrorCode::invalid_argument, "resolve: --kernel is required");
+  }
+  return cmd;
+}
+
+Expected<Command> build_import(const RawArgs& raw)
+{
+  TRY(expect_positionals(raw, 1));
+  ImportCommand cmd;
+  if (raw.positionals.empty()) {
+    return cmd;
+  }
+  const std::string& dir = raw.positionals.front();
+  if (dir.empty()) {
+    return make_error(ErrorCode::invalid_argument, "import: the directory name is empty");
+  }
+  // The daemon runs elsewhere (another working directory): a relative path means nothing there.
+  std::error_code ec;
+  std::filesystem::path absolute = std::filesystem::absolute(dir, ec);
+  if (ec) {
+    return make_error(ErrorCode::invalid_argument,
+                      "import: cannot make '" + dir + "' absolute: " + ec.message());
+  }
+  cmd.directory = absolute.lexically_normal().string();
+  return cmd;
+}
+
+Expected<Command> build_list_or_purge(const RawArgs& raw)
+{
+  TRY(expect_positionals(raw, 0));
+  std::optional<Mode> mode;
+  bool yes = false;
+  for (const auto& [name, value] : raw.options) {
+    if (name == "--mode") {
+      TRY_ASSIGN(mode, parse_mode_option(value));
+    } else {
+      yes = true;
+    }
+  }
+  if (raw.command == "list") {
+    return ListCommand{mode};
+  }
+  return PurgeCommand{mode, yes};
+}
+
+Expected<Command> build_command(const RawArgs& raw)
+{
+  if (raw.command == "help") {
+    TRY(expect_positionals(raw, 1));
+    std::string topic = raw.positionals.empty() ? "" : raw.positionals.front();
+    if (!topic.empty() && (!is_command(topic) || topic == "help")) {
+      return make_error(ErrorCode::invalid_argument, "help: unknown command '" +
+                                                         topic.substr(0, 64) + "'");
+    }
+    return HelpCommand{topic};
+  }
+  if (raw.help) {
+    return HelpCommand{raw.command};
+  }
+  if (raw.version) {
+    return VersionCommand{};
+  }
+  if (raw.command.empty()) {
+    return make_error(ErrorCode::invalid_argument, "no command given");
+  }
+  if (raw.command == "status") {
+    TRY(expect_positionals(raw, 0));
+    return StatusCommand{};
+  }
+  if (raw.command == "resolve") {
+    return build_resolve(raw);
+  }
+  if (raw.command == "import") {
+    return build_import(raw);
+  }
+  return build_list_or_purge(raw);
+}
+
+} // namespace
+
+Environment environment_from_process()
+{
+  Environment env;
+  if (const char* socket = std::getenv("D4R_KERNELD_SOCKET")) {
+    env.kerneld_socket = socket;
+  }
+  if (const char* runtime_dir = std::getenv("XDG_RUNTIME_DIR")) {
+    env.xdg_runtime_dir = runtime_dir;
+  }
+  env.uid = static_cast<uint32_t>(getuid());
+  return env;
+}
+
+std::string default_socket_path(const Environment& env)
+{
+  if (env.xdg_runtime_dir.starts_with("/")) {
+    return (std::filesystem::path(env.xdg_runtime_dir) / "d4r-kerneld" / "socket").string();
+  }
+  return "/run/user/" + std::to_string(env.uid) + "/d4r-kerneld/socket";
+}
+
+Expected<ParsedCommand> parse_command_line(std::span<const std::string> args,
+                                           const Environment& env)
+{
+  TRY_ASSIGN(RawArgs raw, sort_arguments(args));
+  ParsedCommand parsed;
+  parsed.global.json = raw.json;
+  if (raw.timeout_ms) {
+    parsed.global.timeout_given = true;
+    TRY_ASSIGN(parsed.global.timeout_ms,
+               parse_number("--timeout-ms", *raw.timeout_ms, 1, k_max_timeout_ms));
+  }
+  if (raw.socket && raw.socket->empty()) {
+    return make_error(ErrorCode::invalid_argument, "--socket: the path is empty");
+  }
+  if (raw.socket) {
+    parsed.global.socket = *raw.socket;
+  } else if (!env.kerneld_socket.empty()) {
+    parsed.global.socket = env.kerneld_socket;
+  } else {
+    parsed.global.socket = default_socket_path(env);
+  }
+  TRY_ASSIGN(parsed.command, build_command(raw));
+  return parsed;
+}
+
+} // namespace d4r::cli

@@ -1,0 +1,86 @@
+#pragma once
+// The command line of d4r-kernel, parsed into plain structs before anything talks to the daemon:
+// every check that can be made locally (hash, kernel name, target, mode, numbers) is made here, so a
+// typo is a usage error (exit 2) and never a round trip.
+
+#include "util/error.hpp"
+#include "util/kernel_identity.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <variant>
+
+namespace d4r::cli {
+
+inline constexpr int64_t k_default_timeout_ms = 5000;
+inline constexpr int64_t k_max_timeout_ms = 3'600'000;
+inline constexpr int64_t k_max_wait_ms = 600'000;
+
+struct GlobalOptions {
+  std::string socket; // resolved: --socket, else D4R_KERNELD_SOCKET, else the default path
+  bool json = false;
+  int64_t timeout_ms = k_default_timeout_ms;
+  bool timeout_given = false; // --timeout-ms was on the line (import has a longer default)
+};
+
+struct HelpCommand {
+  std::string topic; // a command name; empty: the global help
+};
+
+struct VersionCommand {};
+
+struct StatusCommand {};
+
+struct ResolveCommand {
+  uint64_t module_hash = 0;
+  std::string kernel;
+  std::optional<Mode> mode; // unset: the daemon's default
+  std::string target;       // empty: the daemon's detected GPU
+  bool fp8_native = true;
+  bool native_swin_encoders = true;
+  int64_t wait_ms = 0; // 0: the daemon's default wait budget
+  std::string out_path;
+};
+
+struct ImportCommand {
+  std::string directory; // absolute; empty: the daemon's configured native dir
+};
+
+struct ListCommand {
+  std::optional<Mode> mode; // unset: every mode
+};
+
+struct PurgeCommand {
+  std::optional<Mode> mode; // unset: every mode
+  bool yes = false;
+};
+
+using Command = std::variant<HelpCommand, VersionCommand, StatusCommand, ResolveCommand,
+                             ImportCommand, ListCommand, PurgeCommand>;
+
+struct ParsedCommand {
+  GlobalOptions global;
+  Command command;
+};
+
+// What the parser reads from the process environment, passed in so tests can set it.
+struct Environment {
+  std::string kerneld_socket;  // D4R_KERNELD_SOCKET
+  std::string xdg_runtime_dir; // XDG_RUNTIME_DIR
+  uint32_t uid = 0;
+};
+
+[[nodiscard]] Environment environment_from_process();
+
+// $XDG_RUNTIME_DIR/d4r-kerneld/socket, or /run/user/<uid>/d4r-kerneld/socket when it is unset or
+// not absolute (the XDG spec says to ignore a relative value).
+[[nodiscard]] std::string default_socket_path(const Environment& env);
+
+// Parses the arguments after argv[0]. Global options may appear anywhere, before or after the
+// command name; `--name value` and `--name=value` are both accepted; `--` ends the options.
+[[nodiscard]] Expected<ParsedCommand> parse_command_line(std::span<const std::string> args,
+                                                         const Environment& env);
+
+} // namespace d4r::cli

@@ -1,0 +1,219 @@
+#include "client/client.hpp"
+
+#include "util/ptx_identity.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <grpcpp/grpcpp.h>
+
+namespace d4r::client {
+
+namespace pb = d4r::kernel::v1;
+
+namespace {
+
+// A daemon that misses a deadline is left alone for this long (a restarted one is found after it).
+constexpr int64_t k_quiet_after_timeout_ms = 1000;
+// Code objects come as bytes to remote clients; PTX modules go up to 64 MiB.
+constexpr int k_max_message_bytes = 256 << 20;
+
+int64_t steady_now_ms()
+{
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+std::shared_ptr<grpc::Channel> make_channel(const std::string& socket_path)
+{
+  grpc::ChannelArguments args;
+  // Reconnect quickly: a daemon started (or socket-activated) after the game is found within a
+  // second, and a call never waits for a connection past its own deadline (no wait_for_ready).
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);
+  // Each client owns its connection: two clients in one process never share a broken one.
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  args.SetMaxReceiveMessageSize(k_max_message_bytes);
+  args.SetMaxSendMessageSize(k_max_message_bytes);
+  return grpc::CreateCustomChannel("unix:" + socket_path, grpc::InsecureChannelCredentials(), args);
+}
+
+void fill_selection(const Selection& from, pb::Selection& to)
+{
+  to.set_target(from.target);
+  to.set_mode(from.mode == Mode::accuracy ? pb::MODE_ACCURACY : pb::MODE_FAST);
+  to.set_fp8_native(from.fp8_native);
+  to.set_native_swin_encoders(from.native_swin_encoders);
+}
+
+void set_deadline(grpc::ClientContext& context, std::chrono::system_clock::time_point deadline)
+{
+  context.set_deadline(deadline);
+  context.set_wait_for_ready(false);
+}
+
+std::string describe(const grpc::Status& status)
+{
+  return "status " + std::to_string(static_cast<int>(status.error_code())) + ": " +
+         status.error_message();
+}
+
+} // namespace
+
+Client::Client(ClientOptions options)
+    : m_options(std::move(options)), m_channel(make_channel(m_options.socket_path)),
+      m_stub(pb::KernelService::NewStub(m_channel))
+{
+}
+
+Client::~Client() = default;
+
+ModuleIdentity Client::identify(std::span<const std::byte> image)
+{
+  ModuleIdentity module;
+  module.text = ptx_text_of_image(image);
+  module.hash = ptx_module_hash(module.text);
+  module.sha256 = sha256(module.text);
+  module.entries = scan_entry_names(module.text);
+  return module;
+}
+
+void Client::prepare(const ModuleIdentity& module)
+{
+  if (module.entries.empty() || quiet()) {
+    return;
+  }
+  auto deadline = std::chrono::system_clock::now() + std::chrono::milliseconds(m_options.budget_ms);
+  pb::PrepareRequest request;
+  request.mutable_module()->set_fnv1a64(module.hash);
+  request.mutable_module()->set_sha256(module.sha256.data(), module.sha256.size());
+  for (const std::string& entry : module.entries) {
+    request.add_entries(entry);
+  }
+  fill_selection(m_options.selection, *request.mutable_selection());
+  grpc::ClientContext context;
+  set_deadline(context, deadline);
+  pb::PrepareReply reply;
+  grpc::Status status = m_stub->Prepare(&context, request, &reply);
+  if (!status.ok()) {
+    note_rpc_failure("prepare module " + hash_to_hex(module.hash) + ": " + describe(status),
+                     status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED);
+    return;
+  }
+  if (!reply.need_module_bytes()) {
+    return;
+  }
+  // Best effort within what is left of the same budget: a module not uploaded now is offered
+  // again the next time a game loads it.
+  pb::PutModuleRequest put;
+  *put.mutable_module() = request.module();
+  put.set_ptx(module.text.data(), module.text.size());
+  grpc::ClientContext put_context;
+  set_deadline(put_context, deadline);
+  pb::PutModuleReply put_reply;
+  status = m_stub->PutModule(&put_context, put, &put_reply);
+  if (!status.ok()) {
+    note_rpc_failure("upload module " + hash_to_hex(module.hash) + ": " + describe(status),
+                     status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED);
+  }
+}
+
+ResolveResult Client::resolve(uint64_t module_hash, std::string_view kernel_name)
+{
+  if (Expected<void> valid = validate_kernel_name(kernel_name); !valid) {
+    return {D4RK_REJECTED, valid.error().message, nullptr};
+  }
+  if (std::shared_ptr<const KernelAnswer> known = memo_find(module_hash, kernel_name)) {
+    return {D4RK_READY, "", std::move(known)};
+  }
+  if (quiet()) {
+    return {D4RK_NOT_FOUND, "daemon timed out recently, not asked", nullptr};
+  }
+  pb::ResolveRequest request;
+  request.set_module_hash(module_hash);
+  request.set_kernel(std::string(kernel_name));
+  fill_selection(m_options.selection, *request.mutable_selection());
+  // The daemon answers PENDING before the client's deadline, so that a slow build reads as
+  // PENDING and not as a transport failure.
+  request.set_wait_budget_ms(static_cast<uint32_t>(std::max<int64_t>(1, m_options.budget_ms * 3 / 4)));
+  request.set_accept_path(true);
+  grpc::ClientContext context;
+  set_deadline(context, std::chrono::system_clock::now() + std::chrono::milliseconds(m_options.budget_ms));
+  pb::ResolveReply reply;
+  grpc::Status status = m_stub->Resolve(&context, request, &reply);
+  std::string what = "resolve kernel " + std::string(kernel_name) + " (ptx " + hash_to_hex(module_hash) + ")";
+  if (!status.ok()) {
+    note_rpc_failure(what + ": " + describe(status),
+                     status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED);
+    return {D4RK_NOT_FOUND, what + ": " + describe(status), nullptr};
+  }
+  if (reply.outcome() == pb::ResolveReply::NOT_FOUND) {
+    return {D4RK_NOT_FOUND, reply.reason(), nullptr};
+  }
+  if (reply.outcome() == pb::ResolveReply::PENDING) {
+    return {D4RK_PENDING, reply.reason(), nullptr};
+  }
+  if (reply.outcome() == pb::ResolveReply::REJECTED) {
+    return {D4RK_REJECTED, reply.reason(), nullptr};
+  }
+  if (reply.outcome() != pb::ResolveReply::READY) {
+    log_once(Problem::bad_reply, what + ": malformed reply: unknown outcome");
+    return {D4RK_NOT_FOUND, "malformed reply: unknown outcome", nullptr};
+  }
+  Expected<std::shared_ptr<const KernelAnswer>> answer =
+      KernelAnswer::from_reply(reply, kernel_name, m_options.selection.mode);
+  if (!answer) {
+    log_once(Problem::bad_reply, answer.error().message);
+    return {D4RK_NOT_FOUND, answer.error().message, nullptr};
+  }
+  return {D4RK_READY, "", memo_insert(module_hash, kernel_name, std::move(*answer))};
+}
+
+bool Client::quiet() const
+{
+  return steady_now_ms() < m_quiet_until_ms.load(std::memory_order_relaxed);
+}
+
+void Client::note_rpc_failure(const std::string& what, bool deadline_exceeded)
+{
+  if (deadline_exceeded) {
+    m_quiet_until_ms.store(steady_now_ms() + k_quiet_after_timeout_ms, std::memory_order_relaxed);
+  }
+  log_once(Problem::transport, "daemon at " + m_options.socket_path + ": " + what +
+                                   " (serving nothing from the daemon; further problems not logged)");
+}
+
+void Client::log_once(Problem problem, const std::string& message)
+{
+  if (m_logged[static_cast<size_t>(problem)].exchange(true)) {
+    return;
+  }
+  if (m_options.log_fn) {
+    m_options.log_fn(m_options.log_user_data, message.c_str());
+    return;
+  }
+  std::fprintf(stderr, "d4r-kernel-client: %s\n", message.c_str());
+}
+
+std::shared_ptr<const KernelAnswer> Client::memo_find(uint64_t module_hash,
+                                                      std::string_view kernel_name)
+{
+  std::lock_guard lock(m_memo_mutex);
+  auto found = m_memo.find(std::pair<uint64_t, std::string_view>(module_hash, kernel_name));
+  return found == m_memo.end() ? nullptr : found->second;
+}
+
+std::shared_ptr<const KernelAnswer> Client::memo_insert(uint64_t module_hash,
+                                                        std::string_view kernel_name,
+                                                        std::shared_ptr<const KernelAnswer> answer)
+{
+  // Two threads may both miss and ask; the first answer stored is the one everyone shares.
+  std::lock_guard lock(m_memo_mutex);
+  auto [entry, inserted] =
+      m_memo.try_emplace(std::pair<uint64_t, std::string>(module_hash, kernel_name), std::move(answer));
+  return entry->second;
+}
+
+} // namespace d4r::client

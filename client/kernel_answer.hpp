@@ -1,0 +1,55 @@
+#pragma once
+// A READY answer checked and held in the form the C ABI hands out: the code bytes (a verified
+// mapping of the daemon's cache file, or bytes that came over gRPC) and the launch metadata as a
+// d4rk_kernel whose pointers point into this object. Immutable once built; the memo and every
+// handle share it, and the last owner unmaps it.
+
+#include "client/d4r_kernel_client.h"
+#include "client/mapped_file.hpp"
+#include "util/error.hpp"
+#include "util/kernel_identity.hpp"
+
+#include <array>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace d4r::kernel::v1 {
+class ResolveReply;
+}
+
+namespace d4r::client {
+
+class KernelAnswer {
+public:
+  // Checks everything a hook relies on (an object with a 32-byte digest and a positive size, the
+  // bytes or a path, the metadata with its main kernel, the contract's prep and post rules, a mode
+  // that is the one asked for) and verifies the bytes against the digest. `reply` is left
+  // unspecified: its data bytes are moved, not copied.
+  [[nodiscard]] static Expected<std::shared_ptr<const KernelAnswer>>
+  from_reply(d4r::kernel::v1::ResolveReply& reply, std::string_view kernel_name, Mode asked_mode);
+
+  KernelAnswer() = default;
+  KernelAnswer(const KernelAnswer&) = delete;
+  KernelAnswer& operator=(const KernelAnswer&) = delete;
+
+  // The C view; its pointers live as long as this object.
+  [[nodiscard]] const d4rk_kernel& view() const { return m_view; }
+
+private:
+  Expected<void> take_object(d4r::kernel::v1::ResolveReply& reply);
+  Expected<void> take_metadata(const d4r::kernel::v1::ResolveReply& reply,
+                               std::string_view kernel_name);
+
+  std::unique_ptr<MappedFile> m_mapping; // the local path case
+  std::string m_data;                    // the bytes-over-gRPC case
+  std::string m_kernel_name;
+  std::string m_target;
+  std::string m_amdhsa_target;
+  std::string m_main_name;
+  std::string m_prep_name;
+  std::array<std::string, D4RK_MAX_POSTS> m_post_names;
+  d4rk_kernel m_view{};
+};
+
+} // namespace d4r::client

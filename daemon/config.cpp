@@ -1,0 +1,220 @@
+#include "daemon/config.hpp"
+
+#include <unistd.h>
+
+#include <charconv>
+#include <map>
+#include <string_view>
+
+namespace d4r::daemon {
+
+namespace {
+
+using Environment = std::map<std::string, std::string, std::less<>>;
+
+Environment to_map(const std::vector<std::string>& environment)
+{
+  Environment map;
+  for (const std::string& entry : environment) {
+    size_t equals = entry.find('=');
+    if (equals != std::string::npos) {
+      map.emplace(entry.substr(0, equals), entry.substr(equals + 1));
+    }
+  }
+  return map;
+}
+
+std::optional<std::string> lookup(const Environment& env, std::string_view name)
+{
+  auto it = env.find(name);
+  if (it == env.end() || it->second.empty()) {
+    return std::nullopt;
+  }
+  return it->second;
+}
+
+// d4r's switches take 0/1; accept the usual spellings and refuse anything else loudly.
+Expected<bool> parse_switch(std::string_view name, std::string_view value)
+{
+  if (value == "1" || value == "true" || value == "on" || value == "yes") {
+    return true;
+  }
+  if (value == "0" || value == "false" || value == "off" || value == "no") {
+    return false;
+  }
+  return make_error(ErrorCode::invalid_argument,
+                    std::string(name) + "=" + std::string(value) + ": expected 0 or 1");
+}
+
+Expected<int64_t> parse_size(std::string_view flag, std::string_view text)
+{
+  int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  int64_t scale = 1;
+  std::string_view suffix(end, text.data() + text.size() - end);
+  if (suffix == "K" || suffix == "KiB") {
+    scale = 1LL << 10;
+  } else if (suffix == "M" || suffix == "MiB") {
+    scale = 1LL << 20;
+  } else if (suffix == "G" || suffix == "GiB") {
+    scale = 1LL << 30;
+  } else if (!suffix.empty()) {
+    ec = std::errc::invalid_argument;
+  }
+  if (ec != std::errc() || value <= 0 || value > (INT64_MAX / scale)) {
+    return make_error(ErrorCode::invalid_argument,
+                      std::string(flag) + ": '" + std::string(text) +
+                          "' is not a positive size (e.g. 64M, 2G)");
+  }
+  return value * scale;
+}
+
+Expected<void> apply_environment(const Environment& env, DaemonConfig& config)
+{
+  if (std::optional<std::string> cache = lookup(env, "XDG_CACHE_HOME")) {
+    config.cache_dir = std::filesystem::path(*cache) / "d4r-kerneld";
+  } else if (std::optional<std::string> home = lookup(env, "HOME")) {
+    config.cache_dir = std::filesystem::path(*home) / ".cache" / "d4r-kerneld";
+  }
+  if (std::optional<std::string> native = lookup(env, "D4R_ZLUDA_NATIVE_DIR")) {
+    config.native_dir = *native;
+  }
+  if (std::optional<std::string> arch = lookup(env, "D4R_GPU_ARCH"); arch && arch->starts_with("gfx")) {
+    config.gpu_arch = *arch;
+  }
+  if (std::optional<std::string> accuracy = lookup(env, "D4R_PREFER_ACCURACY")) {
+    TRY_ASSIGN(bool prefer, parse_switch("D4R_PREFER_ACCURACY", *accuracy));
+    config.default_mode = prefer ? Mode::accuracy : Mode::fast;
+  }
+  if (std::optional<std::string> fp8 = lookup(env, "D4R_ZLUDA_WMMA_FP8_NATIVE")) {
+    TRY_ASSIGN(config.fp8_native, parse_switch("D4R_ZLUDA_WMMA_FP8_NATIVE", *fp8));
+  }
+  if (std::optional<std::string> swin = lookup(env, "D4R_NATIVE_SWIN_ENCODERS")) {
+    TRY_ASSIGN(config.native_swin_encoders, parse_switch("D4R_NATIVE_SWIN_ENCODERS", *swin));
+  }
+  return {};
+}
+
+struct FlagCursor {
+  const std::vector<std::string>& args;
+  size_t index = 0;
+
+  // "--flag value" or "--flag=value".
+  Expected<std::string> value_of(std::string_view flag)
+  {
+    const std::string& arg = args[index];
+    if (arg.size() > flag.size() && arg[flag.size()] == '=') {
+      return arg.substr(flag.size() + 1);
+    }
+    if (index + 1 >= args.size()) {
+      return make_error(ErrorCode::invalid_argument, std::string(flag) + " needs a value");
+    }
+    return args[++index];
+  }
+};
+
+bool matches(std::string_view arg, std::string_view flag)
+{
+  return arg == flag || (arg.starts_with(flag) && arg.size() > flag.size() && arg[flag.size()] == '=');
+}
+
+Expected<bool> apply_flag(FlagCursor& cursor, ParsedConfig& parsed)
+{
+  DaemonConfig& config = parsed.config;
+  std::string_view arg = cursor.args[cursor.index];
+  if (arg == "--help" || arg == "-h") {
+    parsed.status = ParseStatus::help;
+  } else if (arg == "--version") {
+    parsed.status = ParseStatus::version;
+  } else if (arg == "--foreground") {
+    config.foreground = true;
+  } else if (matches(arg, "--socket")) {
+    TRY_ASSIGN(config.socket_path, cursor.value_of("--socket"));
+  } else if (matches(arg, "--cache-dir")) {
+    TRY_ASSIGN(config.cache_dir, cursor.value_of("--cache-dir"));
+  } else if (matches(arg, "--native-dir")) {
+    TRY_ASSIGN(config.native_dir, cursor.value_of("--native-dir"));
+  } else if (matches(arg, "--gpu-arch")) {
+    TRY_ASSIGN(std::string arch, cursor.value_of("--gpu-arch"));
+    TRY(validate_target(arch));
+    config.gpu_arch = arch;
+  } else if (matches(arg, "--kfd-topology")) {
+    TRY_ASSIGN(config.topology_root, cursor.value_of("--kfd-topology"));
+  } else if (matches(arg, "--max-ptx-bytes")) {
+    TRY_ASSIGN(std::string text, cursor.value_of("--max-ptx-bytes"));
+    TRY_ASSIGN(config.max_ptx_bytes, parse_size("--max-ptx-bytes", text));
+  } else if (matches(arg, "--cache-max-bytes")) {
+    TRY_ASSIGN(std::string text, cursor.value_of("--cache-max-bytes"));
+    TRY_ASSIGN(config.cache_max_bytes, parse_size("--cache-max-bytes", text));
+  } else if (matches(arg, "--workers")) {
+    TRY_ASSIGN(std::string text, cursor.value_of("--workers"));
+    TRY_ASSIGN(int64_t workers, parse_size("--workers", text));
+    config.workers = static_cast<int>(std::min<int64_t>(workers, 256));
+  } else if (matches(arg, "--log-level")) {
+    TRY_ASSIGN(config.log_level, cursor.value_of("--log-level"));
+  } else {
+    return make_error(ErrorCode::invalid_argument,
+                      "unknown option '" + std::string(arg) + "' (see --help)");
+  }
+  return true;
+}
+
+} // namespace
+
+std::filesystem::path default_socket_path(const std::vector<std::string>& environment)
+{
+  Environment env = to_map(environment);
+  if (std::optional<std::string> runtime = lookup(env, "XDG_RUNTIME_DIR")) {
+    return std::filesystem::path(*runtime) / "d4r-kerneld" / "socket";
+  }
+  return std::filesystem::path("/run/user") / std::to_string(getuid()) / "d4r-kerneld" / "socket";
+}
+
+Expected<ParsedConfig> parse_config(const std::vector<std::string>& args,
+                                    const std::vector<std::string>& environment)
+{
+  ParsedConfig parsed;
+  parsed.config.topology_root = "/sys/class/kfd/kfd/topology/nodes";
+  TRY(apply_environment(to_map(environment), parsed.config));
+  parsed.config.socket_path = default_socket_path(environment);
+  FlagCursor cursor{args};
+  for (cursor.index = 0; cursor.index < args.size(); ++cursor.index) {
+    TRY(apply_flag(cursor, parsed));
+  }
+  if (parsed.config.cache_dir.empty()) {
+    return make_error(ErrorCode::invalid_argument,
+                      "no cache directory: set --cache-dir, XDG_CACHE_HOME or HOME");
+  }
+  return parsed;
+}
+
+std::string usage_text()
+{
+  return R"(usage: d4r-kerneld [options]
+
+Serves native kernel replacements for ZLUDA's override hook over gRPC on a Unix socket.
+Under systemd it takes its socket from d4r-kerneld.socket and reports READY/STOPPING.
+
+options:
+  --foreground            run attached to the terminal, logging to stderr (the default
+                          when not started by systemd)
+  --socket PATH           Unix socket (default $XDG_RUNTIME_DIR/d4r-kerneld/socket)
+  --cache-dir DIR         cache root (default $XDG_CACHE_HOME/d4r-kerneld)
+  --native-dir DIR        d4r release directory to serve (env D4R_ZLUDA_NATIVE_DIR)
+  --gpu-arch gfxNNNN      GPU target instead of KFD detection (env D4R_GPU_ARCH)
+  --kfd-topology DIR      KFD topology nodes (default /sys/class/kfd/kfd/topology/nodes)
+  --max-ptx-bytes SIZE    largest PTX module accepted by PutModule (default 64M)
+  --cache-max-bytes SIZE  size cap of each accuracy mode's store (default 4G)
+  --workers N             request threads (default: the number of cores)
+  --log-level LEVEL       trace, debug, info, warn, error (default info)
+  --version               print the version and exit
+  -h, --help              print this help and exit
+
+environment (as d4r's CUDA bridge reads it; each request may override it):
+  D4R_PREFER_ACCURACY=1         default to the accuracy set
+  D4R_ZLUDA_WMMA_FP8_NATIVE=0   do not use the <gfx12>-fp8 folders
+  D4R_NATIVE_SWIN_ENCODERS=0    do not serve rrlite_enc1_4x4 / rrlite_enc2_4x4
+)";
+}
+
+} // namespace d4r::daemon

@@ -1,0 +1,48 @@
+#pragma once
+// The daemon's configuration: command-line flags over environment variables over defaults.
+// The environment variables are the ones d4r users already set for the CUDA bridge.
+
+#include "util/error.hpp"
+#include "util/kernel_identity.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace d4r::daemon {
+
+struct DaemonConfig {
+  std::filesystem::path socket_path;        // --socket, default $XDG_RUNTIME_DIR/d4r-kerneld/socket
+  std::filesystem::path cache_dir;          // --cache-dir, default $XDG_CACHE_HOME/d4r-kerneld
+  std::optional<std::filesystem::path> native_dir; // --native-dir, D4R_ZLUDA_NATIVE_DIR
+  std::optional<std::string> gpu_arch;      // --gpu-arch, D4R_GPU_ARCH (when it starts with gfx)
+  std::filesystem::path topology_root;      // --kfd-topology (tests point it at fixture trees)
+  Mode default_mode = Mode::fast;           // D4R_PREFER_ACCURACY=1
+  bool fp8_native = true;                   // D4R_ZLUDA_WMMA_FP8_NATIVE
+  bool native_swin_encoders = true;         // D4R_NATIVE_SWIN_ENCODERS
+  int64_t max_ptx_bytes = 64LL << 20;       // --max-ptx-bytes
+  int64_t cache_max_bytes = 4LL << 30;      // --cache-max-bytes (per mode)
+  int workers = 0;                          // --workers, 0: the number of cores
+  bool foreground = false;                  // --foreground
+  std::string log_level = "info";           // --log-level
+};
+
+enum class ParseStatus { run, help, version };
+
+struct ParsedConfig {
+  ParseStatus status = ParseStatus::run;
+  DaemonConfig config;
+};
+
+// `environment` maps names to values (tests pass their own); a flag always wins over a variable.
+[[nodiscard]] Expected<ParsedConfig> parse_config(const std::vector<std::string>& args,
+                                                  const std::vector<std::string>& environment);
+
+[[nodiscard]] std::string usage_text();
+
+// The default socket: $XDG_RUNTIME_DIR/d4r-kerneld/socket, else /run/user/<uid>/d4r-kerneld/socket.
+[[nodiscard]] std::filesystem::path default_socket_path(const std::vector<std::string>& environment);
+
+} // namespace d4r::daemon

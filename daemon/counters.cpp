@@ -1,0 +1,61 @@
+#include "daemon/counters.hpp"
+
+namespace d4r::daemon {
+
+const char* to_string(Counter counter)
+{
+  switch (counter) {
+  case Counter::resolve_ready:
+    return "ready";
+  case Counter::resolve_ready_memo:
+    return "ready.memo";
+  case Counter::not_found_no_release_dir:
+    return "not_found.no_release_dir";
+  case Counter::not_found_no_folder:
+    return "not_found.no_folder";
+  case Counter::not_found_not_listed:
+    return "not_found.not_listed";
+  case Counter::not_found_hash_mismatch:
+    return "not_found.hash_mismatch";
+  case Counter::not_found_switched_off:
+    return "not_found.switched_off";
+  case Counter::not_found_missing_object:
+    return "not_found.missing_object";
+  case Counter::not_found_error:
+    return "not_found.error";
+  case Counter::rejected_wrong_origin:
+    return "rejected.wrong_origin";
+  case Counter::rejected_broken_contract:
+    return "rejected.broken_contract";
+  case Counter::rejected_invalid_request:
+    return "rejected.invalid_request";
+  case Counter::pending:
+    return "pending";
+  case Counter::cache_corrupt_object:
+    return "cache.corrupt_object";
+  case Counter::prepare:
+    return "prepare";
+  case Counter::put_module:
+    return "put_module";
+  case Counter::put_module_rejected:
+    return "put_module.rejected";
+  case Counter::peer_refused:
+    return "peer_refused";
+  case Counter::connections:
+    return "connections";
+  case Counter::count_:
+    break;
+  }
+  return "unknown";
+}
+
+std::map<std::string, int64_t> Counters::snapshot() const
+{
+  std::map<std::string, int64_t> values;
+  for (size_t i = 0; i < m_values.size(); ++i) {
+    values.emplace(to_string(static_cast<Counter>(i)), m_values[i].load(std::memory_order_relaxed));
+  }
+  return values;
+}
+
+} // namespace d4r::daemon

@@ -1,0 +1,54 @@
+#pragma once
+// Why each request ended the way it did, counted without locks. The names are what `d4r-kernel
+// status` and the e2e tests read ("not_found.hash_mismatch").
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace d4r::daemon {
+
+enum class Counter {
+  resolve_ready,
+  resolve_ready_memo, // answered from the in-memory digest memo, no file read
+  not_found_no_release_dir,
+  not_found_no_folder,
+  not_found_not_listed,
+  not_found_hash_mismatch,
+  not_found_switched_off,
+  not_found_missing_object,
+  not_found_error,
+  rejected_wrong_origin,
+  rejected_broken_contract,
+  rejected_invalid_request,
+  pending,
+  cache_corrupt_object,
+  prepare,
+  put_module,
+  put_module_rejected,
+  peer_refused,
+  connections,
+  count_ // keep last
+};
+
+[[nodiscard]] const char* to_string(Counter counter);
+
+class Counters {
+public:
+  void add(Counter counter, int64_t amount = 1)
+  {
+    m_values[static_cast<size_t>(counter)].fetch_add(amount, std::memory_order_relaxed);
+  }
+  [[nodiscard]] int64_t get(Counter counter) const
+  {
+    return m_values[static_cast<size_t>(counter)].load(std::memory_order_relaxed);
+  }
+  [[nodiscard]] std::map<std::string, int64_t> snapshot() const;
+
+private:
+  std::array<std::atomic<int64_t>, static_cast<size_t>(Counter::count_)> m_values{};
+};
+
+} // namespace d4r::daemon

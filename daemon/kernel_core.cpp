@@ -1,0 +1,366 @@
+#include "daemon/kernel_core.hpp"
+
+#include "compiler/launch_meta.hpp"
+#include "daemon/wire.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <set>
+
+namespace d4r::daemon {
+
+namespace {
+
+constexpr const char* k_prebuilt_toolchain = "prebuilt";
+
+ResolveAnswer not_served(Outcome outcome, Counter counter, std::string reason)
+{
+  ResolveAnswer answer;
+  answer.outcome = outcome;
+  answer.counter = counter;
+  answer.reason = std::move(reason);
+  return answer;
+}
+
+// A release object must be built for the folder's GPU: a gfx1100 object in the gfx1101 folder
+// would load and compute garbage, so it is rejected rather than served.
+Expected<void> check_object_target(const compiler::LaunchMeta& meta, std::string_view arch,
+                                   std::string_view kernel)
+{
+  std::string_view target = meta.amdhsa_target;
+  size_t dashes = target.rfind("--");
+  std::string_view processor = dashes == std::string_view::npos ? target : target.substr(dashes + 2);
+  processor = processor.substr(0, processor.find(':'));
+  if (processor != arch) {
+    return make_error(ErrorCode::rejected, "kernel " + std::string(kernel) + ": code object is for '" +
+                                               std::string(meta.amdhsa_target) + "', not " +
+                                               std::string(arch));
+  }
+  return {};
+}
+
+std::string folder_target_of(const release::SelectedDirectory& directory, const std::string& arch)
+{
+  return directory.folder_target.empty() ? arch : directory.folder_target;
+}
+
+std::string flight_key(const ResolveQuery& query, const EffectiveSelection& selection)
+{
+  return query.kernel + '|' + hash_to_hex(query.module_hash) + '|' + selection.arch + '|' +
+         to_string(selection.mode) + '|' + (selection.fp8_native ? "fp8" : "nofp8") + '|' +
+         (selection.native_swin_encoders ? "swin" : "noswin") + '|' +
+         (query.accept_path ? "path" : "bytes");
+}
+
+std::string cache_key_text(Mode mode, const cache::CacheKey& key)
+{
+  return std::string(to_string(mode)) + '|' + key.kernel + '|' + hash_to_hex(key.module_hash) +
+         '|' + key.target + '|' + key.recipe;
+}
+
+Counter counter_of(release::Verdict verdict)
+{
+  switch (verdict) {
+  case release::Verdict::allowed:
+    return Counter::resolve_ready;
+  case release::Verdict::not_listed:
+    return Counter::not_found_not_listed;
+  case release::Verdict::hash_mismatch:
+    return Counter::not_found_hash_mismatch;
+  case release::Verdict::wrong_origin:
+    return Counter::rejected_wrong_origin;
+  case release::Verdict::switched_off:
+    return Counter::not_found_switched_off;
+  }
+  return Counter::not_found_error;
+}
+
+} // namespace
+
+Expected<std::unique_ptr<KernelCore>> KernelCore::create(const DaemonConfig& config,
+                                                         std::string detected_target)
+{
+  cache::CacheOptions options;
+  options.root = config.cache_dir;
+  options.max_bytes_per_mode = config.cache_max_bytes;
+  TRY_ASSIGN(std::unique_ptr<cache::Cache> cache, cache::Cache::open(options));
+  return std::unique_ptr<KernelCore>(
+      new KernelCore(config, std::move(detected_target), std::move(cache)));
+}
+
+KernelCore::KernelCore(DaemonConfig config, std::string detected_target,
+                       std::unique_ptr<cache::Cache> cache)
+    : m_config(std::move(config)), m_detected_target(std::move(detected_target)),
+      m_cache(std::move(cache)), m_modules(m_config.cache_dir / "modules", m_config.max_ptx_bytes),
+      m_started(std::chrono::steady_clock::now())
+{
+  if (m_config.native_dir) {
+    m_catalog = std::make_unique<release::ReleaseCatalog>(*m_config.native_dir);
+  }
+}
+
+Expected<EffectiveSelection> KernelCore::effective_selection(const SelectionQuery& query) const
+{
+  EffectiveSelection selection;
+  if (!query.target.empty()) {
+    TRY_ASSIGN(selection.arch, validate_target(query.target));
+  } else if (!m_detected_target.empty()) {
+    selection.arch = m_detected_target;
+  } else {
+    return make_error(ErrorCode::invalid_argument,
+                      "no gpu target: none was detected and the request names none");
+  }
+  selection.mode = query.mode.value_or(m_config.default_mode);
+  selection.fp8_native = query.fp8_native.value_or(m_config.fp8_native);
+  selection.native_swin_encoders = query.native_swin_encoders.value_or(m_config.native_swin_encoders);
+  return selection;
+}
+
+ResolveAnswer KernelCore::resolve(const ResolveQuery& query)
+{
+  Expected<ResolveAnswer> answer = [&]() -> Expected<ResolveAnswer> {
+    TRY(validate_kernel_name(query.kernel));
+    TRY_ASSIGN(EffectiveSelection selection, effective_selection(query.selection));
+    return m_flights.run(flight_key(query, selection), [&] { return resolve_checked(query); });
+  }();
+  if (!answer) {
+    const Error& error = answer.error();
+    Counter counter = Counter::not_found_error;
+    Outcome outcome = Outcome::not_found;
+    if (error.code == ErrorCode::invalid_argument) {
+      counter = Counter::rejected_invalid_request;
+      outcome = Outcome::rejected;
+    } else if (error.code == ErrorCode::rejected) {
+      counter = Counter::rejected_broken_contract;
+      outcome = Outcome::rejected;
+    } else if (error.code == ErrorCode::not_found) {
+      counter = Counter::not_found_missing_object;
+    }
+    spdlog::warn("resolve: {}", error.message);
+    answer = not_served(outcome, counter, error.message);
+  }
+  m_counters.add(answer->counter);
+  return std::move(*answer);
+}
+
+Expected<ResolveAnswer> KernelCore::resolve_checked(const ResolveQuery& query)
+{
+  TRY_ASSIGN(EffectiveSelection selection, effective_selection(query.selection));
+  if (!m_catalog) {
+    return not_served(Outcome::not_found, Counter::not_found_no_release_dir,
+                      "no release directory configured (--native-dir or D4R_ZLUDA_NATIVE_DIR)");
+  }
+  release::SelectionInputs inputs{m_catalog->root(), selection.arch, selection.fp8_native,
+                                  selection.mode};
+  release::AuthorizationInputs authorization{query.kernel, query.module_hash,
+                                             selection.native_swin_encoders};
+  TRY_ASSIGN(release::CatalogAnswer found, m_catalog->find(inputs, authorization));
+  if (!found.directory) {
+    return not_served(Outcome::not_found, Counter::not_found_no_folder,
+                      "release " + m_catalog->root().string() + " has no folder for " +
+                          selection.arch + " (" + to_string(selection.mode) + ")");
+  }
+  release::Verdict verdict = found.authorization.verdict;
+  if (verdict != release::Verdict::allowed) {
+    if (verdict == release::Verdict::hash_mismatch) {
+      spdlog::info("resolve: {}", found.authorization.reason);
+    }
+    Outcome outcome =
+        verdict == release::Verdict::wrong_origin ? Outcome::rejected : Outcome::not_found;
+    return not_served(outcome, counter_of(verdict), found.authorization.reason);
+  }
+  return serve_release_object(query, selection, found);
+}
+
+Expected<ResolveAnswer> KernelCore::serve_release_object(const ResolveQuery& query,
+                                                         const EffectiveSelection& selection,
+                                                         const release::CatalogAnswer& found)
+{
+  std::vector<std::byte> bytes;
+  TRY_ASSIGN(Sha256 content, release_digest(found.object_path, found.object_identity, &bytes));
+  std::string target = folder_target_of(*found.directory, selection.arch);
+  cache::CacheKey key{query.module_hash, query.kernel, target, "", k_prebuilt_toolchain,
+                      "release:" + to_hex(content)};
+  {
+    std::lock_guard lock(m_memo_mutex);
+    auto rejected = m_rejections.find(cache_key_text(selection.mode, key));
+    if (rejected != m_rejections.end()) {
+      return make_error(ErrorCode::rejected, rejected->second);
+    }
+  }
+  TRY_ASSIGN(std::optional<cache::Hit> hit, m_cache->lookup(selection.mode, key));
+  if (hit) {
+    Expected<ResolveAnswer> ready = ready_answer(selection.mode, target, *hit, query.accept_path);
+    if (ready || ready.error().code != ErrorCode::corrupt) {
+      return ready;
+    }
+    // The cached copy failed its digest and is quarantined: rebuild it from the release.
+    m_counters.add(Counter::cache_corrupt_object);
+    spdlog::error("{}", ready.error().message);
+  }
+  if (bytes.empty()) {
+    TRY_ASSIGN(bytes, m_catalog->read_object(found.object_path, release::k_default_max_object_bytes,
+                                             found.object_identity));
+  }
+  if (sha256(bytes) != content) {
+    return make_error(ErrorCode::unavailable,
+                      "release: " + found.object_path.string() + " changed while being read");
+  }
+  Expected<compiler::LaunchMeta> meta = compiler::read_launch_meta(bytes, query.kernel);
+  Expected<void> target_ok = meta ? check_object_target(*meta, selection.arch, query.kernel)
+                                   : Expected<void>{};
+  if (!meta || !target_ok) {
+    Error error = meta ? target_ok.error() : meta.error();
+    error.code = ErrorCode::rejected;
+    error.message = "release: " + found.object_path.string() + ": " + error.message;
+    std::lock_guard lock(m_memo_mutex);
+    m_rejections.emplace(cache_key_text(selection.mode, key), error.message);
+    return std::unexpected(error);
+  }
+  TRY_ASSIGN(cache::Hit inserted,
+             m_cache->insert(selection.mode, key, bytes, wire::serialize_launch_meta(*meta),
+                             "release:" + found.object_path.string()));
+  {
+    std::lock_guard lock(m_memo_mutex);
+    m_verified.insert(inserted.digest); // we just hashed these very bytes
+  }
+  return ready_answer(selection.mode, target, inserted, query.accept_path);
+}
+
+Expected<ResolveAnswer> KernelCore::ready_answer(Mode mode, const std::string& target,
+                                                 const cache::Hit& hit, bool accept_path)
+{
+  ResolveAnswer answer;
+  answer.outcome = Outcome::ready;
+  answer.counter = Counter::resolve_ready;
+  answer.target = target;
+  answer.mode = mode;
+  answer.digest = hit.digest;
+  answer.size = hit.size;
+  answer.metadata = hit.metadata;
+  if (!accept_path) {
+    TRY_ASSIGN(answer.object_bytes, m_cache->read_object(mode, hit));
+    return answer;
+  }
+  // The client verifies the digest as it maps the file; the daemon checks each object once per
+  // process, so that a corrupt store is noticed (and quarantined) here too.
+  bool verified = false;
+  {
+    std::lock_guard lock(m_memo_mutex);
+    verified = m_verified.contains(hit.digest);
+  }
+  if (!verified) {
+    TRY(m_cache->verify_object(mode, hit));
+    std::lock_guard lock(m_memo_mutex);
+    m_verified.insert(hit.digest);
+  }
+  answer.object_path = hit.object_path;
+  return answer;
+}
+
+Expected<Sha256> KernelCore::release_digest(const std::filesystem::path& path,
+                                            const std::string& identity,
+                                            std::vector<std::byte>* bytes_out)
+{
+  std::string memo_key = path.string() + '|' + identity;
+  {
+    std::lock_guard lock(m_memo_mutex);
+    auto it = m_release_digests.find(memo_key);
+    if (it != m_release_digests.end()) {
+      return it->second;
+    }
+  }
+  TRY_ASSIGN(std::vector<std::byte> bytes,
+             m_catalog->read_object(path, release::k_default_max_object_bytes, identity));
+  Sha256 digest = sha256(bytes);
+  {
+    std::lock_guard lock(m_memo_mutex);
+    m_release_digests[memo_key] = digest;
+  }
+  *bytes_out = std::move(bytes);
+  return digest;
+}
+
+Expected<PrepareAnswer> KernelCore::prepare(const PrepareQuery& query)
+{
+  m_counters.add(Counter::prepare);
+  TRY_ASSIGN(EffectiveSelection selection, effective_selection(query.selection));
+  PrepareAnswer answer;
+  answer.need_module_bytes = query.module_sha256 && !m_modules.contains(*query.module_sha256);
+  if (!m_catalog) {
+    return answer;
+  }
+  release::SelectionInputs inputs{m_catalog->root(), selection.arch, selection.fp8_native,
+                                  selection.mode};
+  for (const std::string& entry : query.entries) {
+    if (!validate_kernel_name(entry)) {
+      continue;
+    }
+    release::AuthorizationInputs authorization{entry, query.module_hash,
+                                               selection.native_swin_encoders};
+    Expected<release::CatalogAnswer> found = m_catalog->find(inputs, authorization);
+    if (found && found->directory && found->authorization.verdict == release::Verdict::allowed) {
+      answer.servable_entries.push_back(entry);
+    }
+  }
+  return answer;
+}
+
+Expected<int64_t> KernelCore::put_module(uint64_t module_hash, const Sha256& digest,
+                                         std::string_view ptx)
+{
+  Expected<int64_t> stored = m_modules.put(module_hash, digest, ptx);
+  m_counters.add(stored ? Counter::put_module : Counter::put_module_rejected);
+  return stored;
+}
+
+StatusSnapshot KernelCore::status() const
+{
+  StatusSnapshot status;
+  status.detected_target = m_detected_target;
+  status.native_dir = m_catalog ? m_catalog->root().string() : "";
+  status.uptime = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - m_started);
+  for (Mode mode : {Mode::fast, Mode::accuracy}) {
+    Expected<cache::StoreStats> stats = m_cache->stats(mode);
+    if (stats) {
+      status.stores.push_back(*stats);
+    }
+  }
+  status.counters = m_counters.snapshot();
+  return status;
+}
+
+Expected<std::vector<std::pair<Mode, cache::Entry>>> KernelCore::list(std::optional<Mode> mode)
+{
+  std::vector<std::pair<Mode, cache::Entry>> entries;
+  for (Mode each : {Mode::fast, Mode::accuracy}) {
+    if (mode && *mode != each) {
+      continue;
+    }
+    TRY_ASSIGN(std::vector<cache::Entry> listed, m_cache->list(each));
+    for (cache::Entry& entry : listed) {
+      entries.emplace_back(each, std::move(entry));
+    }
+  }
+  return entries;
+}
+
+Expected<cache::PurgeResult> KernelCore::purge(std::optional<Mode> mode)
+{
+  cache::PurgeResult total;
+  for (Mode each : {Mode::fast, Mode::accuracy}) {
+    if (mode && *mode != each) {
+      continue;
+    }
+    TRY_ASSIGN(cache::PurgeResult result, m_cache->purge(each));
+    total.removed_entries += result.removed_entries;
+    total.removed_bytes += result.removed_bytes;
+  }
+  std::lock_guard lock(m_memo_mutex);
+  m_verified.clear();
+  return total;
+}
+
+} // namespace d4r::daemon

@@ -1,0 +1,145 @@
+#pragma once
+// The daemon's logic, free of gRPC: what Resolve, Prepare, PutModule, Status, Import, List and
+// Purge do. Handlers (kernel_service.cpp) convert protobuf to these types and back (wire.cpp);
+// tests call the core directly, without a server.
+
+#include "cache/cache.hpp"
+#include "daemon/config.hpp"
+#include "daemon/counters.hpp"
+#include "daemon/module_store.hpp"
+#include "daemon/release/release_catalog.hpp"
+#include "daemon/single_flight.hpp"
+#include "util/digest.hpp"
+#include "util/error.hpp"
+#include "util/kernel_identity.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace d4r::daemon {
+
+// The requesting game's switches; unset fields take the daemon's configuration.
+struct SelectionQuery {
+  std::string target; // empty: the detected GPU
+  std::optional<Mode> mode;
+  std::optional<bool> fp8_native;
+  std::optional<bool> native_swin_encoders;
+};
+
+struct EffectiveSelection {
+  std::string arch;
+  Mode mode = Mode::fast;
+  bool fp8_native = true;
+  bool native_swin_encoders = true;
+};
+
+struct ResolveQuery {
+  uint64_t module_hash = 0;
+  std::string kernel;
+  SelectionQuery selection;
+  bool accept_path = false;
+};
+
+enum class Outcome { ready, not_found, pending, rejected };
+
+struct ResolveAnswer {
+  Outcome outcome = Outcome::not_found;
+  Counter counter = Counter::not_found_error; // why, for status and the e2e tests
+  std::string reason;
+  std::string target; // the folder target the object came from ("gfx1201-fp8")
+  Mode mode = Mode::fast;
+  Sha256 digest{};
+  int64_t size = 0;
+  std::filesystem::path object_path;   // set when the query accepted a path
+  std::vector<std::byte> object_bytes; // set otherwise
+  std::string metadata;                // serialised d4r.kernel.v1.LaunchMetadata
+};
+
+struct PrepareQuery {
+  uint64_t module_hash = 0;
+  std::optional<Sha256> module_sha256;
+  std::vector<std::string> entries;
+  SelectionQuery selection;
+};
+
+struct PrepareAnswer {
+  bool need_module_bytes = false;
+  std::vector<std::string> servable_entries;
+};
+
+struct ImportSummary {
+  int64_t imported = 0;
+  int64_t already_present = 0;
+  std::vector<std::string> problems;
+};
+
+struct StatusSnapshot {
+  std::string detected_target;
+  std::string native_dir;
+  std::chrono::milliseconds uptime{0};
+  std::vector<cache::StoreStats> stores;
+  std::map<std::string, int64_t> counters;
+};
+
+class KernelCore {
+public:
+  // detected_target may be empty when no GPU was found: requests must then name their target.
+  [[nodiscard]] static Expected<std::unique_ptr<KernelCore>> create(const DaemonConfig& config,
+                                                                    std::string detected_target);
+
+  [[nodiscard]] ResolveAnswer resolve(const ResolveQuery& query);
+  [[nodiscard]] Expected<PrepareAnswer> prepare(const PrepareQuery& query);
+  [[nodiscard]] Expected<int64_t> put_module(uint64_t module_hash, const Sha256& digest,
+                                             std::string_view ptx);
+  [[nodiscard]] StatusSnapshot status() const;
+  [[nodiscard]] Expected<ImportSummary> import_release(const std::filesystem::path& directory);
+  [[nodiscard]] Expected<std::vector<std::pair<Mode, cache::Entry>>> list(std::optional<Mode> mode);
+  [[nodiscard]] Expected<cache::PurgeResult> purge(std::optional<Mode> mode);
+
+  [[nodiscard]] Counters& counters() { return m_counters; }
+  [[nodiscard]] const DaemonConfig& config() const { return m_config; }
+
+private:
+  KernelCore(DaemonConfig config, std::string detected_target, std::unique_ptr<cache::Cache> cache);
+
+  [[nodiscard]] Expected<EffectiveSelection> effective_selection(const SelectionQuery& query) const;
+  [[nodiscard]] Expected<ResolveAnswer> resolve_checked(const ResolveQuery& query);
+  [[nodiscard]] Expected<ResolveAnswer> serve_release_object(const ResolveQuery& query,
+                                                             const EffectiveSelection& selection,
+                                                             const release::CatalogAnswer& found);
+  [[nodiscard]] Expected<cache::Hit> import_object(Mode mode, const cache::CacheKey& key,
+                                                   const std::filesystem::path& path,
+                                                   std::vector<std::byte> bytes);
+  [[nodiscard]] Expected<ResolveAnswer> ready_answer(Mode mode, const std::string& target,
+                                                     const cache::Hit& hit, bool accept_path);
+  [[nodiscard]] Expected<Sha256> release_digest(const std::filesystem::path& path,
+                                                const std::string& identity,
+                                                std::vector<std::byte>* bytes_out);
+
+  DaemonConfig m_config;
+  std::string m_detected_target;
+  std::unique_ptr<cache::Cache> m_cache;
+  std::unique_ptr<release::ReleaseCatalog> m_catalog; // null without a native dir
+  ModuleStore m_modules;
+  Counters m_counters;
+  SingleFlight<Expected<ResolveAnswer>> m_flights;
+  std::chrono::steady_clock::time_point m_started;
+
+  // Memos of facts that only change when a file changes: the content digest of a release object
+  // (by path and stat identity), digests this process has verified, and contract rejections.
+  mutable std::mutex m_memo_mutex;
+  std::map<std::string, Sha256> m_release_digests;
+  std::set<Sha256> m_verified;
+  std::map<std::string, std::string> m_rejections;
+};
+
+} // namespace d4r::daemon

@@ -1,0 +1,165 @@
+#include "daemon/kernel_service.hpp"
+
+#include "daemon/wire.hpp"
+
+#include <chrono>
+
+namespace d4r::daemon {
+
+grpc::ServerUnaryReactor* KernelService::run(grpc::CallbackServerContext* context,
+                                             Priority priority, std::function<grpc::Status()> work)
+{
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  std::chrono::system_clock::time_point deadline = context->deadline();
+  bool queued = m_pool.submit(priority, [reactor, deadline, work = std::move(work)] {
+    if (std::chrono::system_clock::now() > deadline) {
+      reactor->Finish({grpc::StatusCode::DEADLINE_EXCEEDED, "deadline passed while queued"});
+      return;
+    }
+    reactor->Finish(work());
+  });
+  if (!queued) {
+    reactor->Finish({grpc::StatusCode::UNAVAILABLE, "d4r-kerneld is shutting down"});
+  }
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* KernelService::fail(grpc::CallbackServerContext* context,
+                                              const Error& error)
+{
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(wire::to_grpc_status(error));
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* KernelService::Resolve(grpc::CallbackServerContext* context,
+                                                 const pb::ResolveRequest* request,
+                                                 pb::ResolveReply* reply)
+{
+  Expected<ResolveQuery> query = wire::to_resolve_query(*request);
+  if (!query) {
+    return fail(context, query.error());
+  }
+  return run(context, Priority::interactive, [this, query = std::move(*query), reply] {
+    wire::fill_resolve_reply(m_core.resolve(query), *reply);
+    return grpc::Status::OK;
+  });
+}
+
+grpc::ServerUnaryReactor* KernelService::Prepare(grpc::CallbackServerContext* context,
+                                                 const pb::PrepareRequest* request,
+                                                 pb::PrepareReply* reply)
+{
+  Expected<PrepareQuery> query = wire::to_prepare_query(*request);
+  if (!query) {
+    return fail(context, query.error());
+  }
+  return run(context, Priority::interactive, [this, query = std::move(*query), reply] {
+    Expected<PrepareAnswer> answer = m_core.prepare(query);
+    if (!answer) {
+      return wire::to_grpc_status(answer.error());
+    }
+    wire::fill_prepare_reply(*answer, *reply);
+    warm_in_background(query, answer->servable_entries);
+    return grpc::Status::OK;
+  });
+}
+
+// Builds start when the module loads, so that the Resolve of each kernel finds them ready.
+void KernelService::warm_in_background(const PrepareQuery& query,
+                                       const std::vector<std::string>& entries)
+{
+  for (const std::string& entry : entries) {
+    ResolveQuery warm{query.module_hash, entry, query.selection, true};
+    m_pool.submit(Priority::background, [this, warm = std::move(warm)] {
+      static_cast<void>(m_core.resolve(warm));
+    });
+  }
+}
+
+grpc::ServerUnaryReactor* KernelService::PutModule(grpc::CallbackServerContext* context,
+                                                   const pb::PutModuleRequest* request,
+                                                   pb::PutModuleReply* reply)
+{
+  Expected<Sha256> digest = wire::to_sha256(request->module().sha256());
+  if (!digest) {
+    return fail(context, digest.error());
+  }
+  return run(context, Priority::background, [this, request, reply, digest = *digest] {
+    Expected<int64_t> stored = m_core.put_module(request->module().fnv1a64(), digest, request->ptx());
+    if (!stored) {
+      return wire::to_grpc_status(stored.error());
+    }
+    reply->set_stored_bytes(*stored);
+    return grpc::Status::OK;
+  });
+}
+
+grpc::ServerUnaryReactor* KernelService::Status(grpc::CallbackServerContext* context,
+                                                const pb::StatusRequest* /*request*/,
+                                                pb::StatusReply* reply)
+{
+  return run(context, Priority::interactive, [this, reply] {
+    wire::fill_status_reply(m_core.status(), *reply);
+    return grpc::Status::OK;
+  });
+}
+
+grpc::ServerUnaryReactor* KernelService::Import(grpc::CallbackServerContext* context,
+                                                const pb::ImportRequest* request,
+                                                pb::ImportReply* reply)
+{
+  std::optional<std::filesystem::path> directory = m_core.config().native_dir;
+  if (!request->directory().empty()) {
+    directory = request->directory();
+  }
+  if (!directory) {
+    return fail(context, Error{ErrorCode::invalid_argument,
+                               "import: no directory given and no --native-dir configured"});
+  }
+  return run(context, Priority::background, [this, directory = *directory, reply] {
+    Expected<ImportSummary> summary = m_core.import_release(directory);
+    if (!summary) {
+      return wire::to_grpc_status(summary.error());
+    }
+    wire::fill_import_reply(*summary, *reply);
+    return grpc::Status::OK;
+  });
+}
+
+grpc::ServerUnaryReactor* KernelService::List(grpc::CallbackServerContext* context,
+                                              const pb::ListRequest* request, pb::ListReply* reply)
+{
+  Expected<std::optional<Mode>> mode = wire::to_mode(request->mode());
+  if (!mode) {
+    return fail(context, mode.error());
+  }
+  return run(context, Priority::interactive, [this, mode = *mode, reply] {
+    Expected<std::vector<std::pair<Mode, cache::Entry>>> entries = m_core.list(mode);
+    if (!entries) {
+      return wire::to_grpc_status(entries.error());
+    }
+    wire::fill_list_reply(*entries, *reply);
+    return grpc::Status::OK;
+  });
+}
+
+grpc::ServerUnaryReactor* KernelService::Purge(grpc::CallbackServerContext* context,
+                                               const pb::PurgeRequest* request,
+                                               pb::PurgeReply* reply)
+{
+  Expected<std::optional<Mode>> mode = wire::to_mode(request->mode());
+  if (!mode) {
+    return fail(context, mode.error());
+  }
+  return run(context, Priority::interactive, [this, mode = *mode, reply] {
+    Expected<cache::PurgeResult> result = m_core.purge(mode);
+    if (!result) {
+      return wire::to_grpc_status(result.error());
+    }
+    wire::fill_purge_reply(*result, *reply);
+    return grpc::Status::OK;
+  });
+}
+
+} // namespace d4r::daemon

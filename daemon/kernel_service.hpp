@@ -1,0 +1,54 @@
+#pragma once
+// The gRPC service: thin callback handlers (STYLE.md rule 10). Each converts its request
+// (wire.cpp), queues one core call on the pool, and finishes with one status. Nothing here
+// blocks a gRPC thread.
+
+#include "daemon/kernel_core.hpp"
+#include "daemon/task_pool.hpp"
+
+#include "d4r/kernel/v1/kernel.grpc.pb.h"
+
+#include <functional>
+
+namespace d4r::daemon {
+
+namespace pb = ::d4r::kernel::v1;
+
+class KernelService final : public pb::KernelService::CallbackService {
+public:
+  KernelService(KernelCore& core, TaskPool& pool) : m_core(core), m_pool(pool) {}
+
+  grpc::ServerUnaryReactor* Prepare(grpc::CallbackServerContext* context,
+                                    const pb::PrepareRequest* request,
+                                    pb::PrepareReply* reply) override;
+  grpc::ServerUnaryReactor* PutModule(grpc::CallbackServerContext* context,
+                                      const pb::PutModuleRequest* request,
+                                      pb::PutModuleReply* reply) override;
+  grpc::ServerUnaryReactor* Resolve(grpc::CallbackServerContext* context,
+                                    const pb::ResolveRequest* request,
+                                    pb::ResolveReply* reply) override;
+  grpc::ServerUnaryReactor* Status(grpc::CallbackServerContext* context,
+                                   const pb::StatusRequest* request,
+                                   pb::StatusReply* reply) override;
+  grpc::ServerUnaryReactor* Import(grpc::CallbackServerContext* context,
+                                   const pb::ImportRequest* request,
+                                   pb::ImportReply* reply) override;
+  grpc::ServerUnaryReactor* List(grpc::CallbackServerContext* context,
+                                 const pb::ListRequest* request, pb::ListReply* reply) override;
+  grpc::ServerUnaryReactor* Purge(grpc::CallbackServerContext* context,
+                                  const pb::PurgeRequest* request,
+                                  pb::PurgeReply* reply) override;
+
+private:
+  // Queues `work` and finishes the reactor with its status; a request whose deadline passed in
+  // the queue is finished without running it.
+  grpc::ServerUnaryReactor* run(grpc::CallbackServerContext* context, Priority priority,
+                                std::function<grpc::Status()> work);
+  grpc::ServerUnaryReactor* fail(grpc::CallbackServerContext* context, const Error& error);
+  void warm_in_background(const PrepareQuery& query, const std::vector<std::string>& entries);
+
+  KernelCore& m_core;
+  TaskPool& m_pool;
+};
+
+} // namespace d4r::daemon

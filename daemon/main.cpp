@@ -1,0 +1,143 @@
+// d4r-kerneld: the user-level daemon that serves native kernel replacements. main() is a recipe
+// of named phases (STYLE.md rule 14), each timed.
+
+#include "d4r_version.hpp"
+#include "daemon/config.hpp"
+#include "daemon/kernel_core.hpp"
+#include "daemon/listener.hpp"
+#include "daemon/logging.hpp"
+#include "daemon/release/gpu_detection.hpp"
+#include "daemon/server.hpp"
+#include "daemon/task_pool.hpp"
+#include "util/timer.hpp"
+
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
+
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <thread>
+
+extern char** environ;
+
+namespace {
+
+using namespace d4r;
+using namespace d4r::daemon;
+
+void log_phase(std::string_view phase, std::chrono::nanoseconds elapsed)
+{
+  spdlog::debug("phase {}: {:.3f} ms", phase, static_cast<double>(elapsed.count()) / 1e6);
+}
+
+// Signals are taken from a signalfd in the accept loop, so every thread must block them first.
+int block_signals()
+{
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  return signalfd(-1, &set, SFD_CLOEXEC);
+}
+
+std::string detect_target(const DaemonConfig& config)
+{
+  std::optional<std::string_view> override_arch;
+  if (config.gpu_arch) {
+    override_arch = *config.gpu_arch;
+  }
+  Expected<std::string> arch = release::resolve_gpu_arch(override_arch, config.topology_root);
+  if (!arch) {
+    spdlog::warn("{}; requests must name their target", arch.error().message);
+    return "";
+  }
+  if (!is_known_target(*arch)) {
+    spdlog::warn("gpu {} is not an RDNA3/RDNA4 target d4r builds for; requests must name one", *arch);
+    return "";
+  }
+  return *arch;
+}
+
+int run_daemon(const DaemonConfig& config)
+{
+  int signal_fd = block_signals();
+  std::string target;
+  {
+    Timer timer("detect-gpu", log_phase);
+    target = detect_target(config);
+  }
+  std::unique_ptr<KernelCore> core;
+  {
+    Timer timer("open-cache", log_phase);
+    Expected<std::unique_ptr<KernelCore>> created = KernelCore::create(config, target);
+    if (!created) {
+      spdlog::critical("{}", created.error().message);
+      return 1;
+    }
+    core = std::move(*created);
+  }
+  Expected<Listener> listener = Listener::open(config.socket_path);
+  if (!listener) {
+    spdlog::critical("{}", listener.error().message);
+    return 1;
+  }
+  int threads = config.workers > 0 ? config.workers
+                                   : static_cast<int>(std::max(2U, std::thread::hardware_concurrency()));
+  TaskPool pool(threads);
+  Expected<std::unique_ptr<Server>> server = Server::start(*core, pool, config.max_ptx_bytes + (1 << 20));
+  if (!server) {
+    spdlog::critical("{}", server.error().message);
+    return 1;
+  }
+  spdlog::info("d4r-kerneld {} serving on {}{} for {} (cache {}, release {})", k_d4r_version,
+               listener->path().string(), listener->from_systemd() ? " (systemd socket)" : "",
+               target.empty() ? "no detected gpu" : target, config.cache_dir.string(),
+               config.native_dir ? config.native_dir->string() : "none");
+  sd_notify(0, "READY=1\nSTATUS=serving");
+  Expected<void> served = (*server)->serve(*listener, signal_fd);
+  sd_notify(0, "STOPPING=1");
+  (*server)->shutdown(std::chrono::seconds(2));
+  pool.shutdown(); // finishes queued work, so a committed cache entry is never half-done
+  close(signal_fd);
+  if (!served) {
+    spdlog::critical("{}", served.error().message);
+    return 1;
+  }
+  spdlog::info("stopped");
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::vector<std::string> environment;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    environment.emplace_back(*entry);
+  }
+  Expected<ParsedConfig> parsed = parse_config(args, environment);
+  if (!parsed) {
+    std::fprintf(stderr, "d4r-kerneld: %s\n", parsed.error().message.c_str());
+    return 2;
+  }
+  if (parsed->status == ParseStatus::help) {
+    std::fputs(usage_text().c_str(), stdout);
+    return 0;
+  }
+  if (parsed->status == ParseStatus::version) {
+    std::printf("d4r-kerneld %s\n", k_d4r_version);
+    return 0;
+  }
+  Expected<void> logging = setup_logging(parsed->config.log_level);
+  if (!logging) {
+    std::fprintf(stderr, "d4r-kerneld: %s\n", logging.error().message.c_str());
+    return 2;
+  }
+  return run_daemon(parsed->config);
+}

@@ -1,0 +1,29 @@
+#pragma once
+// PTX modules that clients uploaded, kept by SHA-256 under <cache root>/modules so that later
+// builds (PTX rewrites, translation) can start without asking the game again. Modules are the
+// same in both accuracy modes, so there is one folder. Writes are atomic (temp, fsync, rename).
+
+#include "util/digest.hpp"
+#include "util/error.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <string_view>
+
+namespace d4r::daemon {
+
+class ModuleStore {
+public:
+  ModuleStore(std::filesystem::path root, int64_t max_module_bytes);
+
+  [[nodiscard]] bool contains(const Sha256& digest) const;
+  // Checks the size limit and that the bytes hash to both digests before storing.
+  [[nodiscard]] Expected<int64_t> put(uint64_t fnv1a64, const Sha256& digest, std::string_view ptx);
+  [[nodiscard]] std::filesystem::path path_of(const Sha256& digest) const;
+
+private:
+  std::filesystem::path m_root;
+  int64_t m_max_module_bytes;
+};
+
+} // namespace d4r::daemon

@@ -1,0 +1,249 @@
+#include "daemon/wire.hpp"
+
+#include "d4r_version.hpp"
+
+#include <unistd.h>
+
+namespace d4r::daemon::wire {
+
+namespace {
+
+constexpr size_t k_max_status_message = 1024;
+
+void fill_resources(const compiler::KernelResources& from, pb::KernelResources& to)
+{
+  to.set_name(from.name);
+  to.set_kernarg_size(from.kernarg_size);
+  to.set_kernarg_align(from.kernarg_align);
+  to.set_wave_size(from.wave_size);
+  to.set_sgpr_count(from.sgpr_count);
+  to.set_vgpr_count(from.vgpr_count);
+  to.set_lds_bytes(from.lds_bytes);
+  to.set_scratch_bytes(from.scratch_bytes);
+  to.set_max_workgroup_size(from.max_workgroup_size);
+}
+
+Expected<SelectionQuery> to_selection_query(const pb::Selection& selection)
+{
+  SelectionQuery query;
+  query.target = selection.target();
+  TRY_ASSIGN(query.mode, to_mode(selection.mode()));
+  if (selection.has_fp8_native()) {
+    query.fp8_native = selection.fp8_native();
+  }
+  if (selection.has_native_swin_encoders()) {
+    query.native_swin_encoders = selection.native_swin_encoders();
+  }
+  return query;
+}
+
+pb::ResolveReply::Outcome to_proto(Outcome outcome)
+{
+  switch (outcome) {
+  case Outcome::ready:
+    return pb::ResolveReply::READY;
+  case Outcome::not_found:
+    return pb::ResolveReply::NOT_FOUND;
+  case Outcome::pending:
+    return pb::ResolveReply::PENDING;
+  case Outcome::rejected:
+    return pb::ResolveReply::REJECTED;
+  }
+  return pb::ResolveReply::NOT_FOUND;
+}
+
+} // namespace
+
+Expected<std::optional<Mode>> to_mode(pb::Mode mode)
+{
+  switch (mode) {
+  case pb::MODE_UNSPECIFIED:
+    return std::nullopt;
+  case pb::MODE_FAST:
+    return Mode::fast;
+  case pb::MODE_ACCURACY:
+    return Mode::accuracy;
+  case pb::Mode_INT_MIN_SENTINEL_DO_NOT_USE_:
+  case pb::Mode_INT_MAX_SENTINEL_DO_NOT_USE_:
+    break;
+  }
+  return make_error(ErrorCode::invalid_argument,
+                    "unknown accuracy mode " + std::to_string(static_cast<int>(mode)));
+}
+
+pb::Mode to_proto(Mode mode)
+{
+  return mode == Mode::accuracy ? pb::MODE_ACCURACY : pb::MODE_FAST;
+}
+
+Expected<Sha256> to_sha256(const std::string& bytes)
+{
+  if (bytes.size() != 32) {
+    return make_error(ErrorCode::invalid_argument,
+                      "sha256 is " + std::to_string(bytes.size()) + " bytes (expected 32)");
+  }
+  Sha256 digest{};
+  std::copy(bytes.begin(), bytes.end(), reinterpret_cast<char*>(digest.data()));
+  return digest;
+}
+
+Expected<ResolveQuery> to_resolve_query(const pb::ResolveRequest& request)
+{
+  ResolveQuery query;
+  query.module_hash = request.module_hash();
+  query.kernel = request.kernel();
+  TRY_ASSIGN(query.selection, to_selection_query(request.selection()));
+  query.accept_path = request.accept_path();
+  return query;
+}
+
+void fill_resolve_reply(ResolveAnswer answer, pb::ResolveReply& reply)
+{
+  reply.set_outcome(to_proto(answer.outcome));
+  reply.set_reason(std::move(answer.reason));
+  reply.set_target(std::move(answer.target));
+  reply.set_mode(to_proto(answer.mode));
+  if (answer.outcome != Outcome::ready) {
+    return;
+  }
+  pb::CodeObject& object = *reply.mutable_object();
+  object.set_sha256(std::string(answer.digest.begin(), answer.digest.end()));
+  object.set_size(answer.size);
+  if (!answer.object_path.empty()) {
+    object.set_path(answer.object_path.string());
+  } else {
+    object.set_data(reinterpret_cast<const char*>(answer.object_bytes.data()),
+                    answer.object_bytes.size());
+  }
+  reply.mutable_metadata()->ParseFromString(answer.metadata);
+}
+
+Expected<PrepareQuery> to_prepare_query(const pb::PrepareRequest& request)
+{
+  PrepareQuery query;
+  query.module_hash = request.module().fnv1a64();
+  if (!request.module().sha256().empty()) {
+    TRY_ASSIGN(query.module_sha256, to_sha256(request.module().sha256()));
+  }
+  query.entries.assign(request.entries().begin(), request.entries().end());
+  TRY_ASSIGN(query.selection, to_selection_query(request.selection()));
+  return query;
+}
+
+void fill_prepare_reply(const PrepareAnswer& answer, pb::PrepareReply& reply)
+{
+  reply.set_need_module_bytes(answer.need_module_bytes);
+  for (const std::string& entry : answer.servable_entries) {
+    reply.add_servable_entries(entry);
+  }
+}
+
+void fill_status_reply(const StatusSnapshot& status, pb::StatusReply& reply)
+{
+  reply.set_version(k_d4r_version);
+  reply.set_uptime_ms(status.uptime.count());
+  reply.set_detected_target(status.detected_target);
+  reply.set_native_dir(status.native_dir);
+  reply.set_pid(getpid());
+  for (const cache::StoreStats& stats : status.stores) {
+    pb::StoreStats& out = *reply.add_stores();
+    out.set_mode(to_proto(stats.mode));
+    out.set_path(stats.root.string());
+    out.set_entries(stats.entries);
+    out.set_bytes(stats.bytes);
+    out.set_max_bytes(stats.max_bytes);
+    out.set_hits(stats.hits);
+    out.set_misses(stats.misses);
+    out.set_evictions(stats.evictions);
+    out.set_quarantined(stats.quarantined);
+    out.set_inserts(stats.inserts);
+  }
+  for (const auto& [name, value] : status.counters) {
+    (*reply.mutable_counters())[name] = value;
+  }
+}
+
+void fill_import_reply(const ImportSummary& summary, pb::ImportReply& reply)
+{
+  reply.set_imported(summary.imported);
+  reply.set_already_present(summary.already_present);
+  for (const std::string& problem : summary.problems) {
+    reply.add_problems(problem);
+  }
+}
+
+void fill_list_reply(const std::vector<std::pair<Mode, cache::Entry>>& entries, pb::ListReply& reply)
+{
+  for (const auto& [mode, entry] : entries) {
+    pb::CacheEntry& out = *reply.add_entries();
+    out.set_mode(to_proto(mode));
+    out.set_kernel(entry.key.kernel);
+    out.set_module_hash(entry.key.module_hash);
+    out.set_target(entry.key.target);
+    out.set_source(entry.source);
+    out.set_sha256(std::string(entry.digest.begin(), entry.digest.end()));
+    out.set_size(entry.size);
+    out.set_last_used_unix_ms(entry.last_used_unix_ms);
+  }
+}
+
+void fill_purge_reply(const cache::PurgeResult& result, pb::PurgeReply& reply)
+{
+  reply.set_removed_entries(result.removed_entries);
+  reply.set_removed_bytes(result.removed_bytes);
+}
+
+std::string serialize_launch_meta(const compiler::LaunchMeta& meta)
+{
+  pb::LaunchMetadata out;
+  out.set_amdhsa_target(meta.amdhsa_target);
+  fill_resources(meta.main, *out.mutable_main());
+  if (meta.prep) {
+    fill_resources(*meta.prep, *out.mutable_prep());
+  }
+  out.set_prep_blocks(meta.prep_blocks);
+  out.set_prep_key_offset(meta.prep_key_offset);
+  out.set_prep_key_at(meta.prep_key_at);
+  out.set_prep_key_slots(meta.prep_key_slots);
+  out.set_prep_identity_at(meta.prep_identity_at);
+  out.set_block_z(meta.block_z);
+  out.set_grid_x(meta.grid_x);
+  for (const compiler::PostKernelMeta& post : meta.posts) {
+    pb::PostKernel& p = *out.add_posts();
+    p.set_name(post.name);
+    p.set_grid_x(post.grid_x);
+    p.set_grid_y(post.grid_y);
+    p.set_block_x(post.block_x);
+    p.set_block_y(post.block_y);
+    p.set_block_z(post.block_z);
+  }
+  return out.SerializeAsString();
+}
+
+grpc::Status to_grpc_status(const Error& error)
+{
+  std::string message = error.message.substr(0, k_max_status_message);
+  switch (error.code) {
+  case ErrorCode::invalid_argument:
+    return {grpc::StatusCode::INVALID_ARGUMENT, message};
+  case ErrorCode::not_found:
+    return {grpc::StatusCode::NOT_FOUND, message};
+  case ErrorCode::io:
+  case ErrorCode::corrupt:
+  case ErrorCode::internal:
+    return {grpc::StatusCode::INTERNAL, message};
+  case ErrorCode::rejected:
+    return {grpc::StatusCode::FAILED_PRECONDITION, message};
+  case ErrorCode::unavailable:
+    return {grpc::StatusCode::UNAVAILABLE, message};
+  case ErrorCode::timeout:
+    return {grpc::StatusCode::DEADLINE_EXCEEDED, message};
+  case ErrorCode::permission_denied:
+    return {grpc::StatusCode::PERMISSION_DENIED, message};
+  case ErrorCode::resource_exhausted:
+    return {grpc::StatusCode::RESOURCE_EXHAUSTED, message};
+  }
+  return {grpc::StatusCode::UNKNOWN, message};
+}
+
+} // namespace d4r::daemon::wire

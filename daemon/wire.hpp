@@ -1,0 +1,39 @@
+#pragma once
+// Protobuf <-> core conversions, the only place that knows both (STYLE.md rule 10).
+
+#include "compiler/launch_meta.hpp"
+#include "daemon/kernel_core.hpp"
+#include "util/error.hpp"
+
+#include "d4r/kernel/v1/kernel.pb.h"
+
+#include <grpcpp/support/status.h>
+
+#include <string>
+
+namespace d4r::daemon::wire {
+
+namespace pb = ::d4r::kernel::v1;
+
+[[nodiscard]] Expected<ResolveQuery> to_resolve_query(const pb::ResolveRequest& request);
+void fill_resolve_reply(ResolveAnswer answer, pb::ResolveReply& reply);
+
+[[nodiscard]] Expected<PrepareQuery> to_prepare_query(const pb::PrepareRequest& request);
+void fill_prepare_reply(const PrepareAnswer& answer, pb::PrepareReply& reply);
+
+[[nodiscard]] Expected<std::optional<Mode>> to_mode(pb::Mode mode);
+[[nodiscard]] pb::Mode to_proto(Mode mode);
+[[nodiscard]] Expected<Sha256> to_sha256(const std::string& bytes);
+
+void fill_status_reply(const StatusSnapshot& status, pb::StatusReply& reply);
+void fill_import_reply(const ImportSummary& summary, pb::ImportReply& reply);
+void fill_list_reply(const std::vector<std::pair<Mode, cache::Entry>>& entries, pb::ListReply& reply);
+void fill_purge_reply(const cache::PurgeResult& result, pb::PurgeReply& reply);
+
+// The launch metadata as the cache stores it: a serialised pb::LaunchMetadata.
+[[nodiscard]] std::string serialize_launch_meta(const compiler::LaunchMeta& meta);
+
+// One mapping from our errors to gRPC's, messages cut at 1 KiB.
+[[nodiscard]] grpc::Status to_grpc_status(const Error& error);
+
+} // namespace d4r::daemon::wire

@@ -1,0 +1,26 @@
+# systemd/ units. `systemd-analyze verify` insists that ExecStart exists, so it checks a test copy
+# of the service whose ExecStart is the daemon built in this tree (/bin/true while there is no
+# d4r-kerneld target yet); the installed copy is checked for the installed daemon's path.
+include(GNUInstallDirs)
+set(d4r_unit_test_dir ${CMAKE_BINARY_DIR}/systemd/test)
+if(TARGET d4r-kerneld)
+  set(D4R_KERNELD_PATH "$<TARGET_FILE:d4r-kerneld>")
+else()
+  set(D4R_KERNELD_PATH /bin/true)
+  message(STATUS "systemd unit test: no d4r-kerneld target, verifying with ExecStart=/bin/true")
+endif()
+configure_file(${PROJECT_SOURCE_DIR}/systemd/d4r-kerneld.service.in
+               ${d4r_unit_test_dir}/d4r-kerneld.service.in @ONLY)
+file(GENERATE OUTPUT ${d4r_unit_test_dir}/d4r-kerneld.service
+     INPUT ${d4r_unit_test_dir}/d4r-kerneld.service.in)
+configure_file(${PROJECT_SOURCE_DIR}/systemd/d4r-kerneld.socket
+               ${d4r_unit_test_dir}/d4r-kerneld.socket COPYONLY)
+
+add_test(NAME systemd_units_verify
+  COMMAND sh ${PROJECT_SOURCE_DIR}/systemd/verify-units.sh
+    ${d4r_unit_test_dir}/d4r-kerneld.socket ${d4r_unit_test_dir}/d4r-kerneld.service)
+set_tests_properties(systemd_units_verify PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60)
+
+add_test(NAME systemd_units_installed_exec_start
+  COMMAND grep -qx "ExecStart=${CMAKE_INSTALL_FULL_BINDIR}/d4r-kerneld"
+    ${CMAKE_BINARY_DIR}/systemd/d4r-kerneld.service)

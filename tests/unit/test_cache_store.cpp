@@ -1,0 +1,487 @@
+// Store: round trips, counters, shared objects, corruption, eviction order, garbage and bad roots.
+
+#include "cache/cache.hpp"
+#include "cache/db.hpp"
+
+#include "test_cache_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace d4r::cache {
+namespace {
+
+using testing::bytes_of;
+using testing::count_files;
+using testing::make_key;
+using testing::object_of;
+using testing::open_store;
+using testing::TempDir;
+
+mode_t mode_of(const std::filesystem::path& path)
+{
+  struct stat info {};
+  EXPECT_EQ(::stat(path.c_str(), &info), 0) << path;
+  return info.st_mode & 07777;
+}
+
+void flip_byte(const std::filesystem::path& path, size_t offset)
+{
+  ASSERT_EQ(::chmod(path.c_str(), 0644), 0);
+  std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+  ASSERT_TRUE(file.good());
+  file.seekg(static_cast<std::streamoff>(offset));
+  char c = 0;
+  file.get(c);
+  file.seekp(static_cast<std::streamoff>(offset));
+  file.put(static_cast<char>(c ^ 0x5a));
+}
+
+TEST(CacheStore, InsertLookupReadRoundTrip)
+{
+  TempDir dir;
+  std::unique_ptr<Store> store = open_store(dir.path());
+  ASSERT_NE(store, nullptr);
+  const std::vector<std::byte> object = object_of(4096, 1);
+  Expected<Hit> inserted = store->insert(make_key("d4r_test_layer"), object, "meta-1", "release:x");
+  ASSERT_TRUE(inserted.has_value()) << inserted.error().message;
+  EXPECT_EQ(inserted->digest, sha256(object));
+
+  Expected<std::optional<Hit>> hit = store->lookup(make_key("d4r_test_layer"));
+  ASSERT_TRUE(hit.has_value()) << hit.error().message;
+  ASSERT_TRUE(hit->has_value());
+  EXPECT_EQ((*hit)->digest, sha256(object));
+  EXPECT_EQ((*hit)->size, 4096);
+  EXPECT_EQ((*hit)->metadata, "meta-1");
+  EXPECT_EQ((*hit)->source, "release:x");
+  EXPECT_EQ((*hit)->key.kernel, "d4r_test_layer");
+
+  const std::string hex = to_hex(sha256(object));
+  const std::filesystem::path expected_path = dir.path() / "objects" / hex.substr(0, 2) /
+                                              hex.substr(2);
+  EXPECT_EQ((*hit)->object_path, expected_path);
+  EXPECT_EQ(mode_of(expected_path), 0444U);
+  EXPECT_EQ(mode_of(expected_path.parent_path()), 0700U);
+  EXPECT_EQ(mode_of(dir.path() / "objects"), 0700U);
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "index.sqlite"));
+
+  Expected<std::vector<std::byte>> bytes = store->read_object(**hit);
+  ASSERT_TRUE(bytes.has_value()) << bytes.error().message;
+  EXPECT_EQ(*bytes, object);
+  EXPECT_TRUE(store->verify_object(**hit).has_value());
+  EXPECT_EQ(count_files(dir.path() / "tmp"), 0);
+}
+
+TEST(CacheStore, KeyFieldsAllMatter)
+{
+  TempDir dir;
+  std::unique_ptr<Store> store = open_store(dir.path());
+  ASSERT_NE(store, nullptr);
+  const CacheKey key = make_key("d4r_test_simple");
+  ASSERT_TRUE(store->insert(key, object_of(64, 2), "", "built").has_value());
+  std::vector<CacheKey> others(6, key);
+  others[0].module_hash ^= 1;
+  others[1].kernel = "d4r_test_layer";
+  others[2].target = "gfx1201-fp8";
+  others[3].variant = "wave32";
+  others[4].toolchain = "clang-19";
+  others[5].recipe = "other-recipe";
+  for (const CacheKey& other : others) {
+    Expected<std::optional<Hit>> hit = store->lookup(other);
+    ASSERT_TRUE(hit.has_value()) << hit.error().message;
+    EXPECT_FALSE(hit->has_value()) << other.kernel << " " << other.target;
+  }
+  Expected<std::optional<Hit>> same = store->lookup(key);
+  ASSERT_TRUE(same.has_value());
+  EXPECT_TRUE(same->has_value());
+}
+
+TEST(CacheStore, CountsMissesHitsAndInserts)
+{
+  TempDir dir;
+  std::unique_ptr<Store> store = open_store(dir.path());
+  ASSERT_NE(store, nullptr);
+  for (int i = 0; i < 3; ++i) {
+    Expected<std::optional<Hit>> miss = store->lookup(make_key("dl4rt_input_kernel"));
+    ASSERT_TRUE(miss.has_value());
+    EXPECT_FALSE(miss->has_value());
+  }
+  ASSERT_TRUE(store->insert(make_key("dl4rt_input_kernel"), object_of(100, 3), "", "").has_value());
+  ASSERT_TRUE(store->insert(make_key("rrlite_enc1_4x4"), object_of(200, 4), "", "").has_value());
+  for (int i = 0; i < 2; ++i) {
+    Expected<std::optional<Hit>> hit = store->lookup(make_key("dl4rt_input_kernel"));
+    ASSERT_TRUE(hit.has_value());
+    EXPECT_TRUE(hit->has_value());
+  }
+  Expected<StoreStats> stats = store->stats();
+  ASSERT_TRUE(stats.has_value()) << stats.error().message;
+  EXPECT_EQ(stats->misses, 3);
+  EXPECT_EQ(stats->hits, 2);
+  EXPECT_EQ(stats->inserts, 2);
+  EXPECT_EQ(stats->entries, 2);
+  EXPECT_EQ(stats->bytes, 300);
+  EXPECT_EQ(stats->evictions, 0);
+  EXPECT_EQ(stats->quarantined, 0);
+  EXPECT_EQ(stats->mode, Mode::fast);
+  EXPECT_EQ(stats->root, dir.path());
+
+  // The counters live in the database: a second connection sees them.
+  store.reset();
+  std::unique_ptr<Store> reopened = open_store(dir.path());
+  ASSERT_NE(reopened, nullptr);
+  Expected<StoreStats> again = reopened->stats();
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->misses, 3);
+  EXPECT_EQ(again->hits, 2);
+  EXPECT_EQ(again->entries, 2);
+}
+
+TEST(CacheStore, TwoKeysShareOneObject)
+{
+  TempDir dir;
+  std::unique_ptr<Store> store = open_store(dir.path());
+  ASSERT_NE(store, nullptr);
+  const std::vector<std::byte> object = object_of(1000, 5);
+  Expected<Hit> first = store->insert(make_key("rrlite_enc1_4x4"), object, "a", "");
+  Expected<Hit> second = store->insert(make_key("rrlite_enc2_4x4"), object, "b", "");
+  ASSERT_TRUE(first.has_value() && second.has_value());
+  EXPECT_EQ(first->object_path, second->object_path);
+  EXPECT_EQ(count_files(dir.path() / "objects"), 1);
+  Expected<StoreStats> stats = store->stats();
+  ASSERT_TRUE(stats.has_value());
+  EXPECT_EQ(stats->entries, 2);
+  EXPECT_EQ(stats->bytes, 1000);
+
+  // Re-keying one entry to new content keeps the shared object for the other.
+  ASSERT_TRUE(store->insert(make_key("rrlite_enc1_4x4"), object_of(500, 6), "", "").has_value());
+  EXPECT_EQ(count_files(dir.path() / "objects"), 2);
+  Expected<std::optional<Hit>> other = store->lookup(make_key("rrlite_enc2_4x4"));
+  ASSERT_TRUE(other.has_value() && other->has_value());
+  Expected<std::vector<std::byte>> bytes = store->read_object(**other);
+  ASSERT_TRUE(bytes.has_value());
+  EXPECT_EQ(*bytes, object);
+
+  // Re-keying the last user drops the object.
+  ASSERT_TRUE(store->insert(make_key("rrlite_enc2_4x4"), object_of(500, 6), "", "").has_value());
+  EXPECT_EQ(count_files(dir.path() / "objects"), 1);
+  EXPECT_FALSE(std::filesystem::exists(first->object_path));
+  stats = store->stats();
+  ASSERT_TRUE(stats.has_value());
+  EXPECT_EQ(stats->bytes, 500);
+}
+
+TEST(CacheStore, CorruptObjectIsQuarantinedNotServed)
+{
+  TempDir dir;
+  std::unique_ptr<Store> store = open_store(dir.path());
+  ASSERT_NE(store, nullptr);
+  const std::vector<std::byte> object = object_of(2048, 7);
+  ASSERT_TRUE(store->insert(make_key("d4r_test_layer"), object, "m", "").has_value());
+  ASSERT_TRUE(store->insert(make_key("d4r_test_simple"), object, "m", "").has_value());
+  Expected<std::optional<Hit>> hit = store->lookup(make_key("d4r_test_layer"));
+  ASSERT_TRUE(hit.has_value() && hit->has_value());
+  flip_byte((*hit)->object_path, 1000);
+
+  Expected<std::vector<std::byte>> bytes = store->read_object(**hit);
+  ASSERT_FALSE(bytes.has_value());
+  EXPECT_EQ(bytes.error().code, ErrorCode::corrupt);
+  EXPECT_EQ(bytes.error().message,
+            "cache: kernel d4r_test_layer (ptx 8baeb925f177af87): sha256 mismatch, quarantined");
+  EXPECT_FALSE(std::filesystem::exists((*hit)->object_path));
+  EXPECT_EQ(count_files(dir.path() / "quarantine"), 1);
+
+  // Every key that named the bad object misses now.
+  for (const char* kernel : {"d4r_test_layer", "d4r_test_simple"}) {
+    Expected<std::optional<Hit>> after = store->lookup(make_key(kernel));
+    ASSERT_TRUE(after.has_value());
+    EXPECT_FALSE(after->has_value()) << kernel;
+  }
+  Expected<StoreStats> stats = store->stats();
+  ASSERT_TRUE(stats.has_value());
+  EXPECT_EQ(stats->quarantined, 1);
+  EXPECT_EQ(stats->entries, 0);
+  EXPECT_EQ(stats->bytes, 0);
+
+  Expected<Hit> again = store->insert(make_key("d4r_test_layer"), object, "m", "");
+  ASSERT_TRUE(again.has_value()) << again.error().message;
+  Expected<std::vector<std::byte>> good = store->read_object(*again);
+  ASSERT_TRUE(good.has_value()) << good.error().message;
+  EXPECT_EQ(*good, object);
+}
+
+TEST(CacheStore, VerifyObjectQuarantinesToo)
+{
+  TempDir dir;
+  std::unique_ptr<Store> store = open_store(dir.path());
+  ASSERT_NE(store, nullptr);
+  Expected<Hit> hit = store->insert(make_key("d4r_test_layer"), object_of(300, 8), "", "");
+  ASSERT_TRUE(hit.has_value());
+  flip_byte(hit->object_path, 0);
+  Expected<void> verified = store->verify_object(*hit);
+  ASSERT_FALSE(verified.has_value());
+  EXPECT_EQ(verified.error().code, ErrorCode::corrupt);
+  EXPECT_NE(verified.error().message.find("sha256 mismatch, quarantined"), std::string::npos);
+  Expected<StoreStats> stats = store->stats();
+  ASSERT_TRUE(stats.has_value());
+  EXPECT_EQ(stats->quarantined, 1);
+}
+
+TEST(CacheStore, TruncatedObjectIsAMissAndQuarantined)
+{
+  TempDir dir;
+  std::unique_ptr<Store> store = open_store(dir.path());
+  ASSERT_NE(store, nullptr);
+  Expected<Hit> hit = store->insert(make_key("d4r_test_layer"), object_of(300, 9), "", "");
+  ASSERT_TRUE(hit.has_value());
+  ASSERT_EQ(::chmod(hit->object_path.c_str(), 0644), 0);
+  std::filesystem::resize_file(hit->object_path, 100);
+  Expected<std::optional<Hit>> lookup = store->lookup(make_key("d4r_test_layer"));
+  ASSERT_TRUE(lookup.has_value());
+  EXPECT_FALSE(lookup->has_value());
+  EXPECT_EQ(count_files(dir.path() / "quarantine"), 1);
+  Expected<StoreStats> stats = store->stats();
+  ASSERT_TRUE(stats.has_value());
+  EXPECT_EQ(stats->quarantined, 1);
+  EXPECT_EQ(stats->misses, 1);
+}
+
+TEST(CacheStore, MissingObjectFileDropsTheRow)
+{
+  TempDir dir;
+  std::unique_ptr<Store> store = open_store(dir.path());
+  ASSERT_NE(store, nullptr);
+  Expected<Hit> hit = store->insert(make_key("d4r_test_layer"), object_of(300, 10), "", "");
+  ASSERT_TRUE(hit.has_value());
+  ASSERT_TRUE(std::filesystem::remove(hit->object_path));
+  Expected<std::optional<Hit>> lookup = store->lookup(make_key("d4r_test_layer"));
+  ASSERT_TRUE(lookup.has_value());
+  EXPECT_FALSE(lookup->has_value());
+  Expected<std::vector<Entry>> entries = store->list();
+  ASSERT_TRUE(entries.has_value());
+  EXPECT_TRUE(entries->empty());
+  Expected<StoreStats> stats = store->stats();
+  ASSERT_TRUE(stats.has_value());
+  EXPECT_EQ(stats->misses, 1);
+  EXPECT_EQ(stats->hits, 0);
+  EXPECT_EQ(stats->quarantined, 0);
+}
+
+TEST(CacheStore, EvictsLeastRecentlyUsed)
+{
+  TempDir dir;
+  std::unique_ptr<Store> store = open_store(dir.path(), 350);
+  ASSERT_NE(store, nullptr);
+  std::vector<Hit> hits;
+  for (const char* kernel : {"k_first", "k_second", "k_third"}) {
+    Expected<Hit> hit = store->insert(make_key(kernel), object_of(100, static_cast<uint32_t>(hits.size() + 20)), "", "");
+    ASSERT_TRUE(hit.has_value());
+    hits.push_back(*hit);
+  }
+  Expected<std::optional<Hit>> touched = store->lookup(make_key("k_first"));
+  ASSERT_TRUE(touched.has_value() && touched->has_value());
+  ASSERT_TRUE(store->insert(make_key("k_fourth"), object_of(100, 30), "", "").has_value());
+
+  Expected<std::vector<Entry>> entries = store->list();
+  ASSERT_TRUE(entries.has_value());
+  std::vector<std::string> kernels;
+  for (const Entry& entry : *entries) {
+    kernels.push_back(entry.key.kernel);
+  }
+  EXPECT_EQ(kernels, (std::vector<std::string>{"k_first", "k_fourth", "k_third"}));
+  EXPECT_FALSE(std::filesystem::exists(hits[1].object_path));
+  EXPECT_TRUE(std::filesystem::exists(hits[0].object_path));
+  Expected<StoreStats> stats = store->stats();
+  ASSERT_TRUE(stats.has_value());
+  EXPECT_EQ(stats->evictions, 1);
+  EXPECT_EQ(stats->bytes, 300);
+  EXPECT_LE(stats->bytes, stats->max_bytes);
+}
+
+TEST(CacheStore, NeverEvictsTheEntryJustInserted)
+{
+  TempDir dir;
+  std::unique_ptr<Store> store = open_store(dir.path(), 50);
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->insert(make_key("k_small"), object_of(40, 1), "", "").has_value());
+  Expected<Hit> big = store->insert(make_key("k_big"), object_of(100, 2), "", "");
+  ASSERT_TRUE(big.has_value());
+  Expected<std::optional<Hit>> hit = store->lookup(make_key("k_big"));
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_TRUE(hit->has_value());
+  Expected<std::optional<Hit>> small = store->lookup(make_key("k_small"));
+  ASSERT_TRUE(small.has_value());
+  EXPECT_FALSE(small->has_value());
+}
+
+TEST(CacheStore, CollectGarbageRemovesStaleTempFiles)
+{
+  TempDir dir;
+  std::unique_ptr<Store> store = open_store(dir.path());
+  ASSERT_NE(store, nullptr);
+  Expected<Hit> kept = store->insert(make_key("d4r_test_layer"), object_of(64, 40), "", "");
+  ASSERT_TRUE(kept.has_value());
+  std::ofstream(dir.path() / "tmp" / "123-0-abc.tmp") << "half written";
+  std::ofstream(dir.path() / "objects" / "README") << "not an object";
+
+  Expected<int64_t> young = store->collect_garbage(std::chrono::seconds(3600));
+  ASSERT_TRUE(young.has_value());
+  EXPECT_EQ(*young, 0);
+  Expected<int64_t> removed = store->collect_garbage(std::chrono::seconds(0));
+  ASSERT_TRUE(removed.has_value()) << removed.error().message;
+  EXPECT_EQ(*removed, 1);
+  EXPECT_EQ(count_files(dir.path() / "tmp"), 0);
+  EXPECT_TRUE(std::filesystem::exists(kept->object_path)); // named by a row
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "objects" / "README")); // not ours
+}
+
+TEST(CacheStore, GarbageIndexIsCorruptAndKept)
+{
+  TempDir dir;
+  std::filesystem::create_directories(dir.path());
+  const std::filesystem::path index = dir.path() / "index.sqlite";
+  const std::string garbage(8192, 'x');
+  std::ofstream(index, std::ios::binary) << garbage;
+  StoreOptions options;
+  options.root = dir.path();
+  Expected<std::unique_ptr<Store>> store = Store::open(options);
+  ASSERT_FALSE(store.has_value());
+  EXPECT_EQ(store.error().code, ErrorCode::corrupt);
+  EXPECT_NE(store.error().message.find(index.string()), std::string::npos) << store.error().message;
+  EXPECT_EQ(std::filesystem::file_size(index), garbage.size());
+}
+
+TEST(CacheStore, NewerSchemaIsRefused)
+{
+  TempDir dir;
+  ASSERT_NE(open_store(dir.path()), nullptr);
+  {
+    static constexpr char k_bump[] = "UPDATE meta SET value = 99 WHERE name = 'version'";
+    Expected<std::unique_ptr<db::Database>> database =
+        db::Database::open({dir.path() / "index.sqlite", 1000});
+    ASSERT_TRUE(database.has_value());
+    ASSERT_TRUE((*database)->execute(k_bump).has_value());
+  }
+  StoreOptions options;
+  options.root = dir.path();
+  Expected<std::unique_ptr<Store>> store = Store::open(options);
+  ASSERT_FALSE(store.has_value());
+  EXPECT_EQ(store.error().code, ErrorCode::rejected);
+  EXPECT_NE(store.error().message.find("schema version 99"), std::string::npos);
+}
+
+TEST(CacheStore, UnwritableRootIsAClearError)
+{
+  TempDir dir;
+  const std::filesystem::path file = dir.path() / "plain-file";
+  std::ofstream(file) << "x";
+  StoreOptions options;
+  options.root = file / "fast";
+  Expected<std::unique_ptr<Store>> store = Store::open(options);
+  ASSERT_FALSE(store.has_value());
+  EXPECT_EQ(store.error().code, ErrorCode::io);
+  EXPECT_NE(store.error().message.find(options.root.string()), std::string::npos)
+      << store.error().message;
+  EXPECT_NE(store.error().message.find("Not a directory"), std::string::npos);
+
+  if (::geteuid() == 0) {
+    GTEST_SKIP() << "root ignores directory permissions; the read-only case needs another user";
+  }
+  const std::filesystem::path locked = dir.path() / "locked";
+  std::filesystem::create_directories(locked);
+  ASSERT_EQ(::chmod(locked.c_str(), 0500), 0);
+  options.root = locked / "fast";
+  store = Store::open(options);
+  ASSERT_FALSE(store.has_value());
+  EXPECT_EQ(store.error().code, ErrorCode::io);
+  EXPECT_NE(store.error().message.find("Permission denied"), std::string::npos);
+}
+
+// A write that the filesystem refuses (here RLIMIT_FSIZE, as a full disk would) is an io error,
+// leaves no temp file and loses nothing committed. Runs in a child: the limit is process-wide.
+TEST(CacheStore, RefusedWriteLosesNothing)
+{
+  TempDir dir;
+  const std::vector<std::byte> small = object_of(1000, 50);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::unique_ptr<Store> store = open_store(dir.path());
+    if (!store || !store->insert(make_key("k_small"), small, "", "").has_value()) {
+      ::_exit(2);
+    }
+    ::signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{64 * 1024, 64 * 1024};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    Expected<Hit> big = store->insert(make_key("k_big"), object_of(1 << 20, 51), "", "");
+    if (big.has_value()) {
+      ::_exit(3);
+    }
+    std::fprintf(stderr, "child saw: %s\n", big.error().message.c_str());
+    ::_exit(big.error().code == ErrorCode::io &&
+                    big.error().message.find("cannot write") != std::string::npos
+                ? 0
+                : 4);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(count_files(dir.path() / "tmp"), 0);
+  std::unique_ptr<Store> store = open_store(dir.path());
+  ASSERT_NE(store, nullptr);
+  Expected<std::optional<Hit>> hit = store->lookup(make_key("k_small"));
+  ASSERT_TRUE(hit.has_value() && hit->has_value());
+  Expected<std::vector<std::byte>> bytes = store->read_object(**hit);
+  ASSERT_TRUE(bytes.has_value());
+  EXPECT_EQ(*bytes, small);
+  Expected<std::optional<Hit>> big = store->lookup(make_key("k_big"));
+  ASSERT_TRUE(big.has_value());
+  EXPECT_FALSE(big->has_value());
+}
+
+TEST(CacheStore, InvalidKernelNameIsRefused)
+{
+  TempDir dir;
+  std::unique_ptr<Store> store = open_store(dir.path());
+  ASSERT_NE(store, nullptr);
+  Expected<Hit> inserted = store->insert(make_key("../etc"), object_of(10, 1), "", "");
+  ASSERT_FALSE(inserted.has_value());
+  EXPECT_EQ(inserted.error().code, ErrorCode::invalid_argument);
+  Expected<std::optional<Hit>> hit = store->lookup(make_key(""));
+  ASSERT_FALSE(hit.has_value());
+  EXPECT_EQ(hit.error().code, ErrorCode::invalid_argument);
+}
+
+// Printed, and bounded loosely so that an fsync per lookup would still fail it.
+TEST(CacheStore, WarmLookupIsCheap)
+{
+  TempDir dir;
+  std::unique_ptr<Store> store = open_store(dir.path());
+  ASSERT_NE(store, nullptr);
+  for (uint32_t i = 0; i < 200; ++i) {
+    ASSERT_TRUE(
+        store->insert(make_key("k_" + std::to_string(i)), object_of(256, i), "", "").has_value());
+  }
+  constexpr int k_rounds = 2000;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < k_rounds; ++i) {
+    Expected<std::optional<Hit>> hit = store->lookup(make_key("k_" + std::to_string(i % 200)));
+    ASSERT_TRUE(hit.has_value() && hit->has_value());
+  }
+  const double micros = std::chrono::duration<double, std::micro>(
+                            std::chrono::steady_clock::now() - start)
+                            .count() /
+                        k_rounds;
+  std::printf("warm lookup: %.1f us\n", micros);
+  EXPECT_LT(micros, 1000.0);
+}
+
+} // namespace
+} // namespace d4r::cache
