@@ -87,4 +87,11 @@ Expected<StoreStats> Cache::stats(Mode mode)
   return s.store->stats();
 }
 
+Expected<int64_t> Cache::collect_garbage(Mode mode, std::chrono::seconds min_age)
+{
+  Slot& s = slot(mode);
+  std::lock_guard lock(s.mutex);
+  return s.store->collect_garbage(min_age);
+}
+
 } // namespace d4r::cache

@@ -84,7 +84,9 @@ public:
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
-  // A hit whose object file is present with the recorded size; counts a hit or a miss.
+  // A hit whose object file is present with the recorded size; counts a hit or a miss. The use
+  // (last_used, LRU order, counters) is written in a batch at most a second later, at the next
+  // write, stats() or list() of this store, or when it closes: a warm lookup writes nothing.
   [[nodiscard]] Expected<std::optional<Hit>> lookup(const CacheKey& key);
   // The object's bytes, verified against the digest. A mismatch quarantines the object, drops
   // every index row that names it and returns ErrorCode::corrupt.
@@ -99,7 +101,8 @@ public:
   [[nodiscard]] Expected<PurgeResult> purge();
   [[nodiscard]] Expected<StoreStats> stats();
   // Removes object files that no index row names and that are older than min_age (a crash
-  // between the rename and the index commit leaves such files behind).
+  // between the rename and the index commit leaves such files behind), and temp files older than
+  // min_age. Returns how many files it removed.
   [[nodiscard]] Expected<int64_t> collect_garbage(std::chrono::seconds min_age);
 
   // For tests: insert calls _exit(k_crash_exit_code) after the object is renamed into place and
@@ -133,6 +136,7 @@ public:
   [[nodiscard]] Expected<std::vector<Entry>> list(Mode mode);
   [[nodiscard]] Expected<PurgeResult> purge(Mode mode);
   [[nodiscard]] Expected<StoreStats> stats(Mode mode);
+  [[nodiscard]] Expected<int64_t> collect_garbage(Mode mode, std::chrono::seconds min_age);
   [[nodiscard]] const std::filesystem::path& root() const { return m_root; }
 
 private:

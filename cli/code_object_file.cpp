@@ -66,12 +66,12 @@ Expected<void> verify_code_object(std::string_view bytes, std::string_view expec
                                               " bytes, the reply says " + std::to_string(size));
   }
   Sha256 actual = d4r::sha256(bytes);
-  if (std::string_view(reinterpret_cast<const char*>(actual.data()), actual.size()) != expected_sha256) {
-    return make_error(ErrorCode::corrupt,
-                      "code object: sha256 mismatch (received " + to_hex(actual) +
-                          ", the reply says " +
-                          to_hex(std::span(reinterpret_cast<const uint8_t*>(expected_sha256.data()), 32)) +
-                          ")");
+  if (std::string_view(reinterpret_cast<const char*>(actual.data()), actual.size()) !=
+      expected_sha256) {
+    return make_error(
+        ErrorCode::corrupt,
+        "code object: sha256 mismatch (received " + to_hex(actual) + ", the reply says " +
+            to_hex(std::span(reinterpret_cast<const uint8_t*>(expected_sha256.data()), 32)) + ")");
   }
   return {};
 }

@@ -12,8 +12,8 @@
 namespace d4r::cli {
 
 // `sha256` is the 32 raw digest bytes from the reply.
-[[nodiscard]] Expected<void> verify_code_object(std::string_view bytes, std::string_view expected_sha256,
-                                                int64_t size);
+[[nodiscard]] Expected<void> verify_code_object(std::string_view bytes,
+                                                std::string_view expected_sha256, int64_t size);
 
 [[nodiscard]] Expected<void> write_file_atomically(const std::string& path, std::string_view bytes);
 

@@ -186,8 +186,8 @@ int run_list(const GlobalOptions& global, const ListCommand& cmd, Io& io)
 bool confirmed(const GlobalOptions& global, const PurgeCommand& cmd, Io& io)
 {
   std::string what = cmd.mode ? std::string(to_string(*cmd.mode)) + "-mode" : "every";
-  io.err << "purge " << what << " cached kernel of d4r-kerneld at " << global.socket
-         << "? [y/N] " << std::flush;
+  io.err << "purge " << what << " cached kernel of d4r-kerneld at " << global.socket << "? [y/N] "
+         << std::flush;
   std::optional<std::string> answer = io.read_line ? io.read_line() : std::nullopt;
   return answer && (*answer == "y" || *answer == "Y" || *answer == "yes");
 }

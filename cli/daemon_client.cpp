@@ -16,8 +16,7 @@ std::shared_ptr<grpc::Channel> make_channel(const std::string& socket_path)
 {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(k_max_receive_bytes);
-  return grpc::CreateCustomChannel("unix:" + socket_path, grpc::InsecureChannelCredentials(),
-                                   args);
+  return grpc::CreateCustomChannel("unix:" + socket_path, grpc::InsecureChannelCredentials(), args);
 }
 
 } // namespace

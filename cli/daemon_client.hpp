@@ -1,6 +1,7 @@
 #pragma once
-// The CLI's side of the gRPC connection to d4r-kerneld: one channel on the Unix socket, one deadline
-// per call, and every failure turned into one message that names the socket and says what to do.
+// The CLI's side of the gRPC connection to d4r-kerneld: one channel on the Unix socket, one
+// deadline per call, and every failure turned into one message that names the socket and says what
+// to do.
 
 #include "util/error.hpp"
 

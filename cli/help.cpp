@@ -41,7 +41,8 @@ per accuracy mode the cache entries, bytes and size cap, hits, misses, evictions
 objects, and the daemon's counters.
 )";
 
-constexpr std::string_view k_resolve_help = R"(usage: d4r-kernel resolve --module-hash HEX --kernel NAME [OPTIONS]
+constexpr std::string_view k_resolve_help =
+    R"(usage: d4r-kernel resolve --module-hash HEX --kernel NAME [OPTIONS]
 
 Asks the daemon for the replacement of kernel NAME of the PTX module whose FNV-1a 64 hash is HEX,
 as a game's hook would, and prints the outcome, reason, sha256, size, target and launch metadata.
@@ -76,7 +77,8 @@ Lists the cached kernels: kernel, module hash, target, mode, size, sha256 prefix
 time it was last served (UTC). Without --mode, every mode.
 )";
 
-constexpr std::string_view k_purge_help = R"(usage: d4r-kernel purge [--mode fast|accuracy] [--yes] [--json]
+constexpr std::string_view k_purge_help =
+    R"(usage: d4r-kernel purge [--mode fast|accuracy] [--yes] [--json]
 
 Removes cached kernels (without --mode: of every mode). Asks for confirmation on a terminal;
 when stdin is not a terminal, --yes is required.

@@ -26,9 +26,10 @@ size_t utf8_sequence_length(std::string_view text, size_t i)
 {
   auto at = [&](size_t k) { return static_cast<unsigned char>(text[i + k]); };
   unsigned char lead = at(0);
-  size_t length = lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3
-                                                 : lead >= 0xf0 && lead <= 0xf4   ? 4
-                                                                                  : 0;
+  size_t length = lead >= 0xc2 && lead <= 0xdf   ? 2
+                  : lead >= 0xe0 && lead <= 0xef ? 3
+                  : lead >= 0xf0 && lead <= 0xf4 ? 4
+                                                 : 0;
   if (length == 0 || i + length > text.size()) {
     return 0;
   }

@@ -20,8 +20,8 @@ struct OptionSpec {
 };
 
 constexpr OptionSpec k_global_options[] = {
-    {"--socket", true}, {"--json", false},  {"--timeout-ms", true},
-    {"--help", false},  {"-h", false},      {"--version", false},
+    {"--socket", true}, {"--json", false}, {"--timeout-ms", true},
+    {"--help", false},  {"-h", false},     {"--version", false},
 };
 constexpr OptionSpec k_resolve_options[] = {
     {"--module-hash", true}, {"--kernel", true},  {"--mode", true},
@@ -299,8 +299,8 @@ Expected<Command> build_command(const RawArgs& raw)
     TRY(expect_positionals(raw, 1));
     std::string topic = raw.positionals.empty() ? "" : raw.positionals.front();
     if (!topic.empty() && (!is_command(topic) || topic == "help")) {
-      return make_error(ErrorCode::invalid_argument, "help: unknown command '" +
-                                                         topic.substr(0, 64) + "'");
+      return make_error(ErrorCode::invalid_argument,
+                        "help: unknown command '" + topic.substr(0, 64) + "'");
     }
     return HelpCommand{topic};
   }

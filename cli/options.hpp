@@ -1,7 +1,7 @@
 #pragma once
 // The command line of d4r-kernel, parsed into plain structs before anything talks to the daemon:
-// every check that can be made locally (hash, kernel name, target, mode, numbers) is made here, so a
-// typo is a usage error (exit 2) and never a round trip.
+// every check that can be made locally (hash, kernel name, target, mode, numbers) is made here, so
+// a typo is a usage error (exit 2) and never a round trip.
 
 #include "util/error.hpp"
 #include "util/kernel_identity.hpp"

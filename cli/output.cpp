@@ -64,8 +64,7 @@ void metadata_fields(const pb::LaunchMetadata& meta,
     fields.emplace_back("prep key", "offset " + std::to_string(meta.prep_key_offset()) +
                                         ", key_at " + std::to_string(meta.prep_key_at()) +
                                         ", slots " + std::to_string(meta.prep_key_slots()) +
-                                        ", identity_at " +
-                                        std::to_string(meta.prep_identity_at()));
+                                        ", identity_at " + std::to_string(meta.prep_identity_at()));
   }
   fields.emplace_back("block_z", std::to_string(meta.block_z()));
   fields.emplace_back("grid_x", std::to_string(meta.grid_x()));

@@ -125,8 +125,10 @@ ResolveResult Client::resolve(uint64_t module_hash, std::string_view kernel_name
   if (Expected<void> valid = validate_kernel_name(kernel_name); !valid) {
     return {D4RK_REJECTED, valid.error().message, nullptr};
   }
-  if (std::shared_ptr<const KernelAnswer> known = memo_find(module_hash, kernel_name)) {
-    return {D4RK_READY, "", std::move(known)};
+  if (m_options.memo) {
+    if (std::shared_ptr<const KernelAnswer> known = memo_find(module_hash, kernel_name)) {
+      return {D4RK_READY, "", std::move(known)};
+    }
   }
   if (quiet()) {
     return {D4RK_NOT_FOUND, "daemon timed out recently, not asked", nullptr};
@@ -137,13 +139,16 @@ ResolveResult Client::resolve(uint64_t module_hash, std::string_view kernel_name
   fill_selection(m_options.selection, *request.mutable_selection());
   // The daemon answers PENDING before the client's deadline, so that a slow build reads as
   // PENDING and not as a transport failure.
-  request.set_wait_budget_ms(static_cast<uint32_t>(std::max<int64_t>(1, m_options.budget_ms * 3 / 4)));
+  request.set_wait_budget_ms(
+      static_cast<uint32_t>(std::max<int64_t>(1, m_options.budget_ms * 3 / 4)));
   request.set_accept_path(true);
   grpc::ClientContext context;
-  set_deadline(context, std::chrono::system_clock::now() + std::chrono::milliseconds(m_options.budget_ms));
+  set_deadline(context,
+               std::chrono::system_clock::now() + std::chrono::milliseconds(m_options.budget_ms));
   pb::ResolveReply reply;
   grpc::Status status = m_stub->Resolve(&context, request, &reply);
-  std::string what = "resolve kernel " + std::string(kernel_name) + " (ptx " + hash_to_hex(module_hash) + ")";
+  std::string what =
+      "resolve kernel " + std::string(kernel_name) + " (ptx " + hash_to_hex(module_hash) + ")";
   if (!status.ok()) {
     note_rpc_failure(what + ": " + describe(status),
                      status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED);
@@ -168,6 +173,9 @@ ResolveResult Client::resolve(uint64_t module_hash, std::string_view kernel_name
     log_once(Problem::bad_reply, answer.error().message);
     return {D4RK_NOT_FOUND, answer.error().message, nullptr};
   }
+  if (!m_options.memo) {
+    return {D4RK_READY, "", std::move(*answer)};
+  }
   return {D4RK_READY, "", memo_insert(module_hash, kernel_name, std::move(*answer))};
 }
 
@@ -181,8 +189,9 @@ void Client::note_rpc_failure(const std::string& what, bool deadline_exceeded)
   if (deadline_exceeded) {
     m_quiet_until_ms.store(steady_now_ms() + k_quiet_after_timeout_ms, std::memory_order_relaxed);
   }
-  log_once(Problem::transport, "daemon at " + m_options.socket_path + ": " + what +
-                                   " (serving nothing from the daemon; further problems not logged)");
+  log_once(Problem::transport,
+           "daemon at " + m_options.socket_path + ": " + what +
+               " (serving nothing from the daemon; further problems not logged)");
 }
 
 void Client::log_once(Problem problem, const std::string& message)
@@ -211,8 +220,8 @@ std::shared_ptr<const KernelAnswer> Client::memo_insert(uint64_t module_hash,
 {
   // Two threads may both miss and ask; the first answer stored is the one everyone shares.
   std::lock_guard lock(m_memo_mutex);
-  auto [entry, inserted] =
-      m_memo.try_emplace(std::pair<uint64_t, std::string>(module_hash, kernel_name), std::move(answer));
+  auto [entry, inserted] = m_memo.try_emplace(
+      std::pair<uint64_t, std::string>(module_hash, kernel_name), std::move(answer));
   return entry->second;
 }
 

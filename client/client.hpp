@@ -71,7 +71,8 @@ private:
   void log_once(Problem problem, const std::string& message);
   [[nodiscard]] std::shared_ptr<const KernelAnswer> memo_find(uint64_t module_hash,
                                                               std::string_view kernel_name);
-  std::shared_ptr<const KernelAnswer> memo_insert(uint64_t module_hash, std::string_view kernel_name,
+  std::shared_ptr<const KernelAnswer> memo_insert(uint64_t module_hash,
+                                                  std::string_view kernel_name,
                                                   std::shared_ptr<const KernelAnswer> answer);
 
   ClientOptions m_options;

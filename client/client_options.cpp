@@ -108,6 +108,7 @@ Expected<ClientOptions> read_options(const d4rk_options* given)
   result.selection = read_selection(options);
   result.log_fn = options.log_fn;
   result.log_user_data = options.log_user_data;
+  result.memo = (options.flags & D4RK_FLAG_NO_MEMO) == 0;
   return result;
 }
 

@@ -26,6 +26,7 @@ struct ClientOptions {
   Selection selection;
   d4rk_log_fn log_fn = nullptr;
   void* log_user_data = nullptr;
+  bool memo = true; // false with D4RK_FLAG_NO_MEMO
 };
 
 // NULL options: every default. Refuses a struct_size of 0 (the caller forgot to set it).

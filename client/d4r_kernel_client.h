@@ -51,6 +51,9 @@ extern "C" {
 #define D4RK_SWITCH_OFF 1
 #define D4RK_SWITCH_ON 2
 
+/* d4rk_options.flags */
+#define D4RK_FLAG_NO_MEMO 1u /* ask the daemon every time (benchmarks, tools); a hook leaves it 0 */
+
 #define D4RK_DEFAULT_BUDGET_MS 50
 #define D4RK_MAX_BUDGET_MS 10000 /* larger budgets are clamped to this */
 #define D4RK_MAX_POSTS 8
@@ -77,6 +80,7 @@ typedef struct d4rk_options {
                                    of 0, false or off is off, anything else on */
   d4rk_log_fn log_fn;      /* NULL: lines go to stderr, prefixed "d4r-kernel-client: " */
   void* log_user_data;
+  uint32_t flags;          /* D4RK_FLAG_*; 0 for a hook */
 } d4rk_options;
 
 typedef struct d4rk_module_info {
@@ -141,7 +145,8 @@ D4RK_EXPORT void d4rk_options_init(d4rk_options* options) D4RK_NOEXCEPT;
  * D4RK_ERROR_INTERNAL; *out is NULL on every error. */
 D4RK_EXPORT int d4rk_client_create(const d4rk_options* options, d4rk_client** out) D4RK_NOEXCEPT;
 
-/* Waits for no daemon; kernels already handed out stay valid until their own free. NULL is a no-op. */
+/* Waits for no daemon; kernels already handed out stay valid until their own free.
+ * NULL is a no-op. */
 D4RK_EXPORT void d4rk_client_destroy(d4rk_client* client) D4RK_NOEXCEPT;
 
 /* Tells the daemon that the game loaded a PTX module (the image given to cuModuleLoadData: PTX text

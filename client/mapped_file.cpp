@@ -35,12 +35,12 @@ Error io_error(const std::string& path, const char* what)
 
 } // namespace
 
-Expected<std::unique_ptr<MappedFile>> MappedFile::map_verified(const std::string& path, int64_t size,
-                                                               const Sha256& digest)
+Expected<std::unique_ptr<MappedFile>> MappedFile::map_verified(const std::string& path,
+                                                               int64_t size, const Sha256& digest)
 {
   if (size <= 0) {
-    return make_error(ErrorCode::corrupt, "object " + path + ": size " +
-                                              std::to_string(size) + " is not positive");
+    return make_error(ErrorCode::corrupt,
+                      "object " + path + ": size " + std::to_string(size) + " is not positive");
   }
   FileDescriptor fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
   if (fd.get() < 0) {
@@ -62,8 +62,8 @@ Expected<std::unique_ptr<MappedFile>> MappedFile::map_verified(const std::string
   std::unique_ptr<MappedFile> mapping(
       new MappedFile(static_cast<const std::byte*>(data), static_cast<size_t>(size)));
   if (sha256(mapping->bytes()) != digest) {
-    return make_error(ErrorCode::corrupt, "object " + path + ": sha256 mismatch (expected " +
-                                              to_hex(digest) + ")");
+    return make_error(ErrorCode::corrupt,
+                      "object " + path + ": sha256 mismatch (expected " + to_hex(digest) + ")");
   }
   return mapping;
 }

@@ -5,8 +5,9 @@
 // the kernels through the NT_AMDGPU_METADATA note (AMDGPU code object v3+ format, msgpack; see
 // https://llvm.org/docs/AMDGPUUsage.html#code-object-v3-metadata).
 //
-// Every access goes through ELFFile's bounds-checked accessors and every msgpack node's kind is
-// checked before use, so a truncated or hostile object is an error, never an out-of-bounds read.
+// Every access goes through ELFFile's bounds-checked accessors, the note's map keys are checked
+// before msgpack::Document sees them and every node's kind is checked before use, so a truncated
+// or hostile object is an error, never an out-of-bounds read or a trap (FlippedBytesNeverCrash).
 // Inside this file failures are llvm::Error: a ContractError for a broken contract (rejected),
 // anything else LLVM reports for an unreadable object (corrupt). read_launch_meta converts once.
 
@@ -19,6 +20,7 @@
 #include <llvm/ADT/StringMap.h>
 #include <llvm/BinaryFormat/ELF.h>
 #include <llvm/BinaryFormat/MsgPackDocument.h>
+#include <llvm/BinaryFormat/MsgPackReader.h>
 #include <llvm/Object/Binary.h>
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Support/Endian.h>
@@ -31,6 +33,7 @@
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 namespace d4r::compiler {
 
@@ -40,7 +43,6 @@ using Elf = llvm::object::ELF64LE;
 using ElfFile = llvm::object::ELFFile<Elf>;
 using ElfSym = Elf::Sym;
 
-constexpr uint32_t k_nt_amdgpu_metadata = 32; // llvm::ELF::NT_AMDGPU_METADATA
 constexpr int k_max_posts = 8;
 
 // A code object that is readable but breaks the override-hook contract.
@@ -136,8 +138,48 @@ llvm::Expected<KernelResources> parse_kernel(llvm::msgpack::DocNode& node)
   return kernel;
 }
 
+// Document::readFromBlob reaches llvm_unreachable (a trap in release builds) when a map key is a
+// map or an array, which a damaged note can hold: the plain msgpack reader checks the keys first.
+llvm::Error check_map_keys(llvm::StringRef blob)
+{
+  struct Level {
+    uint64_t left; // objects still to read: 2 per map entry, 1 per array element
+    bool is_map;
+  };
+  llvm::msgpack::Reader reader(blob);
+  std::vector<Level> stack;
+  do {
+    llvm::msgpack::Object object;
+    llvm::Expected<bool> read = reader.read(object);
+    if (!read) {
+      return read.takeError();
+    }
+    if (!*read) {
+      return corrupt_error("the AMDGPU metadata note ends inside a map or array");
+    }
+    bool is_key = !stack.empty() && stack.back().is_map && stack.back().left % 2 == 0;
+    if (!stack.empty()) {
+      --stack.back().left;
+    }
+    bool is_map = object.Kind == llvm::msgpack::Type::Map;
+    if (is_map || object.Kind == llvm::msgpack::Type::Array) {
+      if (is_key) {
+        return corrupt_error("the AMDGPU metadata note has a map or array as a map key");
+      }
+      stack.push_back(Level{is_map ? 2 * uint64_t{object.Length} : object.Length, is_map});
+    }
+    while (!stack.empty() && stack.back().left == 0) {
+      stack.pop_back();
+    }
+  } while (!stack.empty());
+  return llvm::Error::success();
+}
+
 llvm::Expected<NoteMeta> parse_metadata(llvm::StringRef blob)
 {
+  if (llvm::Error error = check_map_keys(blob)) {
+    return error;
+  }
   llvm::msgpack::Document doc;
   if (!doc.readFromBlob(blob, /*Multi=*/false) || !doc.getRoot().isMap()) {
     return corrupt_error("the AMDGPU metadata note is not a msgpack map");
@@ -179,7 +221,7 @@ llvm::Expected<NoteMeta> read_metadata_note(const ElfFile& elf)
     }
     llvm::Error error = llvm::Error::success();
     for (const ElfFile::Elf_Note& note : elf.notes(section, error)) {
-      if (note.getName() == "AMDGPU" && note.getType() == k_nt_amdgpu_metadata) {
+      if (note.getName() == "AMDGPU" && note.getType() == llvm::ELF::NT_AMDGPU_METADATA) {
         size_t align = std::max<size_t>(section.sh_addralign, 4);
         llvm::StringRef blob = note.getDescAsStringRef(align);
         llvm::cantFail(std::move(error)); // the iterator stopped on a valid note

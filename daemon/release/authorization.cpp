@@ -41,8 +41,6 @@ Authorization verdict(Verdict v, std::string reason)
 // RR's, and the other way round).
 Authorization check_listed(const Manifest& manifest, std::string_view kernel, uint64_t hash)
 {
-  const HashOrigin wanted = is_ray_reconstruction_kernel(kernel) ? HashOrigin::ray_reconstruction
-                                                                 : HashOrigin::super_resolution;
   std::string expected;
   const ManifestEntry* wrong = nullptr;
   for (const ManifestEntry& entry : manifest.entries) {
@@ -53,21 +51,36 @@ Authorization check_listed(const Manifest& manifest, std::string_view kernel, ui
       expected += (expected.empty() ? "" : ", ") + hash_to_hex(entry.module_hash);
       continue;
     }
-    if (!manifest.records_origin || entry.origin == wanted) {
+    if (entry_can_authorise(manifest, entry)) {
       return verdict(Verdict::allowed, "");
     }
     wrong = &entry;
   }
   if (wrong != nullptr) {
-    return verdict(Verdict::wrong_origin, "hash " + hash_to_hex(hash) + " comes from " +
-                                              library_of(wrong->origin) +
-                                              " and cannot authorise " + std::string(kernel));
+    return verdict(Verdict::wrong_origin, wrong_origin_reason(*wrong));
   }
   return verdict(Verdict::hash_mismatch, "kernel " + std::string(kernel) + ": module hash got " +
                                              hash_to_hex(hash) + ", expected " + expected);
 }
 
 } // namespace
+
+bool entry_can_authorise(const Manifest& manifest, const ManifestEntry& entry)
+{
+  if (!manifest.records_origin) {
+    return true;
+  }
+  const HashOrigin wanted = is_ray_reconstruction_kernel(entry.name)
+                                ? HashOrigin::ray_reconstruction
+                                : HashOrigin::super_resolution;
+  return entry.origin == wanted;
+}
+
+std::string wrong_origin_reason(const ManifestEntry& entry)
+{
+  return "hash " + hash_to_hex(entry.module_hash) + " comes from " + library_of(entry.origin) +
+         " and cannot authorise " + entry.name;
+}
 
 Authorization authorize(DirectoryKind kind, const Manifest* manifest,
                         const AuthorizationInputs& inputs)

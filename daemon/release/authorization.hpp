@@ -35,6 +35,14 @@ struct Authorization {
 [[nodiscard]] Authorization authorize(DirectoryKind kind, const Manifest* manifest,
                                       const AuthorizationInputs& inputs);
 
+// Whether this manifest line may authorise its own name at all: always without a recorded split;
+// with one, only a line from the library the kernel belongs to (cuda_dldn_engine_* from rr,
+// everything else from sr).
+[[nodiscard]] bool entry_can_authorise(const Manifest& manifest, const ManifestEntry& entry);
+
+// "hash H comes from the ray reconstruction library and cannot authorise NAME".
+[[nodiscard]] std::string wrong_origin_reason(const ManifestEntry& entry);
+
 [[nodiscard]] const char* to_string(Verdict verdict);
 
 } // namespace d4r::release

@@ -161,8 +161,15 @@ void ReleaseCatalog::enumerate_manifest(const SelectedDirectory& selected,
   for (const std::string& problem : manifest.problems) {
     listing.problems.push_back("release: " + manifest_label + ": " + problem);
   }
+  // Only lines that can authorise their name are offered: with a recorded RR split, a line from
+  // the other library is a problem, never a cache key.
   std::map<std::string, std::vector<ManifestEntry>> by_name;
   for (const ManifestEntry& entry : manifest.entries) {
+    if (!entry_can_authorise(manifest, entry)) {
+      listing.problems.push_back("release: " + manifest_label + ": line " +
+                                 std::to_string(entry.line) + ": " + wrong_origin_reason(entry));
+      continue;
+    }
     by_name[entry.name].push_back(entry);
   }
   for (auto& [name, entries] : by_name) {

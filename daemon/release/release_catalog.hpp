@@ -33,7 +33,8 @@ struct ImportCandidate {
   std::string name;
   std::filesystem::path object_path;
   std::string identity;
-  // The manifest lines that authorise it; empty for a developer set (served for any hash).
+  // The manifest lines that can authorise it (with a recorded RR split, only those of its own
+  // library); empty only for a developer set (served for any hash).
   std::vector<ManifestEntry> authorised_by;
 };
 

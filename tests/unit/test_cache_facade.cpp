@@ -129,6 +129,35 @@ TEST(CacheFacade, ListIsOrderedByKernelThenTarget)
                         {"zeta", "gfx1100"}}));
 }
 
+TEST(CacheFacade, LookupUpdatesLastUsed)
+{
+  TempDir dir;
+  std::unique_ptr<Cache> cache = open_cache(dir.path());
+  ASSERT_NE(cache, nullptr);
+  ASSERT_TRUE(cache->insert(Mode::fast, make_key("k_a"), object_of(10, 1), "", "").has_value());
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  Expected<std::optional<Hit>> hit = cache->lookup(Mode::fast, make_key("k_a"));
+  ASSERT_TRUE(hit.has_value() && hit->has_value());
+  Expected<std::vector<Entry>> entries = cache->list(Mode::fast);
+  ASSERT_TRUE(entries.has_value());
+  ASSERT_EQ(entries->size(), 1U);
+  EXPECT_GE(entries->front().last_used_unix_ms, entries->front().created_unix_ms + 20);
+}
+
+TEST(CacheFacade, CollectGarbagePerMode)
+{
+  TempDir dir;
+  std::unique_ptr<Cache> cache = open_cache(dir.path());
+  ASSERT_NE(cache, nullptr);
+  std::ofstream(dir.path() / "accuracy" / "tmp" / "1-1-1.tmp") << "partial";
+  Expected<int64_t> fast = cache->collect_garbage(Mode::fast, std::chrono::seconds(0));
+  ASSERT_TRUE(fast.has_value());
+  EXPECT_EQ(*fast, 0);
+  Expected<int64_t> accuracy = cache->collect_garbage(Mode::accuracy, std::chrono::seconds(0));
+  ASSERT_TRUE(accuracy.has_value());
+  EXPECT_EQ(*accuracy, 1);
+}
+
 TEST(CacheFacade, ThreadsShareTheFacade)
 {
   TempDir dir;

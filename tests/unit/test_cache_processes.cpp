@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <set>
+#include <thread>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -166,6 +167,25 @@ TEST(CacheProcesses, SeveralProcessesShareOneStore)
     kernels.insert(entry.key.kernel);
   }
   EXPECT_EQ(kernels.size(), static_cast<size_t>(k_workers * k_keys));
+}
+
+// A store's lookups reach the shared counters within about a second, without a write of its own.
+TEST(CacheProcesses, UsesReachOtherConnectionsWithinASecond)
+{
+  TempDir dir;
+  std::unique_ptr<Store> reader = open_store(dir.path());
+  std::unique_ptr<Store> observer = open_store(dir.path());
+  ASSERT_NE(reader, nullptr);
+  ASSERT_NE(observer, nullptr);
+  ASSERT_TRUE(reader->insert(make_key("k_a"), object_of(10, 1), "", "").has_value());
+  ASSERT_TRUE(reader->lookup(make_key("k_a")).has_value());
+  ASSERT_TRUE(reader->lookup(make_key("k_missing")).has_value());
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  ASSERT_TRUE(reader->lookup(make_key("k_a")).has_value()); // due: writes all three uses
+  Expected<StoreStats> seen = observer->stats();
+  ASSERT_TRUE(seen.has_value());
+  EXPECT_EQ(seen->hits, 2);
+  EXPECT_EQ(seen->misses, 1);
 }
 
 } // namespace

@@ -84,11 +84,11 @@ TEST(CliOptions, SocketOptionBeatsEnvironmentWhichBeatsDefault)
 
 TEST(CliOptions, JsonIsAcceptedAnywhere)
 {
-  for (auto args : {std::vector<std::string>{"--json", "list"},
-                    std::vector<std::string>{"list", "--json"},
-                    std::vector<std::string>{"list", "--mode", "fast", "--json"},
-                    std::vector<std::string>{"resolve", "--json", "--module-hash",
-                                             "8baeb925f177af87", "--kernel", "k"}}) {
+  for (auto args :
+       {std::vector<std::string>{"--json", "list"}, std::vector<std::string>{"list", "--json"},
+        std::vector<std::string>{"list", "--mode", "fast", "--json"},
+        std::vector<std::string>{"resolve", "--json", "--module-hash", "8baeb925f177af87",
+                                 "--kernel", "k"}}) {
     Expected<ParsedCommand> parsed = parse_command_line(args, test_env());
     ASSERT_TRUE(parsed) << parsed.error().message;
     EXPECT_TRUE(parsed->global.json) << args.front() << " " << args.back();

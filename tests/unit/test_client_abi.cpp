@@ -58,9 +58,9 @@ TEST(ClientAbi, ExportsOnlyD4rkSymbols)
   for (const std::string& name : names) {
     EXPECT_TRUE(name.starts_with("d4rk_")) << "exported: " << name;
   }
-  for (const char* wanted : {"d4rk_client_create", "d4rk_client_destroy", "d4rk_prepare_module",
-                             "d4rk_resolve", "d4rk_kernel_free", "d4rk_last_reason",
-                             "d4rk_options_init"}) {
+  for (const char* wanted :
+       {"d4rk_client_create", "d4rk_client_destroy", "d4rk_prepare_module", "d4rk_resolve",
+        "d4rk_kernel_free", "d4rk_last_reason", "d4rk_options_init"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), wanted), names.end()) << wanted;
   }
 }

@@ -4,8 +4,8 @@
 
 #include "d4r/kernel/v1/kernel.grpc.pb.h"
 
-#include <gtest/gtest.h>
 #include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>

@@ -87,10 +87,12 @@ protected:
     m_daemon->stop();
   }
 
-  d4rk_client* make_client(uint32_t budget_ms = 2000, int32_t mode = D4RK_MODE_FAST)
+  d4rk_client* make_client(uint32_t budget_ms = 2000, int32_t mode = D4RK_MODE_FAST,
+                           uint32_t flags = 0)
   {
     d4rk_options options;
     d4rk_options_init(&options);
+    options.flags = flags;
     options.socket_path = m_socket.c_str();
     options.budget_ms = budget_ms;
     options.mode = mode;
@@ -117,7 +119,8 @@ protected:
 
 TEST_F(ClientResolve, ReadyWithBytesFillsEveryField)
 {
-  const std::string bytes = "\x7f" "ELF fake code object";
+  const std::string bytes = "\x7f"
+                            "ELF fake code object";
   answer([&](const pb::ResolveRequest& request, pb::ResolveReply& reply) {
     fill_ready(reply, request.kernel(), bytes);
   });
@@ -241,8 +244,9 @@ INSTANTIATE_TEST_SUITE_P(
         Malformation{"no_location", [](pb::ResolveReply& r) { r.mutable_object()->clear_data(); }},
         Malformation{"no_metadata", [](pb::ResolveReply& r) { r.clear_metadata(); }},
         Malformation{"no_main", [](pb::ResolveReply& r) { r.mutable_metadata()->clear_main(); }},
-        Malformation{"other_kernel",
-                     [](pb::ResolveReply& r) { r.mutable_metadata()->mutable_main()->set_name("y"); }},
+        Malformation{
+            "other_kernel",
+            [](pb::ResolveReply& r) { r.mutable_metadata()->mutable_main()->set_name("y"); }},
         Malformation{"prep_without_blocks",
                      [](pb::ResolveReply& r) { r.mutable_metadata()->set_prep_blocks(0); }},
         Malformation{"nine_posts",
@@ -254,9 +258,12 @@ INSTANTIATE_TEST_SUITE_P(
         Malformation{"other_mode", [](pb::ResolveReply& r) { r.set_mode(pb::MODE_ACCURACY); }},
         Malformation{"missing_file",
                      [](pb::ResolveReply& r) { r.mutable_object()->set_path("/nonexistent/x"); }},
-        Malformation{"unknown_outcome",
-                     [](pb::ResolveReply& r) { r.set_outcome(pb::ResolveReply::OUTCOME_UNSPECIFIED); }}),
-    [](const ::testing::TestParamInfo<Malformation>& info) { return std::string(info.param.name); });
+        Malformation{
+            "unknown_outcome",
+            [](pb::ResolveReply& r) { r.set_outcome(pb::ResolveReply::OUTCOME_UNSPECIFIED); }}),
+    [](const ::testing::TestParamInfo<Malformation>& param_info) {
+      return std::string(param_info.param.name);
+    });
 
 TEST_F(ClientResolve, MemoAnswersWithoutAnRpc)
 {
@@ -287,6 +294,22 @@ TEST_F(ClientResolve, MemoAnswersWithoutAnRpc)
   EXPECT_EQ(std::string(static_cast<const char*>(second->code), second->code_size), bytes);
   d4rk_kernel_free(other);
   d4rk_kernel_free(second);
+}
+
+TEST_F(ClientResolve, NoMemoFlagAsksEveryTime)
+{
+  const std::string bytes = "asked twice";
+  answer([&](const pb::ResolveRequest& request, pb::ResolveReply& reply) {
+    fill_ready(reply, request.kernel(), bytes);
+  });
+  d4rk_client* client = make_client(2000, D4RK_MODE_FAST, D4RK_FLAG_NO_MEMO);
+  for (int i = 0; i < 2; ++i) {
+    d4rk_kernel* kernel = nullptr;
+    ASSERT_EQ(d4rk_resolve(client, 5, "memo", &kernel), D4RK_READY);
+    EXPECT_EQ(std::string(static_cast<const char*>(kernel->code), kernel->code_size), bytes);
+    d4rk_kernel_free(kernel);
+  }
+  EXPECT_EQ(m_daemon->service.resolve_calls.load(), 2);
 }
 
 TEST_F(ClientResolve, PendingAndRejectedAreNotMemoised)
@@ -377,8 +400,8 @@ TEST_F(ClientResolve, PrepareWithoutUploadRequest)
 TEST_F(ClientResolve, ThirtyTwoThreadsGetTheirOwnAnswers)
 {
   answer([](const pb::ResolveRequest& request, pb::ResolveReply& reply) {
-    fill_ready(reply, request.kernel(), "code of " + request.kernel() + " in " +
-                                            std::to_string(request.module_hash()));
+    fill_ready(reply, request.kernel(),
+               "code of " + request.kernel() + " in " + std::to_string(request.module_hash()));
   });
   d4rk_client* client = make_client(5000);
   std::atomic<int> wrong{0};

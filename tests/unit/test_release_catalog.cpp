@@ -324,6 +324,32 @@ TEST(ReleaseCatalog, EnumerateListsCandidatesAndProblems)
   EXPECT_EQ(listing->problems, expected);
 }
 
+TEST(ReleaseCatalog, EnumerateOffersOnlyLinesOfTheKernelsOwnLibrary)
+{
+  TempTree tree;
+  tree.object("gfx1101", "dl4rt_input_kernel");
+  tree.object("gfx1101", "cuda_dldn_engine_test_kernel");
+  tree.manifest("gfx1101", "cuda_dldn_engine_test_kernel 26332c9543501ce9 sr\n"
+                           "dl4rt_input_kernel 26332c9543501ce9 rr\n"
+                           "dl4rt_input_kernel 8baeb925f177af87 sr\n");
+  ReleaseCatalog catalog(tree.root());
+  Expected<ImportListing> listing = catalog.enumerate(fast_gfx1101());
+  ASSERT_TRUE(listing) << listing.error().message;
+  // The RR kernel has only an SR line: it is not offered at all (an empty list would read as a
+  // developer set, served for any hash).
+  ASSERT_EQ(listing->candidates.size(), 1U);
+  EXPECT_EQ(listing->candidates[0].name, "dl4rt_input_kernel");
+  ASSERT_EQ(listing->candidates[0].authorised_by.size(), 1U);
+  EXPECT_EQ(listing->candidates[0].authorised_by[0].module_hash, k_sr_hash);
+  std::vector<std::string> expected = {
+      "release: gfx1101/d4r-kernels.txt: line 1: hash 26332c9543501ce9 comes from the super "
+      "resolution library and cannot authorise cuda_dldn_engine_test_kernel",
+      "release: gfx1101/d4r-kernels.txt: line 2: hash 26332c9543501ce9 comes from the ray "
+      "reconstruction library and cannot authorise dl4rt_input_kernel",
+  };
+  EXPECT_EQ(listing->problems, expected);
+}
+
 TEST(ReleaseCatalog, EnumerateDeveloperSet)
 {
   TempTree tree;

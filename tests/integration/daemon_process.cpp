@@ -1,0 +1,187 @@
+#include "daemon_process.hpp"
+
+#include "util/digest.hpp"
+
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+extern char** environ;
+
+namespace d4r::testing {
+
+TempDir::TempDir()
+{
+  std::string pattern = (std::filesystem::temp_directory_path() / "d4r-test-XXXXXX").string();
+  m_path = mkdtemp(pattern.data());
+}
+
+TempDir::~TempDir()
+{
+  std::error_code ec;
+  std::filesystem::permissions(m_path, std::filesystem::perms::owner_all,
+                               std::filesystem::perm_options::add, ec);
+  std::filesystem::remove_all(m_path, ec);
+}
+
+std::filesystem::path daemon_binary()
+{
+  return std::filesystem::path(D4R_BINARY_DIR) / "daemon" / "d4r-kerneld";
+}
+
+std::filesystem::path release_fixture()
+{
+  return std::filesystem::path(D4R_BINARY_DIR) / "fixtures" / "release";
+}
+
+std::string read_file(const std::filesystem::path& path)
+{
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+std::string sha256_hex_of_file(const std::filesystem::path& path)
+{
+  return to_hex(sha256(std::string_view(read_file(path))));
+}
+
+namespace {
+
+bool socket_accepts(const std::filesystem::path& path)
+{
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::snprintf(address.sun_path, sizeof(address.sun_path), "%s", path.c_str());
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  bool connected = fd >= 0 && connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) == 0;
+  if (fd >= 0) {
+    close(fd);
+  }
+  return connected;
+}
+
+} // namespace
+
+DaemonProcess::DaemonProcess(DaemonOptions options)
+    : m_options(std::move(options)), m_socket(m_options.work_dir / "run" / "d4r-kerneld" / "socket"),
+      m_cache(m_options.work_dir / "cache")
+{
+}
+
+DaemonProcess::~DaemonProcess()
+{
+  if (m_pid > 0) {
+    send_signal(SIGCONT); // a test may have stopped it
+    static_cast<void>(stop());
+  }
+}
+
+bool DaemonProcess::start()
+{
+  std::vector<std::string> args = {daemon_binary().string(), "--foreground", "--socket",
+                                   m_socket.string(), "--cache-dir", m_cache.string(),
+                                   "--log-level", "warn"};
+  if (!m_options.gpu_arch.empty()) {
+    args.insert(args.end(), {"--gpu-arch", m_options.gpu_arch});
+  }
+  std::filesystem::path native = m_options.native_dir.value_or(release_fixture());
+  if (!native.empty()) {
+    args.insert(args.end(), {"--native-dir", native.string()});
+  }
+  args.insert(args.end(), m_options.extra_args.begin(), m_options.extra_args.end());
+  std::vector<std::string> env;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    std::string_view text(*entry);
+    if (!text.starts_with("D4R_") && !text.starts_with("LISTEN_")) {
+      env.emplace_back(text);
+    }
+  }
+  env.insert(env.end(), m_options.extra_env.begin(), m_options.extra_env.end());
+  m_pid = fork();
+  if (m_pid == 0) {
+    std::vector<char*> argv;
+    for (std::string& arg : args) {
+      argv.push_back(arg.data());
+    }
+    argv.push_back(nullptr);
+    std::vector<char*> envp;
+    for (std::string& entry : env) {
+      envp.push_back(entry.data());
+    }
+    envp.push_back(nullptr);
+    execve(argv[0], argv.data(), envp.data());
+    _exit(127);
+  }
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    int status = 0;
+    if (waitpid(m_pid, &status, WNOHANG) == m_pid) {
+      m_pid = -1;
+      return false;
+    }
+    if (socket_accepts(m_socket)) {
+      return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+int DaemonProcess::stop()
+{
+  if (m_pid <= 0) {
+    return -1;
+  }
+  kill(m_pid, SIGTERM);
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    int status = 0;
+    if (waitpid(m_pid, &status, WNOHANG) == m_pid) {
+      m_pid = -1;
+      return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  kill(m_pid, SIGKILL);
+  waitpid(m_pid, nullptr, 0);
+  m_pid = -1;
+  return -1;
+}
+
+void DaemonProcess::send_signal(int signal) const
+{
+  if (m_pid > 0) {
+    kill(m_pid, signal);
+  }
+}
+
+int64_t DaemonProcess::counter(const std::string& name) const
+{
+  std::string tool = (std::filesystem::path(D4R_BINARY_DIR) / "tests" / "d4r-test-counters").string();
+  std::string command = tool + " '" + m_socket.string() + "'";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) {
+    return -1;
+  }
+  int64_t value = -1;
+  char line[512];
+  while (fgets(line, sizeof(line), pipe) != nullptr) {
+    std::string_view text(line);
+    if (text.starts_with(name + "=")) {
+      value = std::strtoll(line + name.size() + 1, nullptr, 10);
+    }
+  }
+  int status = pclose(pipe);
+  return status == 0 ? std::max<int64_t>(value, 0) : -1;
+}
+
+} // namespace d4r::testing

@@ -1,0 +1,28 @@
+# Integration tests: the real d4r-kerneld on a temporary socket and cache, the real C client,
+# real SQLite, the code objects clang-19 built from kernels/. Tests that use the C client do not
+# link d4r_proto: the client library carries its own copy of the generated protocol, and protobuf
+# refuses to register one .proto twice in a process.
+set(D4R_INTEGRATION ${CMAKE_CURRENT_LIST_DIR})
+
+add_executable(d4r-test-resolve ${D4R_INTEGRATION}/resolve_c.c)
+target_link_libraries(d4r-test-resolve PRIVATE d4r_kernel_client)
+target_include_directories(d4r-test-resolve PRIVATE ${PROJECT_SOURCE_DIR})
+target_compile_options(d4r-test-resolve PRIVATE -Wall -Wextra -Werror -std=c11)
+set_target_properties(d4r-test-resolve PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+
+add_executable(d4r-test-counters ${D4R_INTEGRATION}/status_counters.cpp)
+target_link_libraries(d4r-test-counters PRIVATE d4r_proto)
+d4r_warnings(d4r-test-counters)
+set_target_properties(d4r-test-counters PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+
+d4r_test(test_integration_client
+  SOURCES ${D4R_INTEGRATION}/daemon_process.cpp ${D4R_INTEGRATION}/test_integration_client.cpp
+  LIBS d4r_kernel_client d4r_compiler d4r_util
+  TIMEOUT 180)
+add_dependencies(test_integration_client d4r-kerneld d4r-test-resolve d4r-test-counters d4r_release_fixture)
+
+d4r_test(test_integration_daemon
+  SOURCES ${D4R_INTEGRATION}/daemon_process.cpp ${D4R_INTEGRATION}/test_integration_daemon.cpp
+  LIBS d4r_proto d4r_util
+  TIMEOUT 180)
+add_dependencies(test_integration_daemon d4r-kerneld d4r-test-counters d4r_release_fixture)

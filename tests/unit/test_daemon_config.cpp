@@ -1,0 +1,86 @@
+#include "daemon/config.hpp"
+
+#include <gtest/gtest.h>
+
+namespace d4r::daemon {
+namespace {
+
+TEST(DaemonConfig, DefaultsFollowXdgFolders)
+{
+  Expected<ParsedConfig> parsed =
+      parse_config({}, {"XDG_RUNTIME_DIR=/run/user/1000", "XDG_CACHE_HOME=/home/u/.cache"});
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(parsed->config.socket_path, "/run/user/1000/d4r-kerneld/socket");
+  EXPECT_EQ(parsed->config.cache_dir, "/home/u/.cache/d4r-kerneld");
+  EXPECT_FALSE(parsed->config.native_dir);
+  EXPECT_EQ(parsed->config.default_mode, Mode::fast);
+  EXPECT_TRUE(parsed->config.fp8_native);
+  EXPECT_TRUE(parsed->config.native_swin_encoders);
+  EXPECT_EQ(parsed->config.max_ptx_bytes, 64LL << 20);
+}
+
+TEST(DaemonConfig, CacheFallsBackToHome)
+{
+  Expected<ParsedConfig> parsed = parse_config({}, {"HOME=/home/u"});
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->config.cache_dir, "/home/u/.cache/d4r-kerneld");
+  EXPECT_FALSE(parse_config({}, {})) << "no cache folder at all is an error";
+}
+
+TEST(DaemonConfig, D4rVariablesAreRead)
+{
+  Expected<ParsedConfig> parsed = parse_config(
+      {}, {"HOME=/h", "D4R_ZLUDA_NATIVE_DIR=/opt/d4r/kernels", "D4R_GPU_ARCH=gfx1201",
+           "D4R_PREFER_ACCURACY=1", "D4R_ZLUDA_WMMA_FP8_NATIVE=0", "D4R_NATIVE_SWIN_ENCODERS=off"});
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(parsed->config.native_dir, std::filesystem::path("/opt/d4r/kernels"));
+  EXPECT_EQ(parsed->config.gpu_arch, "gfx1201");
+  EXPECT_EQ(parsed->config.default_mode, Mode::accuracy);
+  EXPECT_FALSE(parsed->config.fp8_native);
+  EXPECT_FALSE(parsed->config.native_swin_encoders);
+}
+
+TEST(DaemonConfig, GpuArchWithoutGfxPrefixIsIgnoredAsTheBridgeDoes)
+{
+  Expected<ParsedConfig> parsed = parse_config({}, {"HOME=/h", "D4R_GPU_ARCH=auto"});
+  ASSERT_TRUE(parsed);
+  EXPECT_FALSE(parsed->config.gpu_arch);
+}
+
+TEST(DaemonConfig, FlagsWinOverEnvironment)
+{
+  Expected<ParsedConfig> parsed =
+      parse_config({"--native-dir", "/a", "--socket=/tmp/s", "--cache-dir", "/c", "--gpu-arch",
+                    "gfx1100", "--max-ptx-bytes", "1M", "--foreground"},
+                   {"HOME=/h", "D4R_ZLUDA_NATIVE_DIR=/b", "D4R_GPU_ARCH=gfx1201"});
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(parsed->config.native_dir, std::filesystem::path("/a"));
+  EXPECT_EQ(parsed->config.socket_path, "/tmp/s");
+  EXPECT_EQ(parsed->config.cache_dir, "/c");
+  EXPECT_EQ(parsed->config.gpu_arch, "gfx1100");
+  EXPECT_EQ(parsed->config.max_ptx_bytes, 1LL << 20);
+  EXPECT_TRUE(parsed->config.foreground);
+}
+
+TEST(DaemonConfig, BadInputGetsAClearError)
+{
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"--bogus"}, {"--socket"}, {"--gpu-arch", "gfx803"},
+        {"--max-ptx-bytes", "-5"}, {"--max-ptx-bytes", "12Q"}, {"--workers", "0"}}) {
+    Expected<ParsedConfig> parsed = parse_config(args, {"HOME=/h"});
+    ASSERT_FALSE(parsed) << args[0];
+    EXPECT_EQ(parsed.error().code, ErrorCode::invalid_argument);
+    EXPECT_FALSE(parsed.error().message.empty());
+  }
+  EXPECT_FALSE(parse_config({}, {"HOME=/h", "D4R_PREFER_ACCURACY=maybe"}));
+}
+
+TEST(DaemonConfig, HelpAndVersion)
+{
+  EXPECT_EQ(parse_config({"--help"}, {"HOME=/h"})->status, ParseStatus::help);
+  EXPECT_EQ(parse_config({"--version"}, {"HOME=/h"})->status, ParseStatus::version);
+  EXPECT_NE(usage_text().find("--native-dir"), std::string::npos);
+}
+
+} // namespace
+} // namespace d4r::daemon

@@ -1,0 +1,80 @@
+#include "daemon/single_flight.hpp"
+#include "daemon/task_pool.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <future>
+#include <latch>
+#include <thread>
+
+namespace d4r::daemon {
+namespace {
+
+TEST(TaskPool, InteractiveWorkGoesBeforeBackgroundWork)
+{
+  TaskPool pool(1);
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::latch started(1);
+  ASSERT_TRUE(pool.submit(Priority::interactive, [&] {
+    started.count_down();
+    released.wait();
+  }));
+  started.wait();
+  std::mutex mutex;
+  std::vector<std::string> order;
+  auto record = [&](std::string name) {
+    return [&, name] {
+      std::lock_guard lock(mutex);
+      order.push_back(name);
+    };
+  };
+  ASSERT_TRUE(pool.submit(Priority::background, record("warm-1")));
+  ASSERT_TRUE(pool.submit(Priority::background, record("warm-2")));
+  ASSERT_TRUE(pool.submit(Priority::interactive, record("game")));
+  release.set_value();
+  pool.shutdown();
+  std::vector<std::string> expected = {"game", "warm-1", "warm-2"};
+  EXPECT_EQ(order, expected);
+  EXPECT_FALSE(pool.submit(Priority::interactive, [] {})) << "no work after shutdown";
+}
+
+TEST(SingleFlight, ConcurrentCallersShareOneRun)
+{
+  SingleFlight<int> flights;
+  std::atomic<int> runs{0};
+  std::atomic<int> shared_count{0};
+  std::latch go(16);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 16; ++i) {
+    threads.emplace_back([&] {
+      go.arrive_and_wait();
+      bool shared = false;
+      int value = flights.run("key", [&] {
+        ++runs;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        return 42;
+      }, &shared);
+      EXPECT_EQ(value, 42);
+      shared_count += shared ? 1 : 0;
+    });
+  }
+  for (std::thread& thread : threads) {
+    thread.join();
+  }
+  EXPECT_EQ(runs.load(), 1);
+  EXPECT_EQ(shared_count.load(), 15);
+}
+
+TEST(SingleFlight, DifferentKeysAndLaterCallsRunAgain)
+{
+  SingleFlight<int> flights;
+  int runs = 0;
+  EXPECT_EQ(flights.run("a", [&] { return ++runs; }), 1);
+  EXPECT_EQ(flights.run("b", [&] { return ++runs; }), 2);
+  EXPECT_EQ(flights.run("a", [&] { return ++runs; }), 3) << "results are not memoised";
+}
+
+} // namespace
+} // namespace d4r::daemon
