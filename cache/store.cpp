@@ -68,7 +68,7 @@ static constexpr char k_delete_object[] = "DELETE FROM objects WHERE digest = ?"
 static constexpr char k_total_bytes[] = "SELECT COALESCE(SUM(size), 0) FROM objects";
 static constexpr char k_select_least_recent[] =
     "SELECT id, digest FROM entries WHERE id != ? AND digest != ? "
-    "ORDER BY use_seq DESC, id ASC LIMIT 1";
+    "ORDER BY use_seq ASC, id ASC LIMIT 1";
 static constexpr char k_delete_entry[] = "DELETE FROM entries WHERE id = ?";
 static constexpr char k_count_entries[] = "SELECT COUNT(id) FROM entries";
 static constexpr char k_select_counters[] = "SELECT name, value FROM counters ORDER BY name";
@@ -226,6 +226,7 @@ struct Store::Impl {
   [[nodiscard]] Expected<void> forget_missing(const Sha256& digest);
   [[nodiscard]] Expected<void> quarantine(const Sha256& digest);
   [[nodiscard]] Error quarantined_error(const Hit& hit);
+  [[nodiscard]] Error read_error(const Hit& hit, const Error& error);
   [[nodiscard]] Expected<void> check_object(const Hit& hit, const Sha256& actual);
   [[nodiscard]] Expected<void> place_object(const Sha256& digest,
                                             std::span<const std::byte> object);
@@ -361,9 +362,22 @@ Error Store::Impl::quarantined_error(const Hit& hit)
   return Error{ErrorCode::corrupt, "cache: " + describe(hit.key) + ": sha256 mismatch, quarantined"};
 }
 
+// A file that vanished since the lookup (evicted or purged by another process) is not_found, so
+// that the caller rebuilds instead of reporting a broken cache.
+Error Store::Impl::read_error(const Hit& hit, const Error& error)
+{
+  Expected<int64_t> size = files::file_size_or_missing(object_path(hit.digest));
+  if (size && *size < 0) {
+    return Error{ErrorCode::not_found,
+                 "cache: " + describe(hit.key) + ": object " + to_hex(hit.digest) +
+                     " was removed after the lookup"};
+  }
+  return Error{error.code, error.message + " (" + describe(hit.key) + ")"};
+}
+
 Expected<void> Store::Impl::check_object(const Hit& hit, const Sha256& actual)
 {
-  if (actual != hit.digest && false) {
+  if (actual != hit.digest) {
     return std::unexpected(quarantined_error(hit));
   }
   return {};
@@ -408,8 +422,7 @@ Expected<std::vector<std::byte>> Store::read_object(const Hit& hit)
   const std::filesystem::path path = m_impl->object_path(hit.digest);
   Expected<std::vector<std::byte>> bytes = files::read_file(path);
   if (!bytes) {
-    return std::unexpected(Error{bytes.error().code, bytes.error().message + " (" +
-                                                         describe(hit.key) + ")"});
+    return std::unexpected(m_impl->read_error(hit, bytes.error()));
   }
   TRY(m_impl->check_object(hit, sha256(*bytes)));
   return bytes;
@@ -420,8 +433,7 @@ Expected<void> Store::verify_object(const Hit& hit)
   const std::filesystem::path path = m_impl->object_path(hit.digest);
   Expected<files::FileDigest> actual = files::hash_file(path);
   if (!actual) {
-    return std::unexpected(Error{actual.error().code, actual.error().message + " (" +
-                                                          describe(hit.key) + ")"});
+    return std::unexpected(m_impl->read_error(hit, actual.error()));
   }
   return m_impl->check_object(hit, actual->digest);
 }

@@ -90,7 +90,7 @@ Expected<int> bind_socket(const std::filesystem::path& path)
     return make_error(ErrorCode::io, "socket: " + errno_text(errno));
   }
   // The umask makes the socket 0600 from its first moment; chmod would leave a window.
-  mode_t old_mask = umask(0077);
+  mode_t old_mask = umask(0177);
   int bound = bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address));
   int bind_errno = errno;
   umask(old_mask);
@@ -150,7 +150,8 @@ Expected<Listener> Listener::open(const std::filesystem::path& socket_path)
 
 Expected<int> Listener::accept_connection() const
 {
-  int connection = accept4(m_fd, nullptr, nullptr, SOCK_CLOEXEC);
+  // gRPC drives the connection from its event engine, which expects a non-blocking socket.
+  int connection = accept4(m_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
   if (connection < 0) {
     ErrorCode code = (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
                          ? ErrorCode::unavailable

@@ -29,6 +29,8 @@ private:
 };
 
 struct DaemonOptions {
+  explicit DaemonOptions(std::filesystem::path work) : work_dir(std::move(work)) {}
+
   std::filesystem::path work_dir;           // socket in work_dir/run, cache in work_dir/cache
   std::optional<std::filesystem::path> native_dir; // default: the release fixture
   std::string gpu_arch = "gfx1101";

@@ -15,14 +15,22 @@ target_link_libraries(d4r-test-counters PRIVATE d4r_proto)
 d4r_warnings(d4r-test-counters)
 set_target_properties(d4r-test-counters PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
 
+# The real daemon as a child process (also used by bench/); free of protobuf.
+add_library(d4r_test_harness STATIC ${D4R_INTEGRATION}/daemon_process.cpp)
+target_include_directories(d4r_test_harness PUBLIC ${D4R_INTEGRATION} ${PROJECT_SOURCE_DIR})
+target_compile_definitions(d4r_test_harness PUBLIC
+  D4R_TEST_SOURCE_DIR="${D4R_TEST_SOURCE_DIR}" D4R_BINARY_DIR="${PROJECT_BINARY_DIR}")
+target_link_libraries(d4r_test_harness PUBLIC d4r_util)
+d4r_warnings(d4r_test_harness)
+
 d4r_test(test_integration_client
-  SOURCES ${D4R_INTEGRATION}/daemon_process.cpp ${D4R_INTEGRATION}/test_integration_client.cpp
-  LIBS d4r_kernel_client d4r_compiler d4r_util
+  SOURCES ${D4R_INTEGRATION}/test_integration_client.cpp
+  LIBS d4r_test_harness d4r_kernel_client d4r_compiler d4r_util
   TIMEOUT 180)
 add_dependencies(test_integration_client d4r-kerneld d4r-test-resolve d4r-test-counters d4r_release_fixture)
 
 d4r_test(test_integration_daemon
-  SOURCES ${D4R_INTEGRATION}/daemon_process.cpp ${D4R_INTEGRATION}/test_integration_daemon.cpp
-  LIBS d4r_proto d4r_util
+  SOURCES ${D4R_INTEGRATION}/test_integration_daemon.cpp
+  LIBS d4r_test_harness d4r_proto d4r_util
   TIMEOUT 180)
 add_dependencies(test_integration_daemon d4r-kerneld d4r-test-counters d4r_release_fixture)

@@ -51,7 +51,7 @@ class ClientIntegration : public ::testing::Test {
 protected:
   void SetUp() override
   {
-    m_daemon = std::make_unique<DaemonProcess>(DaemonOptions{m_dir.path()});
+    m_daemon = std::make_unique<DaemonProcess>(DaemonOptions(m_dir.path()));
     ASSERT_TRUE(m_daemon->start()) << "d4r-kerneld did not start";
   }
 
@@ -235,7 +235,10 @@ TEST_F(ClientIntegration, PeerOfAnotherUidIsRefused)
   }
   // Open the filesystem permissions so that only the daemon's SO_PEERCRED check stands between
   // uid 65534 and the service.
-  chmod(m_daemon->socket_path().parent_path().c_str(), 0755);
+  for (std::filesystem::path folder = m_daemon->socket_path().parent_path();
+       folder != m_dir.path().parent_path(); folder = folder.parent_path()) {
+    chmod(folder.c_str(), 0755);
+  }
   chmod(m_daemon->socket_path().c_str(), 0777);
   std::string socket = m_daemon->socket_path().string();
   std::string tool = (std::filesystem::path(D4R_BINARY_DIR) / "tests" / "d4r-test-resolve").string();

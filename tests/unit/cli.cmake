@@ -7,3 +7,8 @@ d4r_test(test_cli
     ${CMAKE_CURRENT_LIST_DIR}/test_cli_exit_code.cpp
     ${CMAKE_CURRENT_LIST_DIR}/test_cli_commands.cpp
   LIBS d4r_cli_lib)
+
+# The built binary without a daemon: exit statuses, stdout/stderr and --json documents.
+add_test(NAME cli_basics
+  COMMAND sh ${PROJECT_SOURCE_DIR}/tests/e2e/cli_basics.sh $<TARGET_FILE:d4r-kernel>)
+set_tests_properties(cli_basics PROPERTIES TIMEOUT 60)

@@ -268,6 +268,9 @@ TEST(CacheStore, MissingObjectFileDropsTheRow)
   Expected<Hit> hit = store->insert(make_key("d4r_test_layer"), object_of(300, 10), "", "");
   ASSERT_TRUE(hit.has_value());
   ASSERT_TRUE(std::filesystem::remove(hit->object_path));
+  Expected<std::vector<std::byte>> read = store->read_object(*hit);
+  ASSERT_FALSE(read.has_value());
+  EXPECT_EQ(read.error().code, ErrorCode::not_found) << read.error().message;
   Expected<std::optional<Hit>> lookup = store->lookup(make_key("d4r_test_layer"));
   ASSERT_TRUE(lookup.has_value());
   EXPECT_FALSE(lookup->has_value());

@@ -91,6 +91,8 @@ TEST(ReleaseFixture, EveryFolderHoldsEveryKernel)
     EXPECT_TRUE(fs::is_regular_file(k_release / folder / "d4r-kernels.txt")) << folder;
   }
   EXPECT_EQ(read_text(k_release / "accuracy" / "d4r-accuracy.txt"), "1\n");
+  EXPECT_EQ(read_text(k_release / "accuracy" / "gfx1101" / "d4r-accuracy.txt"), "1\n");
+  EXPECT_EQ(read_text(k_release / "accuracy" / "gfx1201" / "d4r-accuracy.txt"), "1\n");
   EXPECT_FALSE(fs::exists(k_release / "d4r-accuracy.txt"));
   EXPECT_FALSE(fs::exists(k_release / "accuracy" / "gfx1100"));
 }
