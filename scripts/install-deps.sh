@@ -10,7 +10,7 @@ packages=(
   libsqlite3-dev sqlite3 libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev
   llvm-19 llvm-19-dev clang-19 lld-19 liblld-19-dev libzstd-dev zlib1g-dev
-  liblz4-dev libsystemd-dev systemd
+  liblz4-dev libsystemd-dev systemd python3
 )
 
 missing=()

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# layering.sh SOURCE_DIR: the dependency rules of STYLE.md rule 1, checked over #include lines.
+# compiler/ knows no gRPC, protobuf or SQLite; cache/ no gRPC, protobuf or LLVM; util/ includes no
+# other folder of the project; client/ and cli/ reach the daemon only through proto/; only
+# cache/db.cpp includes sqlite3.h.
+set -u
+cd "$1" || exit 1
+failures=0
+forbid() { # forbid FOLDER REGEX WHY
+  hits=$(grep -rnE "^[[:space:]]*#[[:space:]]*include[[:space:]]*[<\"]($2)" "$1" 2>/dev/null)
+  if [ -n "$hits" ]; then
+    echo "FAIL: $3"
+    echo "$hits"
+    failures=$((failures + 1))
+  fi
+}
+forbid compiler 'grpc|grpcpp/|google/protobuf|d4r/kernel/v1|sqlite3|cache/|daemon/|client/|cli/' \
+  "compiler/ links only LLVM and util/"
+forbid cache 'grpc|grpcpp/|google/protobuf|d4r/kernel/v1|llvm/|compiler/|daemon/|client/|cli/' \
+  "cache/ links only SQLite and util/"
+forbid util 'compiler/|cache/|daemon/|client/|cli/|proto/|d4r/kernel/v1|llvm/|sqlite3|grpc' \
+  "util/ includes no other folder"
+forbid client 'compiler/|cache/|daemon/|cli/|llvm/|sqlite3' "client/ uses only proto/ and util/"
+forbid cli 'compiler/|cache/|daemon/|client/|llvm/|sqlite3' "cli/ talks to the daemon over proto/"
+sqlite_users=$(grep -rlE '#[[:space:]]*include[[:space:]]*<sqlite3.h>' --include='*.cpp' --include='*.hpp' \
+  util proto compiler cache daemon client cli kernels 2>/dev/null | grep -v '^cache/db.cpp$')
+if [ -n "$sqlite_users" ]; then
+  echo "FAIL: only cache/db.cpp includes sqlite3.h: $sqlite_users"
+  failures=$((failures + 1))
+fi
+[ "$failures" -eq 0 ] && echo "layering: ok"
+exit "$failures"

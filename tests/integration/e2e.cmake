@@ -1,0 +1,8 @@
+# Whole-program checks written as scripts (tests/e2e/): socket activation with the real daemon and
+# CLI, and the #include layering rules of STYLE.md.
+add_test(NAME e2e_socket_activation
+  COMMAND bash ${PROJECT_SOURCE_DIR}/tests/e2e/socket_activation.sh ${PROJECT_BINARY_DIR})
+set_tests_properties(e2e_socket_activation PROPERTIES TIMEOUT 60 SKIP_RETURN_CODE 77)
+
+add_test(NAME e2e_layering COMMAND bash ${PROJECT_SOURCE_DIR}/tests/e2e/layering.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(e2e_layering PROPERTIES TIMEOUT 30)
