@@ -181,9 +181,17 @@ Expected<ParsedConfig> parse_config(const std::vector<std::string>& args,
   for (cursor.index = 0; cursor.index < args.size(); ++cursor.index) {
     TRY(apply_flag(cursor, parsed));
   }
-  if (parsed.config.cache_dir.empty()) {
+  DaemonConfig& config = parsed.config;
+  if (config.cache_dir.empty()) {
     return make_error(ErrorCode::invalid_argument,
                       "no cache directory: set --cache-dir, XDG_CACHE_HOME or HOME");
+  }
+  // Paths are made absolute once, so logs, status and cache sources name them unambiguously.
+  std::error_code ec;
+  config.cache_dir = std::filesystem::absolute(config.cache_dir, ec);
+  config.socket_path = std::filesystem::absolute(config.socket_path, ec);
+  if (config.native_dir) {
+    config.native_dir = std::filesystem::absolute(*config.native_dir, ec);
   }
   return parsed;
 }

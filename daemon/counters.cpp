@@ -7,8 +7,6 @@ const char* to_string(Counter counter)
   switch (counter) {
   case Counter::resolve_ready:
     return "ready";
-  case Counter::resolve_ready_memo:
-    return "ready.memo";
   case Counter::not_found_no_release_dir:
     return "not_found.no_release_dir";
   case Counter::not_found_no_folder:

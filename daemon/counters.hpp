@@ -12,7 +12,6 @@ namespace d4r::daemon {
 
 enum class Counter {
   resolve_ready,
-  resolve_ready_memo, // answered from the in-memory digest memo, no file read
   not_found_no_release_dir,
   not_found_no_folder,
   not_found_not_listed,

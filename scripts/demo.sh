@@ -21,7 +21,7 @@ for _ in $(seq 100); do [ -S "$socket" ] && break; sleep 0.05; done
 ptx=tests/ptx/sr_module.ptx
 echo
 echo "== the hook's view: prepare $ptx, then resolve d4r_test_layer through libd4r_kernel_client.so"
-"$build/tests/d4r-test-resolve" "$socket" 8baeb925f177af87 d4r_test_layer 2000 || true
+"$build/tests/d4r-test-resolve" "$socket" "$ptx" d4r_test_layer 2000 || true
 echo
 echo "== the same request through the CLI"
 "$build/cli/d4r-kernel" --socket "$socket" resolve --module-hash 8baeb925f177af87 \

@@ -62,6 +62,16 @@ TEST(DaemonConfig, FlagsWinOverEnvironment)
   EXPECT_TRUE(parsed->config.foreground);
 }
 
+TEST(DaemonConfig, RelativePathsBecomeAbsolute)
+{
+  Expected<ParsedConfig> parsed =
+      parse_config({"--cache-dir", "c", "--native-dir", "kernels", "--socket", "s"}, {"HOME=/h"});
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(parsed->config.cache_dir, std::filesystem::current_path() / "c");
+  EXPECT_EQ(*parsed->config.native_dir, std::filesystem::current_path() / "kernels");
+  EXPECT_TRUE(parsed->config.socket_path.is_absolute());
+}
+
 TEST(DaemonConfig, BadInputGetsAClearError)
 {
   for (std::vector<std::string> args :
