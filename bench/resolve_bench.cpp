@@ -6,6 +6,10 @@
 #include "client/d4r_kernel_client.h"
 #include "daemon_process.hpp"
 
+#include <grpcpp/create_channel.h>
+#include <grpcpp/impl/client_unary_call.h>
+#include <grpcpp/impl/rpc_method.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -81,6 +85,32 @@ Run run(const std::string& socket, int threads, int count, uint32_t flags)
   return result;
 }
 
+// The floor under any Resolve: a gRPC health check on the same socket, which does no work at all.
+// It goes through grpc++ without our generated code (this process must not hold a second copy of
+// the protocol next to libd4r_kernel_client.so).
+Run run_health_checks(const std::string& socket, int count)
+{
+  auto channel = grpc::CreateChannel("unix:" + socket, grpc::InsecureChannelCredentials());
+  grpc::internal::RpcMethod method("/grpc.health.v1.Health/Check",
+                                   grpc::internal::RpcMethod::NORMAL_RPC);
+  Run result;
+  Clock::time_point start = Clock::now();
+  for (int i = 0; i < count; ++i) {
+    grpc::Slice empty("");
+    grpc::ByteBuffer request(&empty, 1);
+    grpc::ByteBuffer response;
+    grpc::ClientContext context;
+    Clock::time_point begin = Clock::now();
+    grpc::Status status = grpc::internal::BlockingUnaryCall<grpc::ByteBuffer, grpc::ByteBuffer>(
+        channel.get(), method, &context, request, &response);
+    result.latencies_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - begin).count());
+    result.failures += status.ok() ? 0 : 1;
+  }
+  result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  std::sort(result.latencies_us.begin(), result.latencies_us.end());
+  return result;
+}
+
 double percentile(const std::vector<double>& sorted, double p)
 {
   if (sorted.empty()) {
@@ -127,15 +157,19 @@ int main(int argc, char** argv)
   run(socket, 1, 50, D4RK_FLAG_NO_MEMO); // warm: imported into the cache, connections made
   int64_t rss_before = rss_kib(daemon.pid());
 
+  Run health = run_health_checks(socket, count);
   Run memo = run(socket, 1, count, 0);
   Run one = run(socket, 1, count, D4RK_FLAG_NO_MEMO);
   Run sixteen = run(socket, 16, count / 4, D4RK_FLAG_NO_MEMO);
   Run rss_load = run(socket, 4, 2500, D4RK_FLAG_NO_MEMO); // 10 000 resolves
   int64_t rss_after = rss_kib(daemon.pid());
 
+  report("grpc health check (floor)", health);
   report("memo hit (in process, baseline)", memo);
   report("daemon round trip, 1 thread", one);
   report("daemon round trip, 16 threads", sixteen);
+  std::printf("ratio resolve round trip / bare grpc round trip (p50): %.2fx\n",
+              percentile(one.latencies_us, 0.5) / std::max(0.001, percentile(health.latencies_us, 0.5)));
   std::printf("ratio round trip / memo (p50): %.1fx\n",
               percentile(one.latencies_us, 0.5) / std::max(0.001, percentile(memo.latencies_us, 0.5)));
   std::printf("throughput 16 threads / 1 thread: %.2fx\n",
@@ -145,6 +179,6 @@ int main(int argc, char** argv)
               static_cast<long long>(rss_before), static_cast<long long>(rss_after),
               static_cast<long long>(one.latencies_us.size() + sixteen.latencies_us.size() +
                                      rss_load.latencies_us.size()));
-  bool failed = memo.failures + one.failures + sixteen.failures + rss_load.failures > 0;
+  bool failed = health.failures + memo.failures + one.failures + sixteen.failures + rss_load.failures > 0;
   return failed ? 1 : 0;
 }

@@ -13,7 +13,9 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -309,6 +311,25 @@ TEST_F(DaemonIntegration, HealthServiceAnswers)
     bytes.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
   }
   EXPECT_EQ(bytes, std::string("\x08\x01", 2)); // status: SERVING
+}
+
+TEST_F(DaemonIntegration, GarbageOnTheSocketLeavesTheDaemonServing)
+{
+  for (int round = 0; round < 20; ++round) {
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ASSERT_GE(fd, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::snprintf(address.sun_path, sizeof(address.sun_path), "%s", m_daemon->socket_path().c_str());
+    ASSERT_EQ(connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)), 0);
+    std::string garbage = round % 2 == 0 ? std::string("GET / HTTP/1.1\r\n\r\n")
+                                         : std::string(4096, static_cast<char>(0xA0 + round));
+    static_cast<void>(write(fd, garbage.data(), garbage.size()));
+    close(fd); // some mid-stream, some before the daemon has read anything
+  }
+  EXPECT_EQ(resolve(*m_daemon, k_sr_module_hash, "d4r_test_layer").outcome(),
+            pb::ResolveReply::READY);
+  EXPECT_GE(m_daemon->counter("connections"), 20);
 }
 
 TEST(DaemonStartup, SecondDaemonOnTheSameSocketRefusesToStart)
