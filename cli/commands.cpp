@@ -128,10 +128,22 @@ std::optional<int> check_and_save(const pb::ResolveReply& reply, const std::stri
   return std::nullopt;
 }
 
+pb::BuildRequest build_request(const ResolveCommand& cmd)
+{
+  pb::ResolveRequest resolve = resolve_request(cmd);
+  pb::BuildRequest request;
+  request.set_kernel(resolve.kernel());
+  *request.mutable_selection() = resolve.selection();
+  request.set_wait_budget_ms(resolve.wait_budget_ms());
+  request.set_accept_path(false);
+  return request;
+}
+
 int run_resolve(const GlobalOptions& global, const ResolveCommand& cmd, Io& io)
 {
   DaemonClient client(global.socket, global.timeout_ms);
-  Expected<pb::ResolveReply> reply = client.resolve(resolve_request(cmd));
+  Expected<pb::ResolveReply> reply =
+      cmd.build ? client.build(build_request(cmd)) : client.resolve(resolve_request(cmd));
   if (!reply) {
     return fail(io, global.json, ExitCode::daemon, reply.error().message);
   }

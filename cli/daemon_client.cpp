@@ -103,6 +103,19 @@ Expected<pb::ResolveReply> DaemonClient::resolve(const pb::ResolveRequest& reque
   return reply;
 }
 
+Expected<pb::ResolveReply> DaemonClient::build(const pb::BuildRequest& request)
+{
+  grpc::ClientContext context;
+  int64_t extra_ms = request.wait_budget_ms();
+  set_deadline(context, extra_ms);
+  pb::ResolveReply reply;
+  grpc::Status status = m_stub->Build(&context, request, &reply);
+  if (!status.ok()) {
+    return std::unexpected(to_error(status, "Build", extra_ms));
+  }
+  return reply;
+}
+
 Expected<pb::ImportReply> DaemonClient::import(const pb::ImportRequest& request)
 {
   grpc::ClientContext context;

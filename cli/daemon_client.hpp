@@ -24,6 +24,7 @@ public:
   // The deadline is the timeout plus the request's wait budget, so a build the daemon waits for
   // is not cut short by the CLI.
   [[nodiscard]] Expected<pb::ResolveReply> resolve(const pb::ResolveRequest& request);
+  [[nodiscard]] Expected<pb::ResolveReply> build(const pb::BuildRequest& request);
   [[nodiscard]] Expected<pb::ImportReply> import(const pb::ImportRequest& request);
   [[nodiscard]] Expected<pb::ListReply> list(const pb::ListRequest& request);
   [[nodiscard]] Expected<pb::PurgeReply> purge(const pb::PurgeRequest& request);

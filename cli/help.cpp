@@ -11,6 +11,7 @@ Talks to d4r-kerneld, the kernel JIT daemon, over its Unix socket.
 commands:
   status    the daemon's version, target, native dir, cache statistics and counters
   resolve   ask for the replacement of one kernel of one PTX module (--out saves it)
+  build     build a kernel from its recipe for a target and mode (--out saves it)
   import    import a d4r release directory into the cache
   list      the cached kernels
   purge     remove cached kernels
@@ -63,6 +64,24 @@ exit status: 0 READY, 1 NOT_FOUND, 2 usage error, 3 PENDING, 4 REJECTED,
              5 daemon unreachable or bad reply (sha256 mismatch included), 6 FILE not written
 )";
 
+constexpr std::string_view k_build_help =
+    R"(usage: d4r-kernel build --kernel NAME [--target gfxNNNN] [--mode fast|accuracy] [OPTIONS]
+
+Builds kernel NAME from its recipe (kernels/recipes) for a target and accuracy mode through the
+daemon, whatever module will ask for it (to warm a machine, or to try a recipe), and prints the
+outcome and launch metadata as resolve does. The build runs in an isolated worker process.
+
+options:
+  --kernel NAME         a kernel that a recipe serves (required)
+  --target gfxNNNN      gfx1100-gfx1103, gfx1200 or gfx1201 (default: the daemon's GPU)
+  --mode fast|accuracy  the accuracy mode (default: the daemon's)
+  --wait-ms N           how long to wait for the build (default 300000); PENDING past it
+  --out FILE            save the code object to FILE once its sha256 checks out
+
+exit status: 0 READY, 1 NOT_FOUND (no recipe, or the build failed: see the reason), 2 usage error,
+             3 PENDING, 5 daemon unreachable or bad reply, 6 FILE not written
+)";
+
 constexpr std::string_view k_import_help = R"(usage: d4r-kernel import [DIR] [--json]
 
 Imports the code objects of a d4r release directory (per-target folders, -fp8, accuracy/,
@@ -93,6 +112,9 @@ std::string help_text(std::string_view topic)
   }
   if (topic == "resolve") {
     return std::string(k_resolve_help);
+  }
+  if (topic == "build") {
+    return std::string(k_build_help);
   }
   if (topic == "import") {
     return std::string(k_import_help);

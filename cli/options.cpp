@@ -28,15 +28,23 @@ constexpr OptionSpec k_resolve_options[] = {
     {"--target", true},      {"--no-fp8", false}, {"--no-swin-encoders", false},
     {"--wait-ms", true},     {"--out", true},
 };
+constexpr OptionSpec k_build_options[] = {
+    {"--kernel", true}, {"--mode", true}, {"--target", true}, {"--no-fp8", false},
+    {"--wait-ms", true}, {"--out", true},
+};
 constexpr OptionSpec k_mode_options[] = {{"--mode", true}};
 constexpr OptionSpec k_purge_options[] = {{"--mode", true}, {"--yes", false}};
 
-constexpr std::string_view k_commands[] = {"help", "status", "resolve", "import", "list", "purge"};
+constexpr std::string_view k_commands[] = {"help",   "status", "resolve", "build",
+                                           "import", "list",   "purge"};
 
 std::span<const OptionSpec> options_of(std::string_view command)
 {
   if (command == "resolve") {
     return k_resolve_options;
+  }
+  if (command == "build") {
+    return k_build_options;
   }
   if (command == "list") {
     return k_mode_options;
@@ -253,6 +261,23 @@ Expected<Command> build_resolve(const RawArgs& raw)
   return cmd;
 }
 
+// `build --kernel NAME [--target T] [--mode M] [--wait-ms N] [--out FILE]`: a resolve without a
+// module, which the daemon answers from the kernel's recipe.
+Expected<Command> build_build(const RawArgs& raw)
+{
+  TRY(expect_positionals(raw, 0));
+  ResolveCommand cmd;
+  cmd.build = true;
+  cmd.wait_ms = k_default_build_wait_ms;
+  for (const auto& [name, value] : raw.options) {
+    TRY(apply_resolve_option(cmd, name, value));
+  }
+  if (cmd.kernel.empty()) {
+    return make_error(ErrorCode::invalid_argument, "build: --kernel is required");
+  }
+  return cmd;
+}
+
 Expected<Command> build_import(const RawArgs& raw)
 {
   TRY(expect_positionals(raw, 1));
@@ -319,6 +344,9 @@ Expected<Command> build_command(const RawArgs& raw)
   }
   if (raw.command == "resolve") {
     return build_resolve(raw);
+  }
+  if (raw.command == "build") {
+    return build_build(raw);
   }
   if (raw.command == "import") {
     return build_import(raw);

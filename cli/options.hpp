@@ -17,6 +17,7 @@ namespace d4r::cli {
 inline constexpr int64_t k_default_timeout_ms = 5000;
 inline constexpr int64_t k_max_timeout_ms = 3'600'000;
 inline constexpr int64_t k_max_wait_ms = 600'000;
+inline constexpr int64_t k_default_build_wait_ms = 300'000; // `build` waits for the compile
 
 struct GlobalOptions {
   std::string socket; // resolved: --socket, else D4R_KERNELD_SOCKET, else the default path
@@ -42,6 +43,7 @@ struct ResolveCommand {
   bool native_swin_encoders = true;
   int64_t wait_ms = 0; // 0: the daemon's default wait budget
   std::string out_path;
+  bool build = false; // `build`: the recipe's object for any module (no --module-hash)
 };
 
 struct ImportCommand {

@@ -265,6 +265,68 @@ std::string outcome_name(pb::ResolveReply::Outcome outcome)
   return name.empty() ? "OUTCOME(" + std::to_string(static_cast<int>(outcome)) + ")" : name;
 }
 
+namespace {
+
+// On-demand builds: the totals, then the recent builds (running first) with their reasons.
+std::string builds_text(const pb::BuildStats& builds)
+{
+  std::string out = "\nbuilds: " + std::to_string(builds.queued()) + " queued, " +
+                    std::to_string(builds.running()) + " running, " +
+                    std::to_string(builds.done()) + " done, " + std::to_string(builds.failed()) +
+                    " failed (" + std::to_string(builds.negative_hits()) +
+                    " answered from the failure cache); " + std::to_string(builds.recipes_size()) +
+                    " recipes\n";
+  if (builds.recent().empty()) {
+    return out;
+  }
+  using A = Table::Align;
+  Table table({"state", "kernel", "target", "mode", "backend", "ms", "reason"},
+              {A::left, A::left, A::left, A::left, A::left, A::right, A::left});
+  for (const pb::BuildRecord& r : builds.recent()) {
+    table.add_row({r.state(), r.kernel(), r.target(), mode_name(r.mode()), r.backend(),
+                   std::to_string(r.elapsed_ms()), r.reason().substr(0, 120)});
+  }
+  return out + table.render();
+}
+
+void builds_json(JsonWriter& json, const pb::BuildStats& builds)
+{
+  json.key("builds").begin_object();
+  json.key("queued").number(builds.queued());
+  json.key("running").number(builds.running());
+  json.key("done").number(builds.done());
+  json.key("failed").number(builds.failed());
+  json.key("negative_hits").number(builds.negative_hits());
+  json.key("recipes").begin_array();
+  for (const std::string& recipe : builds.recipes()) {
+    json.string(recipe);
+  }
+  json.end_array();
+  json.key("toolchains").begin_object();
+  std::map<std::string, std::string> toolchains(builds.toolchains().begin(), builds.toolchains().end());
+  for (const auto& [target, toolchain] : toolchains) {
+    json.key(target).string(toolchain);
+  }
+  json.end_object();
+  json.key("recent").begin_array();
+  for (const pb::BuildRecord& r : builds.recent()) {
+    json.begin_object();
+    json.key("state").string(r.state());
+    json.key("recipe").string(r.recipe());
+    json.key("kernel").string(r.kernel());
+    json.key("target").string(r.target());
+    json.key("mode").string(mode_name(r.mode()));
+    json.key("backend").string(r.backend());
+    json.key("elapsed_ms").number(r.elapsed_ms());
+    json.key("reason").string(r.reason());
+    json.end_object();
+  }
+  json.end_array();
+  json.end_object();
+}
+
+} // namespace
+
 std::string status_text(const pb::StatusReply& reply, std::string_view socket)
 {
   std::string out = "d4r-kerneld " + reply.version() + " (pid " + std::to_string(reply.pid()) +
@@ -287,6 +349,7 @@ std::string status_text(const pb::StatusReply& reply, std::string_view socket)
     counters.add_row({name, std::to_string(value)});
   }
   out += "\n" + (reply.counters().empty() ? std::string("no counters yet\n") : counters.render());
+  out += builds_text(reply.builds());
   return out;
 }
 
@@ -320,6 +383,7 @@ void status_json(JsonWriter& json, const pb::StatusReply& reply, std::string_vie
     json.key(name).number(value);
   }
   json.end_object();
+  builds_json(json, reply.builds());
   json.end_object();
 }
 

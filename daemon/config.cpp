@@ -150,6 +150,34 @@ Expected<bool> apply_flag(FlagCursor& cursor, ParsedConfig& parsed)
     TRY_ASSIGN(std::string text, cursor.value_of("--workers"));
     TRY_ASSIGN(int64_t workers, parse_size("--workers", text));
     config.workers = static_cast<int>(std::min<int64_t>(workers, 256));
+  } else if (matches(arg, "--recipes-dir")) {
+    TRY_ASSIGN(config.recipes_dir, cursor.value_of("--recipes-dir"));
+  } else if (matches(arg, "--worker")) {
+    TRY_ASSIGN(config.worker, cursor.value_of("--worker"));
+  } else if (matches(arg, "--clang")) {
+    TRY_ASSIGN(config.clang, cursor.value_of("--clang"));
+  } else if (matches(arg, "--backend")) {
+    TRY_ASSIGN(config.backend, cursor.value_of("--backend"));
+    if (config.backend != "llvm" && config.backend != "clang" && config.backend != "comgr") {
+      return make_error(ErrorCode::invalid_argument,
+                        "--backend " + config.backend + ": expected llvm, clang or comgr");
+    }
+  } else if (matches(arg, "--build-jobs")) {
+    TRY_ASSIGN(std::string text, cursor.value_of("--build-jobs"));
+    TRY_ASSIGN(int64_t jobs, parse_size("--build-jobs", text));
+    config.build_jobs = static_cast<int>(std::min<int64_t>(jobs, 256));
+  } else if (matches(arg, "--build-cpu-seconds")) {
+    TRY_ASSIGN(std::string text, cursor.value_of("--build-cpu-seconds"));
+    TRY_ASSIGN(config.build_cpu_seconds, parse_size("--build-cpu-seconds", text));
+  } else if (matches(arg, "--build-wall-seconds")) {
+    TRY_ASSIGN(std::string text, cursor.value_of("--build-wall-seconds"));
+    TRY_ASSIGN(config.build_wall_seconds, parse_size("--build-wall-seconds", text));
+  } else if (matches(arg, "--build-memory")) {
+    TRY_ASSIGN(std::string text, cursor.value_of("--build-memory"));
+    TRY_ASSIGN(config.build_memory_bytes, parse_size("--build-memory", text));
+  } else if (matches(arg, "--wait-ms")) {
+    TRY_ASSIGN(std::string text, cursor.value_of("--wait-ms"));
+    TRY_ASSIGN(config.default_wait_ms, parse_size("--wait-ms", text));
   } else if (matches(arg, "--log-level")) {
     TRY_ASSIGN(config.log_level, cursor.value_of("--log-level"));
   } else {
@@ -175,6 +203,14 @@ Expected<ParsedConfig> parse_config(const std::vector<std::string>& args,
 {
   ParsedConfig parsed;
   parsed.config.topology_root = "/sys/class/kfd/kfd/topology/nodes";
+  // ROCm's clang where the user has it (it knows the newest targets first), else Debian's clang-19.
+  std::error_code exists_error;
+  parsed.config.clang = std::filesystem::exists("/opt/rocm/llvm/bin/clang++", exists_error)
+                            ? "/opt/rocm/llvm/bin/clang++"
+                            : "/usr/lib/llvm-19/bin/clang++";
+  if (std::filesystem::is_directory(D4R_DEFAULT_RECIPES_DIR, exists_error)) {
+    parsed.config.recipes_dir = D4R_DEFAULT_RECIPES_DIR;
+  }
   TRY(apply_environment(to_map(environment), parsed.config));
   parsed.config.socket_path = default_socket_path(environment);
   FlagCursor cursor{args};
@@ -192,6 +228,9 @@ Expected<ParsedConfig> parse_config(const std::vector<std::string>& args,
   config.socket_path = std::filesystem::absolute(config.socket_path, ec);
   if (config.native_dir) {
     config.native_dir = std::filesystem::absolute(*config.native_dir, ec);
+  }
+  if (config.recipes_dir) {
+    config.recipes_dir = std::filesystem::absolute(*config.recipes_dir, ec);
   }
   return parsed;
 }
@@ -213,8 +252,20 @@ options:
   --kfd-topology DIR      KFD topology nodes (default /sys/class/kfd/kfd/topology/nodes)
   --max-ptx-bytes SIZE    largest PTX module accepted by PutModule (default 64M)
   --cache-max-bytes SIZE  size cap of each accuracy mode's store (default 4G)
-  --workers N             request threads (default: the number of cores)
+  --workers N             request threads (default: twice the cores, at least 8)
   --log-level LEVEL       trace, debug, info, warn, error (default info)
+
+on-demand builds (native sources of kernels/, compiled in isolated worker processes):
+  --recipes-dir DIR       recipes to serve (default: the installed kernels/recipes)
+  --worker PATH           d4r-kernel-worker (default: found next to d4r-kerneld)
+  --clang PATH            clang driver for HIP (default: /opt/rocm/llvm/bin/clang++ if
+                          present, else /usr/lib/llvm-19/bin/clang++)
+  --backend NAME          llvm, clang or comgr (default: comgr for the ISAs it knows, else llvm)
+  --build-jobs N          concurrent builds (default: the number of cores)
+  --build-cpu-seconds N   CPU limit of one worker (default 120)
+  --build-wall-seconds N  wall-clock limit of one worker (default 300)
+  --build-memory SIZE     address-space limit of one worker (default 4G)
+  --wait-ms N             how long a Resolve that names no budget waits for a build (default 40)
   --version               print the version and exit
   -h, --help              print this help and exit
 

@@ -26,6 +26,16 @@ struct DaemonConfig {
   int64_t cache_max_bytes = 4LL << 30;      // --cache-max-bytes (per mode)
   int workers = 0;                          // --workers, 0: the number of cores
   bool foreground = false;                  // --foreground
+  // On-demand builds (kernels/ recipes compiled by isolated workers).
+  std::optional<std::filesystem::path> recipes_dir; // --recipes-dir, default: the installed recipes
+  std::filesystem::path worker;             // --worker, default: found next to the daemon
+  std::filesystem::path clang;              // --clang, default: ROCm's clang if present, else clang-19
+  std::string backend;                      // --backend llvm|clang|comgr, default: per target
+  int build_jobs = 0;                       // --build-jobs, 0: the number of cores
+  int64_t build_cpu_seconds = 120;          // --build-cpu-seconds (per worker)
+  int64_t build_wall_seconds = 300;         // --build-wall-seconds (per worker)
+  int64_t build_memory_bytes = 4LL << 30;   // --build-memory (per worker address space)
+  int64_t default_wait_ms = 40;             // --wait-ms: a Resolve's wait for a build when it names none
   std::string log_level = "info";           // --log-level
 };
 

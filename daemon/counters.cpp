@@ -21,6 +21,10 @@ const char* to_string(Counter counter)
     return "not_found.missing_object";
   case Counter::not_found_error:
     return "not_found.error";
+  case Counter::not_found_no_recipe:
+    return "not_found.no_recipe";
+  case Counter::not_found_build_failed:
+    return "not_found.build_failed";
   case Counter::rejected_wrong_origin:
     return "rejected.wrong_origin";
   case Counter::rejected_broken_contract:

@@ -19,6 +19,8 @@ enum class Counter {
   not_found_switched_off,
   not_found_missing_object,
   not_found_error,
+  not_found_no_recipe,
+  not_found_build_failed,
   rejected_wrong_origin,
   rejected_broken_contract,
   rejected_invalid_request,

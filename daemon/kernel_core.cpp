@@ -1,12 +1,14 @@
 #include "daemon/kernel_core.hpp"
 
 #include "compiler/launch_meta.hpp"
+#include "daemon/object_checks.hpp"
 #include "daemon/wire.hpp"
 
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <set>
+#include <thread>
 
 namespace d4r::daemon {
 
@@ -21,23 +23,6 @@ ResolveAnswer not_served(Outcome outcome, Counter counter, std::string reason)
   answer.counter = counter;
   answer.reason = std::move(reason);
   return answer;
-}
-
-// A release object must be built for the folder's GPU: a gfx1100 object in the gfx1101 folder
-// would load and compute garbage, so it is rejected rather than served.
-Expected<void> check_object_target(const compiler::LaunchMeta& meta, std::string_view arch,
-                                   std::string_view kernel)
-{
-  std::string_view target = meta.amdhsa_target;
-  size_t dashes = target.rfind("--");
-  std::string_view processor = dashes == std::string_view::npos ? target : target.substr(dashes + 2);
-  processor = processor.substr(0, processor.find(':'));
-  if (processor != arch) {
-    return make_error(ErrorCode::rejected, "kernel " + std::string(kernel) + ": code object is for '" +
-                                               std::string(meta.amdhsa_target) + "', not " +
-                                               std::string(arch));
-  }
-  return {};
 }
 
 std::string folder_target_of(const release::SelectedDirectory& directory, const std::string& arch)
@@ -76,6 +61,38 @@ Counter counter_of(release::Verdict verdict)
   return Counter::not_found_error;
 }
 
+// What the release says when it does not serve a kernel: no folder, or the manifest's verdict.
+ResolveAnswer release_verdict_answer(const release::CatalogAnswer& found, const EffectiveSelection& selection,
+                                     const std::filesystem::path& root)
+{
+  if (!found.directory) {
+    return not_served(Outcome::not_found, Counter::not_found_no_folder,
+                      "release " + root.string() + " has no folder for " + selection.arch + " (" +
+                          to_string(selection.mode) + ")");
+  }
+  release::Verdict verdict = found.authorization.verdict;
+  if (verdict == release::Verdict::hash_mismatch) {
+    spdlog::info("resolve: {}", found.authorization.reason);
+  }
+  Outcome outcome = verdict == release::Verdict::wrong_origin ? Outcome::rejected : Outcome::not_found;
+  return not_served(outcome, counter_of(verdict), found.authorization.reason);
+}
+
+BuildOptions build_options(const DaemonConfig& config)
+{
+  BuildOptions options;
+  int cores = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  options.threads = config.build_jobs > 0 ? config.build_jobs : cores;
+  options.backend = config.backend;
+  options.clang = config.clang;
+  options.worker = config.worker;
+  options.scratch = config.cache_dir / "builds";
+  options.limits.cpu = std::chrono::seconds(config.build_cpu_seconds);
+  options.limits.wall = std::chrono::seconds(config.build_wall_seconds);
+  options.limits.memory_bytes = config.build_memory_bytes;
+  return options;
+}
+
 } // namespace
 
 Expected<std::unique_ptr<KernelCore>> KernelCore::create(const DaemonConfig& config,
@@ -85,18 +102,25 @@ Expected<std::unique_ptr<KernelCore>> KernelCore::create(const DaemonConfig& con
   options.root = config.cache_dir;
   options.max_bytes_per_mode = config.cache_max_bytes;
   TRY_ASSIGN(std::unique_ptr<cache::Cache> cache, cache::Cache::open(options));
+  std::vector<compiler::Recipe> recipes;
+  if (config.recipes_dir) {
+    TRY_ASSIGN(recipes, compiler::load_recipes(*config.recipes_dir));
+  }
   return std::unique_ptr<KernelCore>(
-      new KernelCore(config, std::move(detected_target), std::move(cache)));
+      new KernelCore(config, std::move(detected_target), std::move(cache), std::move(recipes)));
 }
 
 KernelCore::KernelCore(DaemonConfig config, std::string detected_target,
-                       std::unique_ptr<cache::Cache> cache)
+                       std::unique_ptr<cache::Cache> cache, std::vector<compiler::Recipe> recipes)
     : m_config(std::move(config)), m_detected_target(std::move(detected_target)),
       m_cache(std::move(cache)), m_modules(m_config.cache_dir / "modules", m_config.max_ptx_bytes),
       m_started(std::chrono::steady_clock::now())
 {
   if (m_config.native_dir) {
     m_catalog = std::make_unique<release::ReleaseCatalog>(*m_config.native_dir);
+  }
+  if (!recipes.empty()) {
+    m_builds = std::make_unique<BuildService>(*m_cache, std::move(recipes), build_options(m_config));
   }
 }
 
@@ -119,11 +143,31 @@ Expected<EffectiveSelection> KernelCore::effective_selection(const SelectionQuer
 
 ResolveAnswer KernelCore::resolve(const ResolveQuery& query)
 {
-  Expected<ResolveAnswer> answer = [&]() -> Expected<ResolveAnswer> {
+  return finish([&]() -> Expected<ResolveAnswer> {
     TRY(validate_kernel_name(query.kernel));
     TRY_ASSIGN(EffectiveSelection selection, effective_selection(query.selection));
     return m_flights.run(flight_key(query, selection), [&] { return resolve_checked(query); });
-  }();
+  }());
+}
+
+ResolveAnswer KernelCore::build(const ResolveQuery& query)
+{
+  return finish([&]() -> Expected<ResolveAnswer> {
+    TRY(validate_kernel_name(query.kernel));
+    TRY_ASSIGN(EffectiveSelection selection, effective_selection(query.selection));
+    const compiler::Recipe* recipe = m_builds ? m_builds->recipe_for(query.kernel) : nullptr;
+    if (!recipe) {
+      return not_served(Outcome::not_found, Counter::not_found_no_recipe,
+                        "no recipe builds kernel " + query.kernel);
+    }
+    return serve_recipe(query, selection, *recipe, false);
+  }());
+}
+
+// Errors become answers: a bad request is rejected, a broken object rejected, anything else is
+// "not found" so that ZLUDA compiles the kernel. Each answer is counted by its reason.
+ResolveAnswer KernelCore::finish(Expected<ResolveAnswer> answer)
+{
   if (!answer) {
     const Error& error = answer.error();
     Counter counter = Counter::not_found_error;
@@ -147,30 +191,58 @@ ResolveAnswer KernelCore::resolve(const ResolveQuery& query)
 Expected<ResolveAnswer> KernelCore::resolve_checked(const ResolveQuery& query)
 {
   TRY_ASSIGN(EffectiveSelection selection, effective_selection(query.selection));
-  if (!m_catalog) {
-    return not_served(Outcome::not_found, Counter::not_found_no_release_dir,
-                      "no release directory configured (--native-dir or D4R_ZLUDA_NATIVE_DIR)");
-  }
-  release::SelectionInputs inputs{m_catalog->root(), selection.arch, selection.fp8_native,
-                                  selection.mode};
-  release::AuthorizationInputs authorization{query.kernel, query.module_hash,
-                                             selection.native_swin_encoders};
-  TRY_ASSIGN(release::CatalogAnswer found, m_catalog->find(inputs, authorization));
-  if (!found.directory) {
-    return not_served(Outcome::not_found, Counter::not_found_no_folder,
-                      "release " + m_catalog->root().string() + " has no folder for " +
-                          selection.arch + " (" + to_string(selection.mode) + ")");
-  }
-  release::Verdict verdict = found.authorization.verdict;
-  if (verdict != release::Verdict::allowed) {
-    if (verdict == release::Verdict::hash_mismatch) {
-      spdlog::info("resolve: {}", found.authorization.reason);
+  ResolveAnswer release_answer = not_served(
+      Outcome::not_found, Counter::not_found_no_release_dir,
+      "no release directory configured (--native-dir or D4R_ZLUDA_NATIVE_DIR)");
+  if (m_catalog) {
+    release::SelectionInputs inputs{m_catalog->root(), selection.arch, selection.fp8_native,
+                                    selection.mode};
+    release::AuthorizationInputs authorization{query.kernel, query.module_hash,
+                                               selection.native_swin_encoders};
+    TRY_ASSIGN(release::CatalogAnswer found, m_catalog->find(inputs, authorization));
+    if (found.directory && found.authorization.verdict == release::Verdict::allowed) {
+      return serve_release_object(query, selection, found);
     }
-    Outcome outcome =
-        verdict == release::Verdict::wrong_origin ? Outcome::rejected : Outcome::not_found;
-    return not_served(outcome, counter_of(verdict), found.authorization.reason);
+    release_answer = release_verdict_answer(found, selection, m_catalog->root());
   }
-  return serve_release_object(query, selection, found);
+  // A prebuilt object wins; a recipe serves what the release does not (or where there is none).
+  const compiler::Recipe* recipe = m_builds ? m_builds->recipe_for(query.kernel) : nullptr;
+  if (recipe && release_answer.outcome != Outcome::rejected) {
+    return serve_recipe(query, selection, *recipe, true);
+  }
+  return release_answer;
+}
+
+Expected<ResolveAnswer> KernelCore::serve_recipe(const ResolveQuery& query,
+                                                 const EffectiveSelection& selection,
+                                                 const compiler::Recipe& recipe, bool check_module)
+{
+  const std::vector<uint64_t>& hashes = recipe.module_hashes;
+  if (check_module && std::find(hashes.begin(), hashes.end(), query.module_hash) == hashes.end()) {
+    return not_served(Outcome::not_found, Counter::not_found_hash_mismatch,
+                      "recipe " + recipe.name + " does not list module hash " +
+                          hash_to_hex(query.module_hash) + " for kernel " + query.kernel);
+  }
+  const std::vector<std::string>& targets = recipe.targets;
+  if (std::find(targets.begin(), targets.end(), selection.arch) == targets.end()) {
+    return not_served(Outcome::not_found, Counter::not_found_no_recipe,
+                      "recipe " + recipe.name + " does not build for " + selection.arch);
+  }
+  std::chrono::milliseconds budget = query.wait_budget.count() > 0
+                                         ? query.wait_budget
+                                         : std::chrono::milliseconds(m_config.default_wait_ms);
+  Priority priority = query.background ? Priority::background : Priority::interactive;
+  TRY_ASSIGN(BuildAnswer built, m_builds->obtain(recipe, query.kernel, selection.arch,
+                                                 selection.mode, priority, budget));
+  switch (built.state) {
+  case BuildState::ready:
+    return ready_answer(selection.mode, selection.arch, *built.hit, query.accept_path);
+  case BuildState::pending:
+    return not_served(Outcome::pending, Counter::pending, built.reason);
+  case BuildState::failed:
+    return not_served(Outcome::not_found, Counter::not_found_build_failed, built.reason);
+  }
+  D4R_UNREACHABLE("every build state is handled");
 }
 
 Expected<ResolveAnswer> KernelCore::serve_release_object(const ResolveQuery& query,
@@ -207,16 +279,12 @@ Expected<ResolveAnswer> KernelCore::serve_release_object(const ResolveQuery& que
     return make_error(ErrorCode::unavailable,
                       "release: " + found.object_path.string() + " changed while being read");
   }
-  Expected<compiler::LaunchMeta> meta = compiler::read_launch_meta(bytes, query.kernel);
-  Expected<void> target_ok = meta ? check_object_target(*meta, selection.arch, query.kernel)
-                                   : Expected<void>{};
-  if (!meta || !target_ok) {
-    Error error = meta ? target_ok.error() : meta.error();
-    error.code = ErrorCode::rejected;
-    error.message = "release: " + found.object_path.string() + ": " + error.message;
+  Expected<compiler::LaunchMeta> meta = checked_launch_meta(bytes, query.kernel, selection.arch);
+  if (!meta) {
+    std::string reason = "release: " + found.object_path.string() + ": " + meta.error().message;
     std::lock_guard lock(m_memo_mutex);
-    m_rejections.emplace(cache_key_text(selection.mode, key), error.message);
-    return std::unexpected(error);
+    m_rejections.emplace(cache_key_text(selection.mode, key), reason);
+    return make_error(ErrorCode::rejected, reason);
   }
   TRY_ASSIGN(cache::Hit inserted,
              m_cache->insert(selection.mode, key, bytes, wire::serialize_launch_meta(*meta),
@@ -288,23 +356,32 @@ Expected<PrepareAnswer> KernelCore::prepare(const PrepareQuery& query)
   TRY_ASSIGN(EffectiveSelection selection, effective_selection(query.selection));
   PrepareAnswer answer;
   answer.need_module_bytes = query.module_sha256 && !m_modules.contains(*query.module_sha256);
-  if (!m_catalog) {
-    return answer;
-  }
-  release::SelectionInputs inputs{m_catalog->root(), selection.arch, selection.fp8_native,
-                                  selection.mode};
   for (const std::string& entry : query.entries) {
-    if (!validate_kernel_name(entry)) {
-      continue;
-    }
-    release::AuthorizationInputs authorization{entry, query.module_hash,
-                                               selection.native_swin_encoders};
-    Expected<release::CatalogAnswer> found = m_catalog->find(inputs, authorization);
-    if (found && found->directory && found->authorization.verdict == release::Verdict::allowed) {
+    if (validate_kernel_name(entry) && servable(entry, query.module_hash, selection)) {
       answer.servable_entries.push_back(entry);
     }
   }
   return answer;
+}
+
+bool KernelCore::servable(const std::string& kernel, uint64_t module_hash,
+                          const EffectiveSelection& selection) const
+{
+  if (m_catalog) {
+    release::SelectionInputs inputs{m_catalog->root(), selection.arch, selection.fp8_native,
+                                    selection.mode};
+    release::AuthorizationInputs authorization{kernel, module_hash, selection.native_swin_encoders};
+    Expected<release::CatalogAnswer> found = m_catalog->find(inputs, authorization);
+    if (found && found->directory && found->authorization.verdict == release::Verdict::allowed) {
+      return true;
+    }
+  }
+  const compiler::Recipe* recipe = m_builds ? m_builds->recipe_for(kernel) : nullptr;
+  return recipe &&
+         std::find(recipe->module_hashes.begin(), recipe->module_hashes.end(), module_hash) !=
+             recipe->module_hashes.end() &&
+         std::find(recipe->targets.begin(), recipe->targets.end(), selection.arch) !=
+             recipe->targets.end();
 }
 
 Expected<int64_t> KernelCore::put_module(uint64_t module_hash, const Sha256& digest,
@@ -329,6 +406,13 @@ StatusSnapshot KernelCore::status() const
     }
   }
   status.counters = m_counters.snapshot();
+  if (m_builds) {
+    status.builds = m_builds->stats();
+    status.recipes = m_builds->recipe_names();
+    for (std::string_view target : k_known_targets) {
+      status.toolchains[std::string(target)] = m_builds->toolchain_of(std::string(target));
+    }
+  }
   return status;
 }
 
@@ -357,6 +441,9 @@ Expected<cache::PurgeResult> KernelCore::purge(std::optional<Mode> mode)
     TRY_ASSIGN(cache::PurgeResult result, m_cache->purge(each));
     total.removed_entries += result.removed_entries;
     total.removed_bytes += result.removed_bytes;
+  }
+  if (m_builds) {
+    m_builds->forget_failures();
   }
   std::lock_guard lock(m_memo_mutex);
   m_verified.clear();

@@ -4,6 +4,8 @@
 // tests call the core directly, without a server.
 
 #include "cache/cache.hpp"
+#include "compiler/recipe.hpp"
+#include "daemon/build_service.hpp"
 #include "daemon/config.hpp"
 #include "daemon/counters.hpp"
 #include "daemon/module_store.hpp"
@@ -47,6 +49,8 @@ struct ResolveQuery {
   std::string kernel;
   SelectionQuery selection;
   bool accept_path = false;
+  std::chrono::milliseconds wait_budget{0}; // 0: the daemon's default
+  bool background = false;                  // warm-up work: queued behind a game's requests
 };
 
 enum class Outcome { ready, not_found, pending, rejected };
@@ -88,6 +92,9 @@ struct StatusSnapshot {
   std::chrono::milliseconds uptime{0};
   std::vector<cache::StoreStats> stores;
   std::map<std::string, int64_t> counters;
+  BuildStats builds;
+  std::vector<std::string> recipes;
+  std::map<std::string, std::string> toolchains; // target -> fingerprint
 };
 
 class KernelCore {
@@ -97,6 +104,8 @@ public:
                                                                     std::string detected_target);
 
   [[nodiscard]] ResolveAnswer resolve(const ResolveQuery& query);
+  // `d4r-kernel build`: the recipe's object for a target and mode, for any module.
+  [[nodiscard]] ResolveAnswer build(const ResolveQuery& query);
   [[nodiscard]] Expected<PrepareAnswer> prepare(const PrepareQuery& query);
   [[nodiscard]] Expected<int64_t> put_module(uint64_t module_hash, const Sha256& digest,
                                              std::string_view ptx);
@@ -109,10 +118,18 @@ public:
   [[nodiscard]] const DaemonConfig& config() const { return m_config; }
 
 private:
-  KernelCore(DaemonConfig config, std::string detected_target, std::unique_ptr<cache::Cache> cache);
+  KernelCore(DaemonConfig config, std::string detected_target, std::unique_ptr<cache::Cache> cache,
+             std::vector<compiler::Recipe> recipes);
 
   [[nodiscard]] Expected<EffectiveSelection> effective_selection(const SelectionQuery& query) const;
   [[nodiscard]] Expected<ResolveAnswer> resolve_checked(const ResolveQuery& query);
+  [[nodiscard]] Expected<ResolveAnswer> serve_recipe(const ResolveQuery& query,
+                                                     const EffectiveSelection& selection,
+                                                     const compiler::Recipe& recipe,
+                                                     bool check_module);
+  [[nodiscard]] ResolveAnswer finish(Expected<ResolveAnswer> answer);
+  [[nodiscard]] bool servable(const std::string& kernel, uint64_t module_hash,
+                              const EffectiveSelection& selection) const;
   [[nodiscard]] Expected<ResolveAnswer> serve_release_object(const ResolveQuery& query,
                                                              const EffectiveSelection& selection,
                                                              const release::CatalogAnswer& found);
@@ -129,6 +146,7 @@ private:
   std::string m_detected_target;
   std::unique_ptr<cache::Cache> m_cache;
   std::unique_ptr<release::ReleaseCatalog> m_catalog; // null without a native dir
+  std::unique_ptr<BuildService> m_builds;             // null without recipes
   ModuleStore m_modules;
   Counters m_counters;
   SingleFlight<Expected<ResolveAnswer>> m_flights;

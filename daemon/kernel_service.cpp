@@ -46,6 +46,20 @@ grpc::ServerUnaryReactor* KernelService::Resolve(grpc::CallbackServerContext* co
   });
 }
 
+grpc::ServerUnaryReactor* KernelService::Build(grpc::CallbackServerContext* context,
+                                               const pb::BuildRequest* request,
+                                               pb::ResolveReply* reply)
+{
+  Expected<ResolveQuery> query = wire::to_build_query(*request);
+  if (!query) {
+    return fail(context, query.error());
+  }
+  return run(context, Priority::interactive, [this, query = std::move(*query), reply] {
+    wire::fill_resolve_reply(m_core.build(query), *reply);
+    return grpc::Status::OK;
+  });
+}
+
 grpc::ServerUnaryReactor* KernelService::Prepare(grpc::CallbackServerContext* context,
                                                  const pb::PrepareRequest* request,
                                                  pb::PrepareReply* reply)
@@ -70,7 +84,8 @@ void KernelService::warm_in_background(const PrepareQuery& query,
                                        const std::vector<std::string>& entries)
 {
   for (const std::string& entry : entries) {
-    ResolveQuery warm{query.module_hash, entry, query.selection, true};
+    ResolveQuery warm{query.module_hash, entry, query.selection, true, std::chrono::milliseconds(1),
+                      true};
     m_pool.submit(Priority::background, [this, warm = std::move(warm)] {
       static_cast<void>(m_core.resolve(warm));
     });

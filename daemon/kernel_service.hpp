@@ -27,6 +27,9 @@ public:
   grpc::ServerUnaryReactor* Resolve(grpc::CallbackServerContext* context,
                                     const pb::ResolveRequest* request,
                                     pb::ResolveReply* reply) override;
+  grpc::ServerUnaryReactor* Build(grpc::CallbackServerContext* context,
+                                  const pb::BuildRequest* request,
+                                  pb::ResolveReply* reply) override;
   grpc::ServerUnaryReactor* Status(grpc::CallbackServerContext* context,
                                    const pb::StatusRequest* request,
                                    pb::StatusReply* reply) override;

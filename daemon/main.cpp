@@ -9,6 +9,7 @@
 #include "daemon/release/gpu_detection.hpp"
 #include "daemon/server.hpp"
 #include "daemon/task_pool.hpp"
+#include "daemon/worker_runner.hpp"
 #include "util/timer.hpp"
 
 #include <signal.h>
@@ -86,8 +87,11 @@ int run_daemon(const DaemonConfig& config)
     spdlog::critical("{}", listener.error().message);
     return 1;
   }
-  int threads = config.workers > 0 ? config.workers
-                                   : static_cast<int>(std::max(2U, std::thread::hardware_concurrency()));
+  // Requests that wait for a build hold a thread for their wait budget, so there are more request
+  // threads than cores; the builds themselves run on the build pool (--build-jobs).
+  int threads = config.workers > 0
+                    ? config.workers
+                    : static_cast<int>(std::max(8U, 2 * std::thread::hardware_concurrency()));
   TaskPool pool(threads);
   Expected<std::unique_ptr<Server>> server = Server::start(*core, pool, config.max_ptx_bytes + (1 << 20));
   if (!server) {
@@ -139,5 +143,16 @@ int main(int argc, char** argv)
     std::fprintf(stderr, "d4r-kerneld: %s\n", logging.error().message.c_str());
     return 2;
   }
-  return run_daemon(parsed->config);
+  DaemonConfig& config = parsed->config;
+  if (config.worker.empty()) {
+    std::error_code ec;
+    Expected<std::filesystem::path> worker =
+        find_worker_binary(std::filesystem::canonical("/proc/self/exe", ec));
+    if (worker) {
+      config.worker = *worker;
+    } else {
+      spdlog::warn("{}; on-demand builds will fail", worker.error().message);
+    }
+  }
+  return run_daemon(config);
 }

@@ -4,6 +4,7 @@
 
 #include "compiler/launch_meta.hpp"
 #include "daemon/kernel_core.hpp"
+#include "daemon/object_checks.hpp"
 #include "daemon/wire.hpp"
 
 #include <spdlog/spdlog.h>
@@ -14,28 +15,15 @@ namespace d4r::daemon {
 
 namespace {
 
-// "amdgcn-amd-amdhsa--gfx1101" or "...--gfx1101:xnack-" -> "gfx1101".
-std::string processor_of(const std::string& amdhsa_target)
-{
-  size_t dashes = amdhsa_target.rfind("--");
-  std::string processor = dashes == std::string::npos ? amdhsa_target : amdhsa_target.substr(dashes + 2);
-  return processor.substr(0, processor.find(':'));
-}
-
 struct ImportContext {
   cache::Cache& cache;
   const release::ReleaseCatalog& catalog;
   ImportSummary& summary;
 };
 
-// The arch an object must be built for: the folder's, or for a flat set the object's own.
-std::optional<std::string> expected_processor(const release::SelectedDirectory& directory,
-                                              const compiler::LaunchMeta& meta)
+// The arch a folder's objects must be built for; "" for a flat set, whose objects name their own.
+std::string folder_arch(const release::SelectedDirectory& directory)
 {
-  if (directory.folder_target.empty()) {
-    std::string processor = processor_of(meta.amdhsa_target);
-    return is_known_target(processor) ? std::optional(processor) : std::nullopt;
-  }
   std::string folder = directory.folder_target;
   if (folder.ends_with("-fp8")) {
     folder.resize(folder.size() - 4);
@@ -57,17 +45,20 @@ void import_candidate(ImportContext& context, Mode mode, const release::Selected
     context.summary.problems.push_back(bytes.error().message);
     return;
   }
-  Expected<compiler::LaunchMeta> meta = compiler::read_launch_meta(*bytes, candidate.name);
+  std::string arch = folder_arch(directory);
+  Expected<compiler::LaunchMeta> meta = checked_launch_meta(*bytes, candidate.name, arch);
   if (!meta) {
     context.summary.problems.push_back(where + ": " + meta.error().message);
     return;
   }
-  std::optional<std::string> arch = expected_processor(directory, *meta);
-  if (!arch || processor_of(meta->amdhsa_target) != *arch) {
-    context.summary.problems.push_back(where + ": code object is for '" + meta->amdhsa_target + "'");
-    return;
+  if (arch.empty()) {
+    arch = processor_of(meta->amdhsa_target);
+    if (!is_known_target(arch)) {
+      context.summary.problems.push_back(where + ": code object is for '" + meta->amdhsa_target + "'");
+      return;
+    }
   }
-  std::string target = directory.folder_target.empty() ? *arch : directory.folder_target;
+  std::string target = directory.folder_target.empty() ? arch : directory.folder_target;
   std::string recipe = "release:" + to_hex(sha256(*bytes));
   std::string metadata = wire::serialize_launch_meta(*meta);
   for (const release::ManifestEntry& entry : candidate.authorised_by) {

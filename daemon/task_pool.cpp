@@ -48,6 +48,15 @@ void TaskPool::shutdown()
   }
 }
 
+int64_t TaskPool::discard_queued()
+{
+  std::lock_guard lock(m_mutex);
+  int64_t dropped = static_cast<int64_t>(m_interactive.size() + m_background.size());
+  m_interactive.clear();
+  m_background.clear();
+  return dropped;
+}
+
 int64_t TaskPool::queued() const
 {
   std::lock_guard lock(m_mutex);

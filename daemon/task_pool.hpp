@@ -24,6 +24,8 @@ public:
   // False once shutdown() has begun: the task is not queued.
   bool submit(Priority priority, std::function<void()> task);
   void shutdown();
+  // Drops every task not yet started; returns how many.
+  int64_t discard_queued();
   [[nodiscard]] int64_t queued() const;
 
 private:

@@ -52,6 +52,33 @@ pb::ResolveReply::Outcome to_proto(Outcome outcome)
   return pb::ResolveReply::NOT_FOUND;
 }
 
+void fill_build_stats(const StatusSnapshot& status, pb::BuildStats& out)
+{
+  const BuildStats& builds = status.builds;
+  out.set_queued(builds.queued);
+  out.set_running(builds.running);
+  out.set_done(builds.done);
+  out.set_failed(builds.failed);
+  out.set_negative_hits(builds.negative_hits);
+  for (const BuildRecord& record : builds.recent) {
+    pb::BuildRecord& r = *out.add_recent();
+    r.set_recipe(record.recipe);
+    r.set_kernel(record.kernel);
+    r.set_target(record.target);
+    r.set_mode(record.mode == Mode::accuracy ? pb::MODE_ACCURACY : pb::MODE_FAST);
+    r.set_backend(record.backend);
+    r.set_state(record.state);
+    r.set_reason(record.reason);
+    r.set_elapsed_ms(record.elapsed_ms);
+  }
+  for (const std::string& recipe : status.recipes) {
+    out.add_recipes(recipe);
+  }
+  for (const auto& [target, toolchain] : status.toolchains) {
+    (*out.mutable_toolchains())[target] = toolchain;
+  }
+}
+
 } // namespace
 
 Expected<std::optional<Mode>> to_mode(pb::Mode mode)
@@ -94,6 +121,17 @@ Expected<ResolveQuery> to_resolve_query(const pb::ResolveRequest& request)
   query.kernel = request.kernel();
   TRY_ASSIGN(query.selection, to_selection_query(request.selection()));
   query.accept_path = request.accept_path();
+  query.wait_budget = std::chrono::milliseconds(request.wait_budget_ms());
+  return query;
+}
+
+Expected<ResolveQuery> to_build_query(const pb::BuildRequest& request)
+{
+  ResolveQuery query;
+  query.kernel = request.kernel();
+  TRY_ASSIGN(query.selection, to_selection_query(request.selection()));
+  query.accept_path = request.accept_path();
+  query.wait_budget = std::chrono::milliseconds(request.wait_budget_ms());
   return query;
 }
 
@@ -161,6 +199,7 @@ void fill_status_reply(const StatusSnapshot& status, pb::StatusReply& reply)
   for (const auto& [name, value] : status.counters) {
     (*reply.mutable_counters())[name] = value;
   }
+  fill_build_stats(status, *reply.mutable_builds());
 }
 
 void fill_import_reply(const ImportSummary& summary, pb::ImportReply& reply)

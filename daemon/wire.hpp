@@ -16,6 +16,7 @@ namespace d4r::daemon::wire {
 namespace pb = ::d4r::kernel::v1;
 
 [[nodiscard]] Expected<ResolveQuery> to_resolve_query(const pb::ResolveRequest& request);
+[[nodiscard]] Expected<ResolveQuery> to_build_query(const pb::BuildRequest& request);
 void fill_resolve_reply(ResolveAnswer answer, pb::ResolveReply& reply);
 
 [[nodiscard]] Expected<PrepareQuery> to_prepare_query(const pb::PrepareRequest& request);

@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libgmock-dev
   llvm-19 llvm-19-dev clang-19 lld-19 liblld-19-dev libzstd-dev zlib1g-dev
   liblz4-dev libsystemd-dev systemd python3
+  libamd-comgr-dev libamd-comgr2
 )
 
 missing=()

@@ -43,6 +43,11 @@ std::filesystem::path release_fixture()
   return std::filesystem::path(D4R_BINARY_DIR) / "fixtures" / "release";
 }
 
+std::filesystem::path shipped_recipes()
+{
+  return std::filesystem::path(D4R_TEST_SOURCE_DIR) / ".." / "kernels" / "recipes";
+}
+
 std::string read_file(const std::filesystem::path& path)
 {
   std::ifstream in(path, std::ios::binary);
@@ -98,6 +103,9 @@ bool DaemonProcess::start()
   std::filesystem::path native = m_options.native_dir.value_or(release_fixture());
   if (!native.empty()) {
     args.insert(args.end(), {"--native-dir", native.string()});
+  }
+  if (m_options.recipes_dir) {
+    args.insert(args.end(), {"--recipes-dir", m_options.recipes_dir->string()});
   }
   args.insert(args.end(), m_options.extra_args.begin(), m_options.extra_args.end());
   std::vector<std::string> env;

@@ -34,6 +34,7 @@ struct DaemonOptions {
   std::filesystem::path work_dir;           // socket in work_dir/run, cache in work_dir/cache
   std::optional<std::filesystem::path> native_dir; // default: the release fixture
   std::string gpu_arch = "gfx1101";
+  std::optional<std::filesystem::path> recipes_dir; // unset: no recipes (no on-demand builds)
   std::vector<std::string> extra_args;
   std::vector<std::string> extra_env;       // "NAME=value"
 };
@@ -65,6 +66,7 @@ private:
 // Paths of the build: the daemon binary and the release fixture laid out by kernels/.
 [[nodiscard]] std::filesystem::path daemon_binary();
 [[nodiscard]] std::filesystem::path release_fixture();
+[[nodiscard]] std::filesystem::path shipped_recipes(); // kernels/recipes of the source tree
 [[nodiscard]] std::string read_file(const std::filesystem::path& path);
 [[nodiscard]] std::string sha256_hex_of_file(const std::filesystem::path& path);
 

@@ -34,3 +34,10 @@ d4r_test(test_integration_daemon
   LIBS d4r_test_harness d4r_proto d4r_util
   TIMEOUT 180)
 add_dependencies(test_integration_daemon d4r-kerneld d4r-test-counters d4r_release_fixture)
+
+d4r_test(test_integration_builds
+  SOURCES ${D4R_INTEGRATION}/test_integration_builds.cpp
+  LIBS d4r_test_harness d4r_proto d4r_compiler d4r_util
+  TIMEOUT 900)
+target_compile_definitions(test_integration_builds PRIVATE D4R_LLVM_OBJDUMP="${D4R_LLVM_OBJDUMP}")
+add_dependencies(test_integration_builds d4r-kerneld d4r-kernel-worker d4r-test-counters)

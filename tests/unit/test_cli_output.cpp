@@ -124,7 +124,9 @@ TEST(CliOutput, StatusJson)
       R"("detected_target":"gfx1201","native_dir":"/opt/d4r/kernels","stores":[{"mode":"fast",)"
       R"("path":"","entries":12,"bytes":3145728,"max_bytes":4294967296,"hits":10,"misses":2,)"
       R"("evictions":0,"quarantined":1,"inserts":0}],"counters":{)"
-      R"("resolve.not_found.no_manifest_entry":2,"resolve.ready":10}})");
+      R"("resolve.not_found.no_manifest_entry":2,"resolve.ready":10},)"
+      R"("builds":{"queued":0,"running":0,"done":0,"failed":0,"negative_hits":0,"recipes":[],)"
+      R"("toolchains":{},"recent":[]}})");
 }
 
 pb::ResolveReply ready_reply()

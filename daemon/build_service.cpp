@@ -1,0 +1,275 @@
+#include "daemon/build_service.hpp"
+
+#include "compiler/backends/backend_factory.hpp"
+#include "daemon/object_checks.hpp"
+#include "daemon/wire.hpp"
+#include "util/digest.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <fnmatch.h>
+
+namespace d4r::daemon {
+
+namespace {
+
+constexpr size_t k_recent_builds = 32;
+
+std::string key_text(Mode mode, const cache::CacheKey& key)
+{
+  return std::string(to_string(mode)) + '|' + key.kernel + '|' + key.target + '|' + key.toolchain +
+         '|' + key.recipe;
+}
+
+// A failure worth remembering says something about the inputs; a worker that could not even be
+// started (internal) or a full disk (io) may well work next time.
+bool is_remembered(ErrorCode code)
+{
+  switch (code) {
+  case ErrorCode::rejected:
+  case ErrorCode::timeout:
+  case ErrorCode::resource_exhausted:
+  case ErrorCode::corrupt:
+  case ErrorCode::invalid_argument:
+    return true;
+  case ErrorCode::not_found:
+  case ErrorCode::io:
+  case ErrorCode::unavailable:
+  case ErrorCode::permission_denied:
+  case ErrorCode::internal:
+    return false;
+  }
+  return false;
+}
+
+} // namespace
+
+struct BuildService::Flight {
+  std::mutex mutex;
+  std::condition_variable done;
+  std::optional<Expected<cache::Hit>> result;
+};
+
+struct BuildService::Job {
+  std::string key_text;
+  cache::CacheKey key;
+  const compiler::Recipe* recipe = nullptr;
+  std::string kernel;
+  std::string target;
+  Mode mode = Mode::fast;
+  std::string backend;
+  std::shared_ptr<Flight> flight;
+  std::chrono::steady_clock::time_point started;
+};
+
+BuildService::BuildService(cache::Cache& cache, std::vector<compiler::Recipe> recipes,
+                           BuildOptions options)
+    : m_cache(cache), m_recipes(std::move(recipes)), m_options(std::move(options)),
+      m_negative(m_cache.root()),
+      m_runner(m_options.worker, m_options.scratch, m_options.limits, m_options.clang),
+      m_pool(std::max(1, m_options.threads))
+{
+  compiler::BackendOptions backend_options;
+  backend_options.clang = m_options.clang;
+  for (std::string_view target : k_known_targets) {
+    std::string name = m_options.backend;
+    if (name.empty()) {
+      name = std::string(compiler::choose_backend(target, backend_options)->name());
+    }
+    Expected<std::unique_ptr<compiler::Backend>> backend = compiler::make_backend(name, backend_options);
+    std::string fingerprint = backend ? (*backend)->fingerprint() : "unavailable:" + name;
+    m_backend_of_target[std::string(target)] = name;
+    m_toolchain_of_target[std::string(target)] = fingerprint;
+  }
+  for (const compiler::Recipe& recipe : m_recipes) {
+    Expected<std::string> fingerprint = compiler::recipe_fingerprint(recipe);
+    m_recipe_fingerprints[recipe.name] =
+        fingerprint ? *fingerprint : "unreadable:" + fingerprint.error().message;
+  }
+}
+
+BuildService::~BuildService()
+{
+  // Builds nobody has started are dropped: a daemon asked to stop does not compile for minutes
+  // first. Their waiters time out into PENDING, as their budget says.
+  m_pool.discard_queued();
+  m_pool.shutdown();
+}
+
+const compiler::Recipe* BuildService::recipe_for(std::string_view kernel) const
+{
+  std::string name(kernel);
+  for (const compiler::Recipe& recipe : m_recipes) {
+    if (compiler::recipe_serves(recipe, name)) {
+      return &recipe;
+    }
+  }
+  return nullptr;
+}
+
+std::vector<std::string> BuildService::recipe_names() const
+{
+  std::vector<std::string> names;
+  for (const compiler::Recipe& recipe : m_recipes) {
+    names.push_back(recipe.name);
+  }
+  return names;
+}
+
+std::string BuildService::toolchain_of(const std::string& target) const
+{
+  auto it = m_toolchain_of_target.find(target);
+  return it == m_toolchain_of_target.end() ? "" : it->second;
+}
+
+Expected<cache::CacheKey> BuildService::key_for(const compiler::Recipe& recipe,
+                                                std::string_view kernel,
+                                                const std::string& target) const
+{
+  auto fingerprint = m_recipe_fingerprints.find(recipe.name);
+  if (fingerprint == m_recipe_fingerprints.end()) {
+    return make_error(ErrorCode::internal, "recipe " + recipe.name + " has no fingerprint");
+  }
+  // Built objects do not depend on the module hash (the recipe's list authorises it), so every
+  // authorising module shares one object: the key's module hash is 0.
+  return cache::CacheKey{0,
+                         std::string(kernel),
+                         target,
+                         "",
+                         toolchain_of(target),
+                         "recipe:" + recipe.name + "@" + std::to_string(recipe.version) + ":" +
+                             fingerprint->second};
+}
+
+Expected<BuildAnswer> BuildService::obtain(const compiler::Recipe& recipe, std::string_view kernel,
+                                           const std::string& target, Mode mode, Priority priority,
+                                           std::chrono::milliseconds wait_budget)
+{
+  TRY_ASSIGN(cache::CacheKey key, key_for(recipe, kernel, target));
+  TRY_ASSIGN(std::optional<cache::Hit> hit, m_cache.lookup(mode, key));
+  if (hit) {
+    return BuildAnswer{BuildState::ready, std::move(hit), ""};
+  }
+  std::string text = key_text(mode, key);
+  if (std::optional<std::string> reason = m_negative.find(mode, text)) {
+    std::lock_guard lock(m_mutex);
+    ++m_negative_hits;
+    return BuildAnswer{BuildState::failed, std::nullopt, "build failed before: " + *reason};
+  }
+  std::shared_ptr<Flight> flight;
+  {
+    std::lock_guard lock(m_mutex);
+    auto [it, inserted] = m_flights.try_emplace(text);
+    if (inserted) {
+      it->second = std::make_shared<Flight>();
+      auto job = std::make_shared<Job>();
+      job->key_text = text;
+      job->key = key;
+      job->recipe = &recipe;
+      job->kernel = std::string(kernel);
+      job->target = target;
+      job->mode = mode;
+      job->backend = m_backend_of_target[target];
+      job->flight = it->second;
+      ++m_queued;
+      record(*job, "queued", "");
+      m_pool.submit(priority, [this, job] { run_job(job); });
+    }
+    flight = it->second;
+  }
+  std::unique_lock lock(flight->mutex);
+  if (!flight->done.wait_for(lock, wait_budget, [&] { return flight->result.has_value(); })) {
+    return BuildAnswer{BuildState::pending, std::nullopt,
+                       "building " + std::string(kernel) + " for " + target + " (" + to_string(mode) + ")"};
+  }
+  const Expected<cache::Hit>& result = *flight->result;
+  if (!result) {
+    return BuildAnswer{BuildState::failed, std::nullopt, result.error().message};
+  }
+  return BuildAnswer{BuildState::ready, *result, ""};
+}
+
+void BuildService::run_job(const std::shared_ptr<Job>& job)
+{
+  {
+    std::lock_guard lock(m_mutex);
+    --m_queued;
+    ++m_running;
+    job->started = std::chrono::steady_clock::now();
+    record(*job, "running", "");
+  }
+  Expected<cache::Hit> result = build(*job);
+  if (!result) {
+    spdlog::warn("build: {}", result.error().message);
+    if (is_remembered(result.error().code)) {
+      m_negative.remember(job->mode, job->key_text, result.error().message);
+    }
+  }
+  {
+    std::lock_guard lock(m_mutex);
+    --m_running;
+    ++(result ? m_done : m_failed);
+    record(*job, result ? "done" : "failed", result ? "" : result.error().message);
+    m_flights.erase(job->key_text);
+  }
+  {
+    std::lock_guard lock(job->flight->mutex);
+    job->flight->result = std::move(result);
+  }
+  job->flight->done.notify_all();
+}
+
+Expected<cache::Hit> BuildService::build(const Job& job)
+{
+  TRY_ASSIGN(compiler::CompileJob compile, compiler::make_compile_job(*job.recipe, job.target, job.mode));
+  std::string what = "recipe " + job.recipe->name + ": kernel " + job.kernel + " for " + job.target +
+                     " (" + to_string(job.mode) + ", " + job.backend + ")";
+  Expected<WorkerResult> built = m_runner.run(compile, job.backend);
+  if (!built) {
+    return make_error(built.error().code, what + ": " + built.error().message);
+  }
+  Expected<compiler::LaunchMeta> meta = checked_launch_meta(built->code_object, job.kernel, job.target);
+  if (!meta) {
+    return make_error(ErrorCode::rejected, what + ": " + meta.error().message);
+  }
+  spdlog::info("built {} in {} ms", what, built->elapsed.count());
+  return m_cache.insert(job.mode, job.key, built->code_object, wire::serialize_launch_meta(*meta),
+                        "build:" + job.recipe->name + "@" + std::to_string(job.recipe->version) +
+                            " " + job.backend);
+}
+
+void BuildService::record(const Job& job, const std::string& state, const std::string& reason)
+{
+  // Called with m_mutex held. One record per job: a job's later states replace its earlier ones.
+  auto same = [&](const BuildRecord& r) {
+    return r.kernel == job.kernel && r.target == job.target && r.mode == job.mode &&
+           r.recipe == job.recipe->name;
+  };
+  std::erase_if(m_recent, same);
+  BuildRecord entry{job.recipe->name, job.kernel, job.target, job.mode, job.backend, state, reason, 0};
+  if (state == "done" || state == "failed") {
+    entry.elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                           std::chrono::steady_clock::now() - job.started)
+                           .count();
+  }
+  m_recent.push_front(std::move(entry));
+  while (m_recent.size() > k_recent_builds) {
+    m_recent.pop_back();
+  }
+}
+
+BuildStats BuildService::stats() const
+{
+  std::lock_guard lock(m_mutex);
+  BuildStats stats{m_queued, m_running, m_done, m_failed, m_negative_hits, {}};
+  stats.recent.assign(m_recent.begin(), m_recent.end());
+  return stats;
+}
+
+void BuildService::forget_failures()
+{
+  m_negative.clear();
+}
+
+} // namespace d4r::daemon

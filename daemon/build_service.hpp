@@ -1,0 +1,118 @@
+#pragma once
+// On-demand builds of native replacements from the recipes in kernels/: which recipe serves a
+// kernel, the cache key of its object (toolchain and recipe fingerprints included), one build per
+// key however many ask (single-flight), a bounded build pool where a game's request goes before
+// background work, a wait budget after which the caller hears PENDING while the build goes on,
+// and a negative cache so that a failing build is not retried until its inputs change.
+
+#include "cache/cache.hpp"
+#include "compiler/recipe.hpp"
+#include "daemon/negative_cache.hpp"
+#include "daemon/task_pool.hpp"
+#include "daemon/worker_runner.hpp"
+#include "util/error.hpp"
+#include "util/kernel_identity.hpp"
+
+#include <chrono>
+#include <deque>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace d4r::daemon {
+
+struct BuildOptions {
+  int threads = 1;                  // concurrent workers
+  std::string backend;              // "" = per target: comgr where it knows the ISA, else llvm
+  std::filesystem::path clang;      // the clang driver for HIP sources
+  std::filesystem::path worker;     // d4r-kernel-worker
+  std::filesystem::path scratch;    // private folder for worker jobs
+  WorkerLimits limits;
+};
+
+enum class BuildState { ready, pending, failed };
+
+struct BuildAnswer {
+  BuildState state = BuildState::failed;
+  std::optional<cache::Hit> hit; // ready
+  std::string reason;            // pending or failed
+};
+
+struct BuildRecord {
+  std::string recipe;
+  std::string kernel;
+  std::string target;
+  Mode mode = Mode::fast;
+  std::string backend;
+  std::string state; // "queued", "running", "done", "failed"
+  std::string reason;
+  int64_t elapsed_ms = 0;
+};
+
+struct BuildStats {
+  int64_t queued = 0;
+  int64_t running = 0;
+  int64_t done = 0;
+  int64_t failed = 0;
+  int64_t negative_hits = 0; // requests answered from the negative cache
+  std::vector<BuildRecord> recent; // running first, then the latest finished (at most 32)
+};
+
+class BuildService {
+public:
+  BuildService(cache::Cache& cache, std::vector<compiler::Recipe> recipes, BuildOptions options);
+  ~BuildService();
+  BuildService(const BuildService&) = delete;
+  BuildService& operator=(const BuildService&) = delete;
+
+  // The recipe whose kernels or patterns name `kernel`, or null.
+  [[nodiscard]] const compiler::Recipe* recipe_for(std::string_view kernel) const;
+
+  // The object for (recipe, kernel, target, mode): from the cache, or built. Waits at most
+  // `wait_budget` for a build; past it the answer is pending and the build goes on.
+  [[nodiscard]] Expected<BuildAnswer> obtain(const compiler::Recipe& recipe, std::string_view kernel,
+                                             const std::string& target, Mode mode,
+                                             Priority priority, std::chrono::milliseconds wait_budget);
+
+  [[nodiscard]] BuildStats stats() const;
+  [[nodiscard]] std::string toolchain_of(const std::string& target) const;
+  [[nodiscard]] std::vector<std::string> recipe_names() const;
+  void forget_failures(); // after a purge
+
+private:
+  struct Flight;
+  struct Job;
+  [[nodiscard]] Expected<cache::CacheKey> key_for(const compiler::Recipe& recipe,
+                                                  std::string_view kernel,
+                                                  const std::string& target) const;
+  void run_job(const std::shared_ptr<Job>& job);
+  [[nodiscard]] Expected<cache::Hit> build(const Job& job);
+  void record(const Job& job, const std::string& state, const std::string& reason);
+
+  cache::Cache& m_cache;
+  std::vector<compiler::Recipe> m_recipes;
+  BuildOptions m_options;
+  NegativeCache m_negative;
+  WorkerRunner m_runner;
+  std::map<std::string, std::string> m_backend_of_target; // target -> backend name
+  std::map<std::string, std::string> m_toolchain_of_target; // target -> fingerprint
+
+  std::map<std::string, std::string> m_recipe_fingerprints; // recipe name -> digest of its inputs
+  TaskPool m_pool; // the build workers: a game's request is queued before background work
+
+  // The single-flight table and the counters: the one lock of this class.
+  mutable std::mutex m_mutex;
+  std::map<std::string, std::shared_ptr<Flight>> m_flights; // key text -> build in progress
+  int64_t m_queued = 0;
+  int64_t m_running = 0;
+  int64_t m_done = 0;
+  int64_t m_failed = 0;
+  int64_t m_negative_hits = 0;
+  std::deque<BuildRecord> m_recent;
+};
+
+} // namespace d4r::daemon
