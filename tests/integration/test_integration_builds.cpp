@@ -286,6 +286,13 @@ TEST(Builds, FailingWorkersLeaveTheDaemonServingAndAreRemembered)
   // The same input on a target where it compiles is another key and builds.
   EXPECT_EQ(resolve(daemon, k_sr_module_hash, "d4r_cannot_select", "gfx1201", 60000).outcome(),
             pb::ResolveReply::READY);
+  // The failure outlives the daemon: a restart on the same cache does not retry it.
+  EXPECT_EQ(daemon.stop(), 0);
+  DaemonProcess restarted(options);
+  ASSERT_TRUE(restarted.start());
+  pb::ResolveReply remembered = resolve(restarted, k_sr_module_hash, "d4r_cannot_select", "gfx1100", 60000);
+  EXPECT_NE(remembered.reason().find("failed before"), std::string::npos) << remembered.reason();
+  EXPECT_EQ(status_of(restarted).builds().failed(), 0);
 }
 
 std::filesystem::path clang_wrapper(const std::filesystem::path& dir, const std::string& version)

@@ -124,6 +124,24 @@ TEST(CliOptions, ResolveTakesEveryOption)
   EXPECT_EQ(cmd.out_path, "/tmp/x.hsaco");
 }
 
+TEST(CliOptions, BuildNeedsAKernelButNoModule)
+{
+  auto cmd = parse_as<ResolveCommand>(
+      {"build", "--target", "gfx1201", "--mode", "accuracy", "--kernel", "d4r_example_layer"});
+  EXPECT_TRUE(cmd.build);
+  EXPECT_EQ(cmd.kernel, "d4r_example_layer");
+  EXPECT_EQ(cmd.target, "gfx1201");
+  ASSERT_TRUE(cmd.mode.has_value());
+  EXPECT_EQ(*cmd.mode, Mode::accuracy);
+  EXPECT_EQ(cmd.wait_ms, k_default_build_wait_ms) << "a build waits for its compile by default";
+  EXPECT_FALSE(parse_as<ResolveCommand>({"resolve", "--module-hash", "8baeb925f177af87",
+                                         "--kernel", "k"})
+                   .build);
+  expect_error({"build", "--target", "gfx1201"}, "--kernel is required");
+  expect_error({"build", "--kernel", "k", "--module-hash", "8baeb925f177af87"}, "--module-hash");
+  expect_error({"build", "--kernel", "../k"}, "--kernel");
+}
+
 TEST(CliOptions, ResolveDefaultsLeaveChoicesToTheDaemon)
 {
   auto cmd = parse_as<ResolveCommand>(
