@@ -6,3 +6,7 @@ set_tests_properties(e2e_socket_activation PROPERTIES TIMEOUT 60 SKIP_RETURN_COD
 
 add_test(NAME e2e_layering COMMAND bash ${PROJECT_SOURCE_DIR}/tests/e2e/layering.sh ${PROJECT_SOURCE_DIR})
 set_tests_properties(e2e_layering PROPERTIES TIMEOUT 30)
+
+add_test(NAME e2e_cli_build
+  COMMAND bash ${PROJECT_SOURCE_DIR}/tests/e2e/cli_build.sh ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR})
+set_tests_properties(e2e_cli_build PROPERTIES TIMEOUT 120)
