@@ -1,5 +1,7 @@
 #include "cache/file_ops.hpp"
 
+#include "util/file_descriptor.hpp"
+
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -16,30 +18,6 @@ namespace {
 
 constexpr size_t k_chunk_size = 256 * 1024;
 
-// Closes a descriptor on scope exit unless released.
-class FileDescriptor {
-public:
-  explicit FileDescriptor(int fd) : m_fd(fd) {}
-  ~FileDescriptor()
-  {
-    if (m_fd >= 0) {
-      ::close(m_fd);
-    }
-  }
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  [[nodiscard]] int get() const { return m_fd; }
-  // close() can report a delayed write error (NFS, quota); callers that wrote must check it.
-  [[nodiscard]] int close_checked()
-  {
-    const int rc = ::close(m_fd);
-    m_fd = -1;
-    return rc;
-  }
-
-private:
-  int m_fd;
-};
 
 int open_retrying(const char* path, int flags, mode_t mode)
 {

@@ -1,5 +1,7 @@
 #include "client/mapped_file.hpp"
 
+#include "util/file_descriptor.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -11,22 +13,6 @@ namespace d4r::client {
 
 namespace {
 
-class FileDescriptor {
-public:
-  explicit FileDescriptor(int fd) : m_fd(fd) {}
-  ~FileDescriptor()
-  {
-    if (m_fd >= 0) {
-      close(m_fd);
-    }
-  }
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  [[nodiscard]] int get() const { return m_fd; }
-
-private:
-  int m_fd;
-};
 
 Error io_error(const std::string& path, const char* what)
 {

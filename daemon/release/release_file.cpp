@@ -1,5 +1,7 @@
 #include "daemon/release/release_file.hpp"
 
+#include "util/file_descriptor.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -11,23 +13,6 @@ namespace d4r::release {
 
 namespace {
 
-// Closes the descriptor on every exit path.
-class FileDescriptor {
-public:
-  explicit FileDescriptor(int fd) : m_fd(fd) {}
-  ~FileDescriptor()
-  {
-    if (m_fd >= 0) {
-      ::close(m_fd);
-    }
-  }
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  [[nodiscard]] int get() const { return m_fd; }
-
-private:
-  int m_fd;
-};
 
 FileIdentity identity_of(const struct stat& st, bool through_symlink)
 {
