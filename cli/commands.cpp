@@ -5,9 +5,12 @@
 #include "cli/exit_code.hpp"
 #include "cli/help.hpp"
 #include "cli/output.hpp"
+#include "compiler/ptx/container.hpp"
 
+#include <cstddef>
 #include <filesystem>
 #include <type_traits>
+#include <vector>
 
 namespace d4r::cli {
 
@@ -227,6 +230,24 @@ int run_purge(const GlobalOptions& global, const PurgeCommand& cmd, Io& io)
       [&](JsonWriter& doc) { purge_json(doc, *reply); });
 }
 
+// Local only: reads FILE (PTX text, a fatbin, or a binary such as a DLL) and lists its modules.
+int run_ptx_inspect(const GlobalOptions& global, const PtxInspectCommand& cmd, Io& io)
+{
+  Expected<std::string> bytes = read_whole_file(cmd.path);
+  if (!bytes) {
+    return fail(io, global.json, ExitCode::local_error, "ptx inspect: " + bytes.error().message);
+  }
+  Expected<std::vector<ptx::PtxModule>> modules =
+      ptx::read_ptx_modules({reinterpret_cast<const std::byte*>(bytes->data()), bytes->size()});
+  if (!modules) {
+    return fail(io, global.json, ExitCode::local_error,
+                "ptx inspect: " + cmd.path + ": " + modules.error().message);
+  }
+  return print(
+      io, global.json, [&] { return ptx_inspect_text(*modules, cmd.path); },
+      [&](JsonWriter& doc) { ptx_inspect_json(doc, *modules, cmd.path); });
+}
+
 int run_version(bool json, Io& io)
 {
   return print(
@@ -262,6 +283,8 @@ int run_command(const ParsedCommand& parsed, Io& io)
           return run_import(global, cmd, io);
         } else if constexpr (std::is_same_v<T, ListCommand>) {
           return run_list(global, cmd, io);
+        } else if constexpr (std::is_same_v<T, PtxInspectCommand>) {
+          return run_ptx_inspect(global, cmd, io);
         } else {
           static_assert(std::is_same_v<T, PurgeCommand>, "every command is handled");
           return run_purge(global, cmd, io);

@@ -13,7 +13,7 @@ enum class ExitCode : int {
   pending = 3,     // resolve: PENDING (still building when the wait budget ran out)
   rejected = 4,    // resolve: REJECTED
   daemon = 5,      // the daemon could not be reached, failed the call or sent a bad reply
-  local_error = 6, // a local step failed: writing --out FILE
+  local_error = 6, // a local step failed: writing --out FILE, reading or decoding a ptx FILE
 };
 
 [[nodiscard]] constexpr int to_int(ExitCode code)

@@ -15,6 +15,7 @@ commands:
   import    import a d4r release directory into the cache
   list      the cached kernels
   purge     remove cached kernels
+  ptx       inspect a PTX file, fatbin or DLL locally: modules, hashes, entries
   help      help on a command (also: d4r-kernel COMMAND --help)
 
 global options (allowed anywhere on the line):
@@ -32,7 +33,7 @@ exit status:
   3  resolve: PENDING (still building when the wait budget ran out)
   4  resolve: REJECTED
   5  the daemon is unreachable, failed the call, or sent a reply that does not check out
-  6  a local step failed (writing the --out file)
+  6  a local step failed (writing the --out file; ptx: reading or decoding FILE)
 )";
 
 constexpr std::string_view k_status_help = R"(usage: d4r-kernel status [--json]
@@ -103,6 +104,17 @@ Removes cached kernels (without --mode: of every mode). Asks for confirmation on
 when stdin is not a terminal, --yes is required.
 )";
 
+constexpr std::string_view k_ptx_help = R"(usage: d4r-kernel ptx inspect FILE [--json]
+
+Reads FILE without the daemon: PTX text, a CUDA fatbin (PTX entries plain or LZ4-compressed), or
+any binary with fatbins embedded in it, such as a DLSS DLL. For each PTX module it prints where it
+sits in FILE (fatbin and entry offsets; "-" for plain text), its size after decompression, whether
+it was compressed, its FNV-1a 64 (the hash d4r-kernels.txt lists), its SHA-256 and the names of
+its .entry kernels.
+
+exit status: 0 success, 2 usage error, 6 FILE unreadable, truncated or malformed, or without PTX
+)";
+
 } // namespace
 
 std::string help_text(std::string_view topic)
@@ -124,6 +136,9 @@ std::string help_text(std::string_view topic)
   }
   if (topic == "purge") {
     return std::string(k_purge_help);
+  }
+  if (topic == "ptx") {
+    return std::string(k_ptx_help);
   }
   return std::string(k_global_help);
 }

@@ -36,7 +36,7 @@ constexpr OptionSpec k_mode_options[] = {{"--mode", true}};
 constexpr OptionSpec k_purge_options[] = {{"--mode", true}, {"--yes", false}};
 
 constexpr std::string_view k_commands[] = {"help",   "status", "resolve", "build",
-                                           "import", "list",   "purge"};
+                                           "import", "list",   "purge",   "ptx"};
 
 std::span<const OptionSpec> options_of(std::string_view command)
 {
@@ -88,7 +88,7 @@ Expected<void> add_positional(RawArgs& raw, const std::string& arg)
   if (!is_command(arg)) {
     return make_error(ErrorCode::invalid_argument,
                       "unknown command '" + arg.substr(0, 64) +
-                          "' (expected status, resolve, import, list, purge or help)");
+                          "' (expected status, resolve, build, import, list, purge, ptx or help)");
   }
   raw.command = arg;
   return {};
@@ -318,6 +318,24 @@ Expected<Command> build_list_or_purge(const RawArgs& raw)
   return PurgeCommand{mode, yes};
 }
 
+// `ptx inspect FILE`; the subcommand is the first positional so that `ptx rewrite` can follow.
+Expected<Command> build_ptx(const RawArgs& raw)
+{
+  if (raw.positionals.empty()) {
+    return make_error(ErrorCode::invalid_argument, "ptx: a subcommand is required (inspect)");
+  }
+  const std::string& sub = raw.positionals.front();
+  if (sub != "inspect") {
+    return make_error(ErrorCode::invalid_argument,
+                      "ptx: unknown subcommand '" + sub.substr(0, 64) + "' (expected inspect)");
+  }
+  TRY(expect_positionals(raw, 2));
+  if (raw.positionals.size() < 2 || raw.positionals[1].empty()) {
+    return make_error(ErrorCode::invalid_argument, "ptx inspect: a FILE is required");
+  }
+  return PtxInspectCommand{raw.positionals[1]};
+}
+
 Expected<Command> build_command(const RawArgs& raw)
 {
   if (raw.command == "help") {
@@ -350,6 +368,9 @@ Expected<Command> build_command(const RawArgs& raw)
   }
   if (raw.command == "import") {
     return build_import(raw);
+  }
+  if (raw.command == "ptx") {
+    return build_ptx(raw);
   }
   return build_list_or_purge(raw);
 }

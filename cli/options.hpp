@@ -59,8 +59,13 @@ struct PurgeCommand {
   bool yes = false;
 };
 
+// `ptx inspect FILE`: read locally, the daemon is not asked.
+struct PtxInspectCommand {
+  std::string path;
+};
+
 using Command = std::variant<HelpCommand, VersionCommand, StatusCommand, ResolveCommand,
-                             ImportCommand, ListCommand, PurgeCommand>;
+                             ImportCommand, ListCommand, PurgeCommand, PtxInspectCommand>;
 
 struct ParsedCommand {
   GlobalOptions global;

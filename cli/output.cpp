@@ -517,4 +517,72 @@ void purge_json(JsonWriter& json, const pb::PurgeReply& reply)
   json.end_object();
 }
 
+namespace {
+
+// "1017", or "-" for a module that is not in a fatbin.
+std::string offset_cell(int64_t offset)
+{
+  return offset < 0 ? "-" : std::to_string(offset);
+}
+
+void json_offset(JsonWriter& json, int64_t offset)
+{
+  if (offset < 0) {
+    json.null();
+  } else {
+    json.number(offset);
+  }
+}
+
+} // namespace
+
+std::string ptx_inspect_text(std::span<const ptx::PtxModule> modules, std::string_view path)
+{
+  std::string text = std::string(path) + ": " + std::to_string(modules.size()) + " PTX module" +
+                     (modules.size() == 1 ? "" : "s") + "\n";
+  for (size_t i = 0; i < modules.size(); ++i) {
+    const ptx::PtxModule& module = modules[i];
+    std::vector<std::pair<std::string, std::string>> fields;
+    fields.emplace_back("fatbin offset", offset_cell(module.fatbin_offset));
+    fields.emplace_back("entry offset", offset_cell(module.container_offset));
+    fields.emplace_back("size", std::to_string(module.text.size()) + " B");
+    fields.emplace_back("compressed", module.compressed ? "yes (lz4)" : "no");
+    fields.emplace_back("fnv1a64", hash_to_hex(module.fnv1a64));
+    fields.emplace_back("sha256", to_hex(module.sha256));
+    fields.emplace_back("entries", std::to_string(module.entries.size()));
+    text += "\nmodule " + std::to_string(i + 1) + "\n" + fields_text(fields);
+    for (const std::string& entry : module.entries) {
+      text += "  " + entry + "\n";
+    }
+  }
+  return text;
+}
+
+void ptx_inspect_json(JsonWriter& json, std::span<const ptx::PtxModule> modules,
+                      std::string_view path)
+{
+  json.begin_object();
+  json.key("file").string(path);
+  json.key("modules").begin_array();
+  for (const ptx::PtxModule& module : modules) {
+    json.begin_object();
+    json.key("fatbin_offset");
+    json_offset(json, module.fatbin_offset);
+    json.key("entry_offset");
+    json_offset(json, module.container_offset);
+    json.key("size").number(static_cast<int64_t>(module.text.size()));
+    json.key("compressed").boolean(module.compressed);
+    json.key("fnv1a64").string(hash_to_hex(module.fnv1a64));
+    json.key("sha256").string(to_hex(module.sha256));
+    json.key("entries").begin_array();
+    for (const std::string& entry : module.entries) {
+      json.string(entry);
+    }
+    json.end_array();
+    json.end_object();
+  }
+  json.end_array();
+  json.end_object();
+}
+
 } // namespace d4r::cli

@@ -3,10 +3,12 @@
 // renderer is a pure function of the reply so that tests check the output without a daemon.
 
 #include "cli/json_writer.hpp"
+#include "compiler/ptx/container.hpp"
 
 #include "d4r/kernel/v1/kernel.pb.h"
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +16,7 @@
 namespace d4r::cli {
 
 namespace pb = d4r::kernel::v1;
+namespace ptx = d4r::compiler::ptx;
 
 // Columns separated by two blanks, padded to the widest cell, no trailing blanks.
 class Table {
@@ -59,5 +62,11 @@ void list_json(JsonWriter& json, const pb::ListReply& reply);
 
 [[nodiscard]] std::string purge_text(const pb::PurgeReply& reply);
 void purge_json(JsonWriter& json, const pb::PurgeReply& reply);
+
+// `ptx inspect FILE`: per PTX module its place in FILE, size, LZ4, FNV-1a 64, SHA-256, entries.
+[[nodiscard]] std::string ptx_inspect_text(std::span<const ptx::PtxModule> modules,
+                                           std::string_view path);
+void ptx_inspect_json(JsonWriter& json, std::span<const ptx::PtxModule> modules,
+                      std::string_view path);
 
 } // namespace d4r::cli

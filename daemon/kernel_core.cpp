@@ -35,7 +35,10 @@ std::string flight_key(const ResolveQuery& query, const EffectiveSelection& sele
   return query.kernel + '|' + hash_to_hex(query.module_hash) + '|' + selection.arch + '|' +
          to_string(selection.mode) + '|' + (selection.fp8_native ? "fp8" : "nofp8") + '|' +
          (selection.native_swin_encoders ? "swin" : "noswin") + '|' +
-         (query.accept_path ? "path" : "bytes");
+         (query.accept_path ? "path" : "bytes") + '|' +
+         // Callers with other wait budgets must not share an answer: one may get PENDING where
+         // the other would have waited. Builds are shared below, in BuildService.
+         std::to_string(query.wait_budget.count()) + (query.background ? "|bg" : "");
 }
 
 std::string cache_key_text(Mode mode, const cache::CacheKey& key)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # layering.sh SOURCE_DIR: the dependency rules of STYLE.md rule 1, checked over #include lines.
 # compiler/ knows no gRPC, protobuf or SQLite; cache/ no gRPC, protobuf or LLVM; util/ includes no
-# other folder of the project; client/ and cli/ reach the daemon only through proto/; only
-# cache/db.cpp includes sqlite3.h.
+# other folder of the project; client/ and cli/ reach the daemon only through proto/ (cli/ may also
+# use compiler/ for local work such as `ptx inspect`, as rule 1 allows); only cache/db.cpp includes
+# sqlite3.h.
 set -u
 cd "$1" || exit 1
 failures=0
@@ -21,7 +22,8 @@ forbid cache 'grpc|grpcpp/|google/protobuf|d4r/kernel/v1|llvm/|compiler/|daemon/
 forbid util 'compiler/|cache/|daemon/|client/|cli/|proto/|d4r/kernel/v1|llvm/|sqlite3|grpc' \
   "util/ includes no other folder"
 forbid client 'compiler/|cache/|daemon/|cli/|llvm/|sqlite3' "client/ uses only proto/ and util/"
-forbid cli 'compiler/|cache/|daemon/|client/|llvm/|sqlite3' "cli/ talks to the daemon over proto/"
+forbid cli 'cache/|daemon/|client/|llvm/|sqlite3' \
+  "cli/ talks to the daemon over proto/ and uses compiler/ only locally"
 sqlite_users=$(grep -rlE '#[[:space:]]*include[[:space:]]*<sqlite3.h>' --include='*.cpp' --include='*.hpp' \
   util proto compiler cache daemon client cli kernels 2>/dev/null | grep -v '^cache/db.cpp$')
 if [ -n "$sqlite_users" ]; then

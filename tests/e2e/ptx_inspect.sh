@@ -1,0 +1,61 @@
+#!/bin/sh
+# ptx_inspect.sh D4R_KERNEL PTX_DIR: `d4r-kernel ptx inspect` on the sr fixture, as JSON and as
+# text (module hash and its five entries), and its exit statuses on bad input.
+set -u
+cli=$1
+ptx_dir=$2
+work=$(mktemp -d) || exit 1
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+# expect_status STATUS ARGS...: runs the tool with stdin from /dev/null, keeps out and err.
+expect_status() {
+  want=$1
+  shift
+  "$cli" "$@" </dev/null >"$work/out" 2>"$work/err"
+  got=$?
+  [ "$got" -eq "$want" ] || fail "d4r-kernel $* exited $got, expected $want: $(cat "$work/err")"
+}
+
+expect_status 0 ptx inspect "$ptx_dir/sr_module.ptx" --json
+python3 - "$work/out" <<'PY' || fail "ptx inspect --json: $(cat "$work/out")"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+modules = doc["modules"]
+assert len(modules) == 1, modules
+m = modules[0]
+assert m["fnv1a64"] == "8baeb925f177af87", m["fnv1a64"]
+assert m["sha256"] == "2494466885b810b12c616b284b338d101fcbe14bca06ef004d21052650471410", m
+assert m["entries"] == ["d4r_test_layer", "d4r_test_simple", "rrlite_enc1_4x4",
+                        "rrlite_enc2_4x4", "dl4rt_input_kernel"], m["entries"]
+assert m["fatbin_offset"] is None and m["entry_offset"] is None and m["compressed"] is False, m
+PY
+
+expect_status 0 ptx inspect "$ptx_dir/rr_module.ptx"
+grep -q '^fnv1a64 *26332c9543501ce9$' "$work/out" || fail "text output: $(cat "$work/out")"
+grep -q '^  cuda_dldn_engine_test_kernel$' "$work/out" || fail "text entries: $(cat "$work/out")"
+
+expect_status 0 ptx --help
+grep -q 'ptx inspect FILE' "$work/out" || fail "ptx --help: $(cat "$work/out")"
+expect_status 2 ptx
+expect_status 2 ptx frobnicate "$ptx_dir/sr_module.ptx"
+expect_status 2 ptx inspect
+expect_status 6 ptx inspect "$work/missing.ptx"
+# A fatbin header that claims more than the file holds: a clear error naming the offset.
+printf '\120\355\125\272\001\000\020\000\377\000\000\000\000\000\000\000' >"$work/short.fatbin"
+expect_status 6 --json ptx inspect "$work/short.fatbin"
+grep -q 'fatbin at offset 0: files size 255 runs past the end' "$work/err" ||
+  fail "truncated fatbin message: $(cat "$work/err")"
+python3 -c 'import json, sys; json.load(open(sys.argv[1]))["error"]' "$work/out" 2>/dev/null ||
+  fail "the error is not one JSON document: $(cat "$work/out")"
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "ptx_inspect: ok"
