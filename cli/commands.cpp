@@ -5,6 +5,7 @@
 #include "cli/exit_code.hpp"
 #include "cli/help.hpp"
 #include "cli/output.hpp"
+#include "cli/ptx_rewrite.hpp"
 #include "compiler/ptx/container.hpp"
 
 #include <cstddef>
@@ -248,6 +249,23 @@ int run_ptx_inspect(const GlobalOptions& global, const PtxInspectCommand& cmd, I
       [&](JsonWriter& doc) { ptx_inspect_json(doc, *modules, cmd.path); });
 }
 
+// Local only: the recipe's passes over one module of FILE; counts on stderr, PTX on stdout or -o.
+int run_ptx_rewrite(const GlobalOptions& global, const PtxRewriteCommand& cmd, Io& io)
+{
+  Expected<std::string> text = rewrite_ptx(cmd, io.err);
+  if (!text) {
+    return fail(io, global.json, ExitCode::local_error, "ptx rewrite: " + text.error().message);
+  }
+  if (cmd.out_path.empty()) {
+    io.out << *text;
+    return to_int(ExitCode::success);
+  }
+  if (Expected<void> written = write_file_atomically(cmd.out_path, *text); !written) {
+    return fail(io, global.json, ExitCode::local_error, "ptx rewrite: " + written.error().message);
+  }
+  return to_int(ExitCode::success);
+}
+
 int run_version(bool json, Io& io)
 {
   return print(
@@ -285,6 +303,8 @@ int run_command(const ParsedCommand& parsed, Io& io)
           return run_list(global, cmd, io);
         } else if constexpr (std::is_same_v<T, PtxInspectCommand>) {
           return run_ptx_inspect(global, cmd, io);
+        } else if constexpr (std::is_same_v<T, PtxRewriteCommand>) {
+          return run_ptx_rewrite(global, cmd, io);
         } else {
           static_assert(std::is_same_v<T, PurgeCommand>, "every command is handled");
           return run_purge(global, cmd, io);

@@ -15,7 +15,8 @@ commands:
   import    import a d4r release directory into the cache
   list      the cached kernels
   purge     remove cached kernels
-  ptx       inspect a PTX file, fatbin or DLL locally: modules, hashes, entries
+  ptx       inspect a PTX file, fatbin or DLL locally: modules, hashes, entries; or
+            rewrite one of its modules with a recipe's passes
   help      help on a command (also: d4r-kernel COMMAND --help)
 
 global options (allowed anywhere on the line):
@@ -105,14 +106,21 @@ when stdin is not a terminal, --yes is required.
 )";
 
 constexpr std::string_view k_ptx_help = R"(usage: d4r-kernel ptx inspect FILE [--json]
+       d4r-kernel ptx rewrite --recipe R FILE [--module HASH] [--target T] [-o OUT]
 
-Reads FILE without the daemon: PTX text, a CUDA fatbin (PTX entries plain or LZ4-compressed), or
-any binary with fatbins embedded in it, such as a DLSS DLL. For each PTX module it prints where it
-sits in FILE (fatbin and entry offsets; "-" for plain text), its size after decompression, whether
-it was compressed, its FNV-1a 64 (the hash d4r-kernels.txt lists), its SHA-256 and the names of
-its .entry kernels.
+inspect reads FILE without the daemon: PTX text, a CUDA fatbin (PTX entries plain or
+LZ4-compressed), or any binary with fatbins embedded in it, such as a DLSS DLL. For each PTX module
+it prints where it sits in FILE (fatbin and entry offsets; "-" for plain text), its size after
+decompression, whether it was compressed, its FNV-1a 64 (the hash d4r-kernels.txt lists), its
+SHA-256 and the names of its .entry kernels.
 
-exit status: 0 success, 2 usage error, 6 FILE unreadable, truncated or malformed, or without PTX
+rewrite parses one PTX module of FILE (--module HASH picks it when FILE holds several) and runs
+the passes recipe R lists ("passes = sust fp8-cvt roundf") on the entries R serves, for target T
+(default: R's first target). Each pass's count goes to stderr ("sust: 12 rewrites", "roundf:
+unchanged"); the rewritten PTX to stdout, or to OUT.
+
+exit status: 0 success, 2 usage error, 6 FILE or R unreadable, truncated or malformed, without PTX,
+  or a pass failed
 )";
 
 } // namespace

@@ -34,6 +34,10 @@ constexpr OptionSpec k_build_options[] = {
 };
 constexpr OptionSpec k_mode_options[] = {{"--mode", true}};
 constexpr OptionSpec k_purge_options[] = {{"--mode", true}, {"--yes", false}};
+// `ptx rewrite`'s; `ptx inspect` refuses them.
+constexpr OptionSpec k_ptx_options[] = {
+    {"--recipe", true}, {"--module", true}, {"--target", true}, {"-o", true}, {"--out", true},
+};
 
 constexpr std::string_view k_commands[] = {"help",   "status", "resolve", "build",
                                            "import", "list",   "purge",   "ptx"};
@@ -51,6 +55,9 @@ std::span<const OptionSpec> options_of(std::string_view command)
   }
   if (command == "purge") {
     return k_purge_options;
+  }
+  if (command == "ptx") {
+    return k_ptx_options;
   }
   return {};
 }
@@ -318,16 +325,56 @@ Expected<Command> build_list_or_purge(const RawArgs& raw)
   return PurgeCommand{mode, yes};
 }
 
-// `ptx inspect FILE`; the subcommand is the first positional so that `ptx rewrite` can follow.
+// `ptx rewrite --recipe R FILE [--module HASH] [--target T] [-o OUT]`.
+Expected<Command> build_ptx_rewrite(const RawArgs& raw)
+{
+  TRY(expect_positionals(raw, 2));
+  if (raw.positionals.size() < 2 || raw.positionals[1].empty()) {
+    return make_error(ErrorCode::invalid_argument, "ptx rewrite: a FILE is required");
+  }
+  PtxRewriteCommand cmd;
+  cmd.path = raw.positionals[1];
+  for (const auto& [name, value] : raw.options) {
+    if (name == "--recipe") {
+      cmd.recipe_path = value;
+    } else if (name == "--module") {
+      std::optional<uint64_t> hash = parse_hash_hex(value);
+      if (!hash) {
+        return make_error(ErrorCode::invalid_argument,
+                          "--module: '" + value.substr(0, 32) + "' is not 16 hex digits");
+      }
+      cmd.module_hash = hash;
+    } else if (name == "--target") {
+      TRY_ASSIGN(cmd.target, validate_target(value));
+    } else {
+      cmd.out_path = value;
+    }
+  }
+  if (cmd.recipe_path.empty()) {
+    return make_error(ErrorCode::invalid_argument, "ptx rewrite: --recipe R is required");
+  }
+  return cmd;
+}
+
+// `ptx inspect FILE` or `ptx rewrite ...`: the subcommand is the first positional.
 Expected<Command> build_ptx(const RawArgs& raw)
 {
   if (raw.positionals.empty()) {
-    return make_error(ErrorCode::invalid_argument, "ptx: a subcommand is required (inspect)");
+    return make_error(ErrorCode::invalid_argument,
+                      "ptx: a subcommand is required (inspect or rewrite)");
   }
   const std::string& sub = raw.positionals.front();
+  if (sub == "rewrite") {
+    return build_ptx_rewrite(raw);
+  }
   if (sub != "inspect") {
+    return make_error(ErrorCode::invalid_argument, "ptx: unknown subcommand '" +
+                                                       sub.substr(0, 64) +
+                                                       "' (expected inspect or rewrite)");
+  }
+  if (!raw.options.empty()) {
     return make_error(ErrorCode::invalid_argument,
-                      "ptx: unknown subcommand '" + sub.substr(0, 64) + "' (expected inspect)");
+                      "unknown option '" + raw.options.front().first + "' for 'ptx inspect'");
   }
   TRY(expect_positionals(raw, 2));
   if (raw.positionals.size() < 2 || raw.positionals[1].empty()) {

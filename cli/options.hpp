@@ -64,8 +64,18 @@ struct PtxInspectCommand {
   std::string path;
 };
 
-using Command = std::variant<HelpCommand, VersionCommand, StatusCommand, ResolveCommand,
-                             ImportCommand, ListCommand, PurgeCommand, PtxInspectCommand>;
+// `ptx rewrite --recipe R FILE [--module HASH] [--target T] [-o OUT]`: local as well.
+struct PtxRewriteCommand {
+  std::string path;
+  std::string recipe_path;
+  std::optional<uint64_t> module_hash; // required when FILE holds several modules
+  std::string target;                  // empty: the recipe's first target
+  std::string out_path;                // empty: stdout
+};
+
+using Command =
+    std::variant<HelpCommand, VersionCommand, StatusCommand, ResolveCommand, ImportCommand,
+                 ListCommand, PurgeCommand, PtxInspectCommand, PtxRewriteCommand>;
 
 struct ParsedCommand {
   GlobalOptions global;

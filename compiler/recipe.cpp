@@ -62,6 +62,14 @@ Expected<std::string> read_text(const fs::path& path, std::string_view what)
   return text.str();
 }
 
+// A pass name as the registry spells them: "sust", "fp8-cvt".
+bool is_pass_name(std::string_view text)
+{
+  return !text.empty() && std::ranges::all_of(text, [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+  });
+}
+
 bool is_identifier(std::string_view text)
 {
   if (text.empty() || (text[0] >= '0' && text[0] <= '9')) {
@@ -91,6 +99,7 @@ struct ParseState {
   Recipe recipe;
   std::string file;
   std::set<std::string, std::less<>> single_keys_seen;
+  std::map<std::string, int, std::less<>> pass_parameter_lines; // pass name: first line naming it
   bool targets_given = false;
   std::string source_text;
   int source_line = 0;
@@ -142,6 +151,11 @@ Expected<void> apply_list_key(ParseState& state, int line, std::string_view key,
         return line_error(state, line, "unknown target '" + word + "'");
       }
       TRY(add_unique(state, line, "target", recipe.targets, word));
+    } else if (key == "passes") {
+      if (!is_pass_name(word)) {
+        return line_error(state, line, "invalid pass name '" + word + "' (allowed: a-z 0-9 -)");
+      }
+      TRY(add_unique(state, line, "pass", recipe.passes, word));
     } else {
       recipe.flags.push_back(word);
     }
@@ -197,6 +211,26 @@ Expected<void> apply_single_key(ParseState& state, int line, std::string_view ke
   return {};
 }
 
+// `pass.<name>.<param> = value`: the value is kept whole (a pass splits it if it wants words).
+Expected<void> apply_pass_parameter(ParseState& state, int line, std::string_view key,
+                                    std::string_view value)
+{
+  std::string_view rest = key.substr(std::string_view("pass.").size());
+  size_t dot = rest.find('.');
+  std::string_view pass = rest.substr(0, dot);
+  std::string_view param = dot == std::string_view::npos ? "" : rest.substr(dot + 1);
+  if (!is_pass_name(pass) || !is_identifier(param)) {
+    return line_error(state, line,
+                      "bad pass parameter key '" + std::string(key) + "' (want pass.NAME.PARAM)");
+  }
+  std::map<std::string, std::string>& params = state.recipe.pass_parameters[std::string(pass)];
+  if (!params.try_emplace(std::string(param), value).second) {
+    return line_error(state, line, "repeated key '" + std::string(key) + "'");
+  }
+  state.pass_parameter_lines.try_emplace(std::string(pass), line);
+  return {};
+}
+
 Expected<void> apply_line(ParseState& state, int line, std::string_view raw)
 {
   std::string_view text = trim(raw.substr(0, raw.find('#')));
@@ -209,11 +243,17 @@ Expected<void> apply_line(ParseState& state, int line, std::string_view raw)
   }
   std::string key(trim(text.substr(0, equals)));
   std::string_view value = trim(text.substr(equals + 1));
-  static const std::set<std::string, std::less<>> k_list_keys = {"kernels", "patterns", "modules",
-                                                                "targets", "flags"};
+  static const std::set<std::string, std::less<>> k_list_keys = {
+      "kernels", "patterns", "modules", "targets", "flags", "passes"};
   static const std::set<std::string, std::less<>> k_single_keys = {
       "recipe", "version", "source", "language", "accuracy_define", "wave64"};
   bool is_list = k_list_keys.contains(key);
+  if (key.starts_with("pass.")) {
+    if (value.empty()) {
+      return line_error(state, line, "empty value for '" + key + "'");
+    }
+    return apply_pass_parameter(state, line, key, value);
+  }
   if (!is_list && !k_single_keys.contains(key)) {
     return line_error(state, line, "unknown key '" + key + "'");
   }
@@ -245,6 +285,11 @@ Expected<void> finish_recipe(ParseState& state, const fs::path& recipe_path)
   if (recipe.kernels.empty() && recipe.patterns.empty()) {
     return make_error(ErrorCode::invalid_argument,
                       "recipe " + state.file + ": missing key 'kernels' or 'patterns'");
+  }
+  for (const auto& [pass, line] : state.pass_parameter_lines) {
+    if (std::ranges::find(recipe.passes, pass) == recipe.passes.end()) {
+      return line_error(state, line, "parameter of pass '" + pass + "', which 'passes' does not list");
+    }
   }
   if (!state.targets_given) {
     recipe.targets.assign(k_known_targets.begin(), k_known_targets.end());
@@ -468,6 +513,16 @@ Expected<std::string> recipe_fingerprint(const Recipe& recipe)
   }
   hash_field(hasher, "accuracy_define", recipe.accuracy_define);
   hash_field(hasher, "wave64", recipe.wave64_in_fast_mode ? "fast" : "never");
+  // Only when present: recipes without passes keep the fingerprints (and cache keys) they had.
+  for (const std::string& pass : recipe.passes) {
+    hash_field(hasher, "pass", pass);
+  }
+  for (const auto& [pass, params] : recipe.pass_parameters) {
+    for (const auto& [param, value] : params) {
+      hash_field(hasher, "pass parameter", pass + "." + param);
+      hash_field(hasher, "value", value);
+    }
+  }
   std::error_code ec;
   fs::path canonical = fs::weakly_canonical(recipe.source, ec);
   std::set<fs::path> visited = {ec ? recipe.source : canonical};

@@ -14,6 +14,8 @@
 //   accuracy_define = D4R_ACCURACY        # defined in accuracy builds (the default)
 //   wave64 = fast                         # never (default) | fast
 //   flags = -ffast-math                   # extra front-end flags (optional, repeatable)
+//   passes = sust fp8-cvt roundf          # PTX rewrite passes, in order (optional, repeatable)
+//   pass.sust.kinds = b16x4 b32           # a parameter of one listed pass (optional)
 
 #include "compiler/backend.hpp"
 #include "util/error.hpp"
@@ -21,6 +23,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,12 +43,17 @@ struct Recipe {
   std::string accuracy_define = "D4R_ACCURACY";
   bool wave64_in_fast_mode = false;
   std::vector<std::string> flags;
+  // PTX rewrite passes (compiler/passes/registry.hpp names them), run in this order, and the
+  // parameters of each by pass name. Which names exist is the registry's to say.
+  std::vector<std::string> passes;
+  std::map<std::string, std::map<std::string, std::string>> pass_parameters;
 };
 
 // Parses one recipe. `recipe_path` names the file in messages and anchors `source`, which must
 // exist. Errors (invalid_argument, "recipe FILE:LINE: ..."): an unknown or repeated single key, a
 // missing required key (recipe, version, modules, source, and kernels or patterns), a bad hash,
-// kernel name, pattern or target; not_found: the source does not exist.
+// kernel name, pattern or target, a pass name that is not [a-z0-9-] or is listed twice, a
+// parameter of a pass that `passes` does not list; not_found: the source does not exist.
 [[nodiscard]] Expected<Recipe> parse_recipe(std::string_view text,
                                             const std::filesystem::path& recipe_path);
 
@@ -67,8 +75,9 @@ struct Recipe {
                                                     Mode mode);
 
 // SHA-256 (hex) of everything that changes the objects the recipe builds: name, version,
-// language, flags, accuracy define, wave64 rule, the source text and, recursively, the text of
-// every local header it names with #include "..." (resolved next to the including file). Which
+// language, flags, accuracy define, wave64 rule, passes and their parameters (recipes without
+// passes keep the fingerprint they had), the source text and, recursively, the text of every
+// local header it names with #include "..." (resolved next to the including file). Which
 // kernels, modules and targets it serves are left out: authorising one more module or target must
 // not rebuild the objects already made. Errors: io when the source cannot be read.
 [[nodiscard]] Expected<std::string> recipe_fingerprint(const Recipe& recipe);

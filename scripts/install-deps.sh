@@ -12,6 +12,7 @@ packages=(
   llvm-19 llvm-19-dev clang-19 lld-19 liblld-19-dev libzstd-dev zlib1g-dev
   liblz4-dev libsystemd-dev systemd python3
   libamd-comgr-dev libamd-comgr2
+  libclang-rt-19-dev  # tests/fuzz: libFuzzer and the sanitizer runtimes of clang-19
 )
 
 missing=()

@@ -18,7 +18,25 @@ constexpr std::array<std::string_view, 8> k_spaces = {".reg",   ".sreg",  ".cons
 constexpr std::array<std::string_view, 5> k_line_directives = {".version", ".target",
                                                                ".address_size", ".file", ".loc"};
 
-template <size_t N> bool is_one_of(std::string_view word, const std::array<std::string_view, N>& set)
+// The PTX ISA's fundamental and opaque types (9.2 "Types"): the one qualifier of a declaration
+// that is its type.
+bool is_type_word(std::string_view part)
+{
+  static constexpr std::string_view k_types[] = {
+      ".b8",   ".b16",   ".b32",   ".b64",  ".b128", ".u8",    ".u16",     ".u32",
+      ".u64",  ".s8",    ".s16",   ".s32",  ".s64",  ".f16",   ".f16x2",   ".bf16",
+      ".bf16x2", ".tf32", ".f32",  ".f64",  ".e4m3", ".e5m2",  ".e4m3x2",  ".e5m2x2",
+      ".pred", ".texref", ".samplerref", ".surfref"};
+  for (std::string_view type : k_types) {
+    if (type == part) {
+      return true;
+    }
+  }
+  return false;
+}
+
+template <size_t N>
+bool is_one_of(std::string_view word, const std::array<std::string_view, N>& set)
 {
   return std::find(set.begin(), set.end(), word) != set.end();
 }
@@ -357,9 +375,15 @@ Expected<void> Parser::qualifier_part(Variable& var, std::string_view part, bool
     var.space = std::string(part);
   } else if (part == ".v2" || part == ".v4" || part == ".v8") {
     var.vector = std::string(part);
-  } else if (var.type.empty()) {
+  } else if (is_type_word(part)) {
+    if (!var.type.empty()) {
+      return error_at(peek(), "a declaration has one type, but '" + var.type + "' is followed by '" +
+                                  std::string(part) + "'");
+    }
     var.type = std::string(part);
   } else {
+    // Anything else is kept in order as an attribute; only a known type word is the type, so
+    // that printing (attributes, then type) and parsing again gives the same tree.
     var.attributes.emplace_back(part);
   }
   return {};

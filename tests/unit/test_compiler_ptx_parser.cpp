@@ -384,6 +384,8 @@ TEST(PtxParser, ErrorsNameLineAndColumn)
       {"/* never closed\n.version 9.0\n", "ptx:1:1:", "unterminated block comment"},
       {".entry k()\n{\n  @!;\n}\n", "ptx:3:5:", "expected a predicate after '@'"},
       {".global x;\n", "ptx:1:9:", "expected a type in the declaration"},
+      // Found by fuzz_ptx_parser: two types would print in another order on every round trip.
+      {".entry k(.param .u16.u64 a)\n{\n}\n", "ptx:1:", "a declaration has one type"},
   };
   for (const BadInput& bad : cases) {
     SCOPED_TRACE(bad.text);
@@ -393,6 +395,20 @@ TEST(PtxParser, ErrorsNameLineAndColumn)
     EXPECT_EQ(module.error().message.rfind(bad.position, 0), 0u) << module.error().message;
     EXPECT_NE(module.error().message.find(bad.message), std::string::npos) << module.error().message;
   }
+}
+
+// Found by fuzz_ptx_parser: an unknown qualifier before the type used to become the type, and the
+// real type an attribute, so print and parse swapped them on every round.
+TEST(PtxParser, OnlyAKnownTypeWordIsTheType)
+{
+  d4r::Expected<Module> module =
+      parse_module(".version 8.0\n.extern .func helper(.iaram .b64 b);\n");
+  ASSERT_TRUE(module) << module.error().message;
+  std::string printed = print_module(*module);
+  d4r::Expected<Module> again = parse_module(printed);
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(print_module(*again), printed);
+  EXPECT_TRUE(*again == *module);
 }
 
 TEST(PtxParser, CommentsAreKeptWhereStatementsStart)

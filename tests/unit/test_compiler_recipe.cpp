@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,24 @@ TEST_F(RecipeTest, AppliesDefaults)
   EXPECT_EQ(recipe->language, d4r::compiler::SourceLanguage::hip);
   EXPECT_TRUE(recipe->flags.empty());
   EXPECT_TRUE(recipe->patterns.empty());
+  EXPECT_TRUE(recipe->passes.empty());
+  EXPECT_TRUE(recipe->pass_parameters.empty());
+}
+
+TEST_F(RecipeTest, ParsesPassesInOrderWithParameters)
+{
+  d4r::Expected<Recipe> recipe = parse(std::string(k_minimal) + "passes = sust fp8-cvt\n"
+                                                                "pass.sust.kinds = b16x4  b32\n"
+                                                                "passes = roundf\n"
+                                                                "pass.sust.mode = zero\n"
+                                                                "pass.fp8-cvt.x2 = 1\n");
+  ASSERT_TRUE(recipe) << recipe.error().message;
+  EXPECT_EQ(recipe->passes, (std::vector<std::string>{"sust", "fp8-cvt", "roundf"}));
+  using Params = std::map<std::string, std::string>;
+  EXPECT_EQ(recipe->pass_parameters,
+            (std::map<std::string, Params>{
+                {"sust", Params{{"kinds", "b16x4  b32"}, {"mode", "zero"}}},
+                {"fp8-cvt", Params{{"x2", "1"}}}}));
 }
 
 TEST_F(RecipeTest, PatternsAloneAreEnough)
@@ -170,6 +189,25 @@ INSTANTIATE_TEST_SUITE_P(
                   ":1: invalid accuracy_define '-DX'"},
         BadRecipe{"bad_name", "recipe = my/recipe\n", ErrorCode::invalid_argument,
                   ":1: invalid recipe name 'my/recipe'"},
+        BadRecipe{"bad_pass_name", k_base + "passes = sust Roundf\n", ErrorCode::invalid_argument,
+                  ":6: invalid pass name 'Roundf' (allowed: a-z 0-9 -)"},
+        BadRecipe{"duplicate_pass", k_base + "passes = sust\npasses = sust\n",
+                  ErrorCode::invalid_argument, ":7: duplicate pass 'sust'"},
+        BadRecipe{"pass_parameter_without_param", k_base + "passes = sust\npass.sust = 1\n",
+                  ErrorCode::invalid_argument,
+                  ":7: bad pass parameter key 'pass.sust' (want pass.NAME.PARAM)"},
+        BadRecipe{"pass_parameter_bad_param", k_base + "passes = sust\npass.sust.a-b = 1\n",
+                  ErrorCode::invalid_argument,
+                  ":7: bad pass parameter key 'pass.sust.a-b' (want pass.NAME.PARAM)"},
+        BadRecipe{"pass_parameter_empty", k_base + "pass.sust.kinds =\n",
+                  ErrorCode::invalid_argument, ":6: empty value for 'pass.sust.kinds'"},
+        BadRecipe{"pass_parameter_repeated",
+                  k_base + "passes = sust\npass.sust.kinds = a\npass.sust.kinds = b\n",
+                  ErrorCode::invalid_argument, ":8: repeated key 'pass.sust.kinds'"},
+        BadRecipe{"pass_parameter_of_unlisted_pass",
+                  k_base + "passes = sust\npass.roundf.x = 1\npass.roundf.y = 2\n",
+                  ErrorCode::invalid_argument,
+                  ":7: parameter of pass 'roundf', which 'passes' does not list"},
         BadRecipe{"missing_recipe",
                   "version = 1\nkernels = k\nmodules = 8baeb925f177af87\n"
                   "source = src/k.hip\n",
@@ -361,6 +399,12 @@ TEST_F(FingerprintTest, ChangesWithWhatBuildsTheObject)
       k_base + "flags = -O2\n",
       k_base + "accuracy_define = OTHER\n",
       k_base + "wave64 = fast\n",
+      k_base + "passes = sust\n",
+      k_base + "passes = sust roundf\n",
+      k_base + "passes = roundf sust\n",
+      k_base + "passes = sust roundf\npass.sust.kinds = b32\n",
+      k_base + "passes = sust roundf\npass.sust.kinds = b16\n",
+      k_base + "passes = sust roundf\npass.roundf.kinds = b16\n",
   };
   std::vector<std::string> seen = {base};
   for (const std::string& text : variants) {
