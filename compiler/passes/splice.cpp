@@ -15,6 +15,10 @@
 // hold a barrier we cut at). Arguments travel as registers, the callee's `.extern .func` parameters
 // typed .b16/.b32/.b64 after the registers' declared widths; call.uni because the tail is called by
 // the whole warp after a warp-wide barrier.
+// Head mode (`replace_through`, the dec0 head of the contract): the instructions from the cut
+// through the first later `replace_through` become one `call.uni HEAD, (args);` and the kernel goes
+// on after it; `expect` then names the operations the range starts with, and no code outside the
+// range may branch into it.
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#control-flow-instructions-call
 
 #include "compiler/passes/call_block.hpp"
@@ -24,6 +28,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstddef>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -48,6 +53,10 @@ struct ArgumentPattern {
 struct SpliceConfig {
   ptx::Instruction cut;
   int64_t occurrence = 0; // 0: unique, -1: last
+  // Head mode: the instructions from `cut` through the first later `replace_through` are replaced
+  // by the call (the kernel goes on after it); `expect` then starts with `cut` instead of ending
+  // with it. Without it (tail mode), everything after `cut` becomes the call and a ret.
+  std::optional<ptx::Instruction> replace_through;
   std::vector<ptx::Instruction> expect;
   std::string function;
   std::vector<ArgumentPattern> arguments;
@@ -176,7 +185,7 @@ struct SpliceConfig {
 [[nodiscard]] Expected<SpliceConfig> parse_config(const PassOptions& options)
 {
   static const std::set<std::string> k_known = {"cut_after", "occurrence", "expect", "function",
-                                                "arguments"};
+                                                "arguments", "replace_through"};
   for (const auto& [key, value] : options.parameters) {
     if (!k_known.contains(key)) {
       return config_error("unknown parameter '" + key + "'");
@@ -196,7 +205,17 @@ struct SpliceConfig {
   config.cut = std::move(cut[0]);
   TRY_ASSIGN(config.occurrence, parse_occurrence(options));
   TRY_ASSIGN(config.expect, parse_instructions(required(options, "expect"), "expect"));
-  if (!same_operation(config.expect.back(), config.cut)) {
+  if (!required(options, "replace_through").empty()) {
+    TRY_ASSIGN(std::vector<ptx::Instruction> through,
+               parse_instructions(required(options, "replace_through"), "replace_through"));
+    if (through.size() != 1) {
+      return config_error("replace_through must be one instruction");
+    }
+    config.replace_through = std::move(through[0]);
+    if (!same_operation(config.expect.front(), config.cut)) {
+      return config_error("with replace_through, expect must start with the first replaced instruction");
+    }
+  } else if (!same_operation(config.expect.back(), config.cut)) {
     return config_error("expect must end with the cut instruction");
   }
   config.function = required(options, "function");
@@ -246,6 +265,10 @@ public:
   [[nodiscard]] Expected<std::vector<std::string>> find_arguments() const;
   [[nodiscard]] Expected<std::string> param_type(const std::string& reg) const;
   [[nodiscard]] Expected<void> replace_tail(size_t cut, const std::vector<std::string>& args);
+  [[nodiscard]] Expected<size_t> find_range_end(size_t first) const;
+  [[nodiscard]] Expected<void> check_expected_from(size_t first) const;
+  [[nodiscard]] Expected<void> replace_range(size_t first, size_t last,
+                                             const std::vector<std::string>& args);
 
   [[nodiscard]] std::unexpected<Error> error(const std::string& message) const
   {
@@ -306,6 +329,84 @@ Expected<void> SpliceSite::check_expected(size_t cut) const
       return error("instruction " + std::to_string(k) + " before the cut (line "
                    + std::to_string(got.pos.line) + ") is '" + ptx::print_instruction(got)
                    + "', expected '" + ptx::print_instruction(want) + "'");
+    }
+  }
+  return {};
+}
+
+// Head mode: the end of the replaced range, the first `replace_through` after `first`.
+Expected<size_t> SpliceSite::find_range_end(size_t first) const
+{
+  for (size_t i = first; i < m_statements.size(); ++i) {
+    const auto* instruction = std::get_if<ptx::Instruction>(&m_statements[i].value);
+    if (instruction != nullptr && *instruction == *m_config.replace_through) {
+      return i;
+    }
+  }
+  return error("end of the replaced range '" + ptx::print_instruction(*m_config.replace_through) +
+               "' not found after the first replaced instruction");
+}
+
+// Head mode: the replaced range must start with the expected sequence.
+Expected<void> SpliceSite::check_expected_from(size_t first) const
+{
+  size_t k = 0;
+  for (size_t i = first; i < m_statements.size() && k < m_config.expect.size(); ++i) {
+    const auto* got = std::get_if<ptx::Instruction>(&m_statements[i].value);
+    if (got == nullptr) {
+      continue;
+    }
+    const ptx::Instruction& want = m_config.expect[k];
+    if (!same_operation(want, *got)) {
+      return error("instruction " + std::to_string(k) + " of the replaced range (line " +
+                   std::to_string(got->pos.line) + ") is '" + ptx::print_instruction(*got) +
+                   "', expected '" + ptx::print_instruction(want) + "'");
+    }
+    ++k;
+  }
+  if (k != m_config.expect.size()) {
+    return error("the replaced range is shorter than the expected sequence");
+  }
+  return {};
+}
+
+// Head mode: statements first..last become one `call.uni`; declarations in the range are kept, and
+// no instruction outside the range may branch into it.
+Expected<void> SpliceSite::replace_range(size_t first, size_t last,
+                                         const std::vector<std::string>& args)
+{
+  std::set<std::string> dropped_labels;
+  std::vector<ptx::Statement> kept_declarations;
+  for (size_t i = first; i <= last; ++i) {
+    if (const auto* label = std::get_if<ptx::Label>(&m_statements[i].value)) {
+      dropped_labels.insert(label->name);
+    } else if (std::holds_alternative<ptx::Variable>(m_statements[i].value)) {
+      kept_declarations.push_back(std::move(m_statements[i]));
+    }
+  }
+  std::string text = "call.uni " + m_config.function + ", (";
+  for (size_t i = 0; i < args.size(); ++i) {
+    text += (i == 0 ? "" : ", ") + args[i];
+  }
+  text += ");\n";
+  TRY_ASSIGN(std::vector<ptx::Statement> call, ptx::parse_statements(text));
+  for (ptx::Statement& statement : call) {
+    kept_declarations.push_back(std::move(statement));
+  }
+  m_statements.erase(m_statements.begin() + static_cast<std::ptrdiff_t>(first),
+                     m_statements.begin() + static_cast<std::ptrdiff_t>(last) + 1);
+  m_statements.insert(m_statements.begin() + static_cast<std::ptrdiff_t>(first),
+                      std::make_move_iterator(kept_declarations.begin()),
+                      std::make_move_iterator(kept_declarations.end()));
+  std::vector<const ptx::Instruction*> remaining;
+  collect_instructions(*m_function.body, remaining);
+  for (const ptx::Instruction* instruction : remaining) {
+    for (const ptx::Operand& operand : instruction->operands) {
+      if (operand.kind == ptx::OperandKind::symbol && dropped_labels.contains(operand.text)) {
+        return error("'" + ptx::print_instruction(*instruction) + "' (line " +
+                     std::to_string(instruction->pos.line) + ") branches to " + operand.text +
+                     ", which lies in the replaced range");
+      }
     }
   }
   return {};
@@ -458,14 +559,24 @@ Expected<CallSignature> SplicePass::splice(ptx::Function& function) const
 {
   SpliceSite site(m_config, function);
   TRY_ASSIGN(const size_t cut, site.find_cut());
-  TRY(site.check_expected(cut));
+  std::optional<size_t> range_end;
+  if (m_config.replace_through) {
+    TRY(site.check_expected_from(cut));
+    TRY_ASSIGN(range_end, site.find_range_end(cut));
+  } else {
+    TRY(site.check_expected(cut));
+  }
   TRY_ASSIGN(const std::vector<std::string> args, site.find_arguments());
   CallSignature signature{m_config.function, "", {}};
   for (const std::string& reg : args) {
     TRY_ASSIGN(std::string type, site.param_type(reg));
     signature.param_types.push_back(std::move(type));
   }
-  TRY(site.replace_tail(cut, args));
+  if (range_end) {
+    TRY(site.replace_range(cut, *range_end, args));
+  } else {
+    TRY(site.replace_tail(cut, args));
+  }
   return signature;
 }
 

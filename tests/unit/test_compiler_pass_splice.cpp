@@ -237,3 +237,79 @@ TEST(CompilerPassSplice, RefusesBadParametersAndConflictingDeclarations)
 }
 
 } // namespace
+
+namespace {
+
+// Head mode, as the contract's dec0 head: a range that starts at one instruction and ends at
+// another is replaced by one call, and the kernel goes on after it.
+Parameters head_parameters()
+{
+  return {{"cut_after", "mov.u32 %r3, %tid.x"},
+          {"replace_through", "mul.lo.s32 %r6, %r5, %r2"},
+          {"expect", "mov.u32 %r0, %tid.x; setp.gt.u32 %p0, %r0, 31;"},
+          {"function", "d4r_dec0_head"},
+          {"arguments", "ld.param.u64 [+40]; ld.param.v2.u32 [+8] #1"}};
+}
+
+TEST(CompilerPassSplice, HeadModeReplacesARangeAndKeepsTheRest)
+{
+  ptx::Module module = parse_kernel();
+  const std::vector<std::string> before = body_instructions(module, "enc0");
+  // The label the range holds must not be branched to from outside it: the kernel's only branch
+  // is inside the range too.
+  d4r::Expected<passes::PassResult> result = run_splice(module, head_parameters());
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->rewrites, 1);
+  const std::vector<std::string> after = body_instructions(module, "enc0");
+  // 3 instructions before the range stay, 8 (mov .. mul) become one call, 5 after it stay.
+  ASSERT_EQ(before.size(), 16U);
+  ASSERT_EQ(after.size(), 3U + 1U + 5U);
+  EXPECT_EQ(std::vector<std::string>(after.begin(), after.begin() + 3),
+            std::vector<std::string>(before.begin(), before.begin() + 3));
+  EXPECT_EQ(after[3], "call.uni d4r_dec0_head, (%rd1, %r2);");
+  EXPECT_EQ(std::vector<std::string>(after.begin() + 4, after.end()),
+            std::vector<std::string>(before.begin() + 11, before.end()));
+  d4r::Expected<ptx::Module> reparsed = ptx::parse_module(ptx::print_module(module));
+  ASSERT_TRUE(reparsed) << reparsed.error().message;
+  EXPECT_EQ(*reparsed, module);
+}
+
+TEST(CompilerPassSplice, HeadModeRefusesMismatchesAndBranchesIntoTheRange)
+{
+  {
+    Parameters parameters = head_parameters();
+    parameters["expect"] = "mov.u32 %r0, %tid.x; add.s32 %r0, %r0, %r0;";
+    ptx::Module module = parse_kernel();
+    d4r::Expected<passes::PassResult> result = run_splice(module, parameters);
+    ASSERT_FALSE(result);
+    EXPECT_NE(result.error().message.find("of the replaced range"), std::string::npos)
+        << result.error().message;
+  }
+  {
+    Parameters parameters = head_parameters();
+    parameters["replace_through"] = "mul.lo.s32 %r9, %r9, %r9";
+    ptx::Module module = parse_kernel();
+    d4r::Expected<passes::PassResult> result = run_splice(module, parameters);
+    ASSERT_FALSE(result);
+    EXPECT_NE(result.error().message.find("not found"), std::string::npos) << result.error().message;
+  }
+  {
+    // A range that holds $L__BB0_2 while the branch to it stays outside must be refused.
+    Parameters parameters = head_parameters();
+    parameters["cut_after"] = "shl.b32 %r4, %r3, 2";
+    parameters["expect"] = "shl.b32 %r0, %r0, 2;";
+    parameters["replace_through"] = "add.s32 %r5, %r3, %r1";
+    ptx::Module module = parse_kernel();
+    d4r::Expected<passes::PassResult> result = run_splice(module, parameters);
+    ASSERT_FALSE(result);
+    EXPECT_NE(result.error().message.find("replaced range"), std::string::npos) << result.error().message;
+  }
+  {
+    Parameters parameters = head_parameters();
+    parameters["expect"] = "setp.gt.u32 %p0, %r0, 31;"; // does not start with the first replaced
+    ptx::Module module = parse_kernel();
+    EXPECT_FALSE(run_splice(module, parameters));
+  }
+}
+
+} // namespace
