@@ -70,17 +70,29 @@ BuildService::BuildService(cache::Cache& cache, std::vector<compiler::Recipe> re
       m_runner(m_options.worker, m_options.scratch, m_options.limits, m_options.clang),
       m_pool(std::max(1, m_options.threads))
 {
+  // Each backend is made once (comgr's ISA probe and clang --version cost tens of milliseconds,
+  // and this runs at start-up); a target gets comgr where comgr knows its ISA, else llvm.
   compiler::BackendOptions backend_options;
   backend_options.clang = m_options.clang;
+  std::map<std::string, std::string> fingerprint_of_backend;
+  auto backend_fingerprint = [&](const std::string& name) {
+    auto [it, inserted] = fingerprint_of_backend.try_emplace(name);
+    if (inserted) {
+      Expected<std::unique_ptr<compiler::Backend>> backend = compiler::make_backend(name, backend_options);
+      it->second = backend ? (*backend)->fingerprint() : "unavailable:" + name;
+    }
+    return it->second;
+  };
+  Expected<std::unique_ptr<compiler::Backend>> comgr =
+      m_options.backend.empty() ? compiler::make_comgr_backend(backend_options)
+                                : make_error(ErrorCode::not_found, "a backend was named");
   for (std::string_view target : k_known_targets) {
     std::string name = m_options.backend;
     if (name.empty()) {
-      name = std::string(compiler::choose_backend(target, backend_options)->name());
+      name = comgr && (*comgr)->supports(target) ? "comgr" : "llvm";
     }
-    Expected<std::unique_ptr<compiler::Backend>> backend = compiler::make_backend(name, backend_options);
-    std::string fingerprint = backend ? (*backend)->fingerprint() : "unavailable:" + name;
     m_backend_of_target[std::string(target)] = name;
-    m_toolchain_of_target[std::string(target)] = fingerprint;
+    m_toolchain_of_target[std::string(target)] = backend_fingerprint(name);
   }
   for (const compiler::Recipe& recipe : m_recipes) {
     Expected<std::string> fingerprint = compiler::recipe_fingerprint(recipe);
