@@ -48,14 +48,6 @@ std::filesystem::path shipped_recipes()
   return std::filesystem::path(D4R_TEST_SOURCE_DIR) / ".." / "kernels" / "recipes";
 }
 
-std::string read_file(const std::filesystem::path& path)
-{
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
 std::string sha256_hex_of_file(const std::filesystem::path& path)
 {
   return to_hex(sha256(std::string_view(read_file(path))));

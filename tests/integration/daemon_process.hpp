@@ -4,6 +4,8 @@
 // generated protocol (libd4r_kernel_client.so carries its own), so counters are read through the
 // small d4r-test-counters tool.
 
+#include "tests/support/read_file.hpp"
+
 #include <sys/types.h>
 
 #include <chrono>
@@ -67,7 +69,6 @@ private:
 [[nodiscard]] std::filesystem::path daemon_binary();
 [[nodiscard]] std::filesystem::path release_fixture();
 [[nodiscard]] std::filesystem::path shipped_recipes(); // kernels/recipes of the source tree
-[[nodiscard]] std::string read_file(const std::filesystem::path& path);
 [[nodiscard]] std::string sha256_hex_of_file(const std::filesystem::path& path);
 
 inline constexpr uint64_t k_sr_module_hash = 0x8baeb925f177af87ULL; // tests/ptx/sr_module.ptx

@@ -1,5 +1,7 @@
 #include "compiler/ptx/container.hpp"
 
+#include "tests/support/read_file.hpp"
+
 #include "util/digest.hpp"
 #include "util/ptx_identity.hpp"
 
@@ -25,13 +27,7 @@ constexpr const char* k_rr_sha256 =
 
 using Bytes = std::vector<std::byte>;
 
-std::string read_file(const std::string& path)
-{
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
+using d4r::testing::read_file;
 
 std::string sr_text()
 {

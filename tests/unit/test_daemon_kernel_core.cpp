@@ -2,6 +2,8 @@
 
 #include "daemon/kernel_core.hpp"
 
+#include "tests/support/read_file.hpp"
+
 #include "d4r/kernel/v1/kernel.pb.h"
 
 #include <gtest/gtest.h>
@@ -21,13 +23,7 @@ std::filesystem::path fixture()
   return std::filesystem::path(D4R_BINARY_DIR) / "fixtures" / "release";
 }
 
-std::string read_file(const std::filesystem::path& path)
-{
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
+using d4r::testing::read_file;
 
 class KernelCoreTest : public ::testing::Test {
 protected:

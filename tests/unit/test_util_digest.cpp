@@ -1,5 +1,7 @@
 #include "util/digest.hpp"
 
+#include "tests/support/read_file.hpp"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -8,13 +10,7 @@
 namespace d4r {
 namespace {
 
-std::string read_file(const std::string& path)
-{
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
+using d4r::testing::read_file;
 
 TEST(Fnv1a64, KnownVectors)
 {
