@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,7 +23,9 @@
 
 namespace d4r::compiler {
 
-enum class SourceLanguage { hip, llvm_ir, llvm_bitcode };
+// ptx: the game's PTX module, rewritten by `passes` and translated (compiler/translate/); only the
+// llvm backend builds it.
+enum class SourceLanguage { hip, llvm_ir, llvm_bitcode, ptx };
 
 struct CompileJob {
   std::filesystem::path source;     // the input file
@@ -31,6 +34,11 @@ struct CompileJob {
   std::vector<std::string> flags;   // front-end flags: -O3, -D..., -mcumode, ... (HIP only)
   bool wave64 = false;              // -mwavefrontsize64 / +wavefrontsize64
   std::filesystem::path work_dir;   // a private scratch folder for intermediate files
+  // PTX only: the rewrite passes in order with their parameters (compiler/passes/registry.hpp),
+  // and the .entry to keep (empty: every entry of the module).
+  std::vector<std::string> passes;
+  std::map<std::string, std::map<std::string, std::string>> pass_parameters;
+  std::string entry;
 };
 
 struct CompileOutput {

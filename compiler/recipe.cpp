@@ -1,5 +1,6 @@
 #include "compiler/recipe.hpp"
 
+#include "compiler/translate/translator.hpp"
 #include "util/digest.hpp"
 
 #include <fnmatch.h>
@@ -192,10 +193,12 @@ Expected<void> apply_single_key(ParseState& state, int line, std::string_view ke
       recipe.language = SourceLanguage::llvm_ir;
     } else if (value == "llvm_bitcode") {
       recipe.language = SourceLanguage::llvm_bitcode;
+    } else if (value == "ptx") {
+      recipe.language = SourceLanguage::ptx;
     } else {
       return line_error(state, line,
                         "unsupported language '" + std::string(value) +
-                            "' (want hip, llvm_ir or llvm_bitcode)");
+                            "' (want hip, llvm_ir, llvm_bitcode or ptx)");
     }
   } else if (key == "accuracy_define") {
     if (!is_identifier(value)) {
@@ -272,11 +275,20 @@ Expected<void> apply_line(ParseState& state, int line, std::string_view raw)
 Expected<void> finish_recipe(ParseState& state, const fs::path& recipe_path)
 {
   Recipe& recipe = state.recipe;
-  for (std::string_view key : {"recipe", "version", "source"}) {
+  for (std::string_view key : {"recipe", "version"}) {
     if (!state.single_keys_seen.contains(key)) {
       return make_error(ErrorCode::invalid_argument,
                         "recipe " + state.file + ": missing key '" + std::string(key) + "'");
     }
+  }
+  // A PTX recipe builds from the game's own module, which the client uploads: it has no source.
+  bool is_ptx = recipe.language == SourceLanguage::ptx;
+  if (is_ptx && state.single_keys_seen.contains("source")) {
+    return line_error(state, state.source_line,
+                      "a ptx recipe builds the game's module and takes no 'source'");
+  }
+  if (!is_ptx && !state.single_keys_seen.contains("source")) {
+    return make_error(ErrorCode::invalid_argument, "recipe " + state.file + ": missing key 'source'");
   }
   if (recipe.module_hashes.empty()) {
     return make_error(ErrorCode::invalid_argument,
@@ -293,6 +305,9 @@ Expected<void> finish_recipe(ParseState& state, const fs::path& recipe_path)
   }
   if (!state.targets_given) {
     recipe.targets.assign(k_known_targets.begin(), k_known_targets.end());
+  }
+  if (is_ptx) {
+    return {};
   }
   // Absolute, so that a worker running in another folder finds it.
   std::error_code ec;
@@ -465,6 +480,15 @@ Expected<CompileJob> make_compile_job(const Recipe& recipe, std::string_view tar
     return make_error(ErrorCode::not_found,
                       "recipe " + recipe.name + ": does not build for target " + arch);
   }
+  if (recipe.language == SourceLanguage::ptx) {
+    // The caller names the module (source) and the entry; the passes come from the recipe.
+    CompileJob job;
+    job.language = SourceLanguage::ptx;
+    job.target = arch;
+    job.passes = recipe.passes;
+    job.pass_parameters = recipe.pass_parameters;
+    return job;
+  }
   TRY_ASSIGN(std::string source, read_text(recipe.source, "recipe " + recipe.name + ": source"));
   std::map<std::string, std::vector<std::string>, std::less<>> lines = source_flag_lines(source);
   std::string family = arch.substr(0, arch.size() - 2);
@@ -507,6 +531,10 @@ Expected<std::string> recipe_fingerprint(const Recipe& recipe)
   case SourceLanguage::llvm_bitcode:
     hash_field(hasher, "language", "llvm_bitcode");
     break;
+  case SourceLanguage::ptx:
+    hash_field(hasher, "language", "ptx");
+    hash_field(hasher, "translator", std::to_string(translate::k_translator_version));
+    break;
   }
   for (const std::string& flag : recipe.flags) {
     hash_field(hasher, "flag", flag);
@@ -522,6 +550,9 @@ Expected<std::string> recipe_fingerprint(const Recipe& recipe)
       hash_field(hasher, "pass parameter", pass + "." + param);
       hash_field(hasher, "value", value);
     }
+  }
+  if (recipe.language == SourceLanguage::ptx) {
+    return to_hex(hasher.finish()); // the module is part of the cache key instead
   }
   std::error_code ec;
   fs::path canonical = fs::weakly_canonical(recipe.source, ec);

@@ -9,7 +9,7 @@
 //   patterns = d4r_example_variant_*      # fnmatch-style names with * and ? (optional)
 //   modules = 8baeb925f177af87            # FNV-1a 64 module hashes, at least one
 //   source = ../examples/d4r_example_layer.hip   # relative to the recipe file
-//   language = hip                        # default hip
+//   language = hip                        # default hip; ptx: the game's module (no source)
 //   targets = gfx1100 gfx1201             # default: all six
 //   accuracy_define = D4R_ACCURACY        # defined in accuracy builds (the default)
 //   wave64 = fast                         # never (default) | fast

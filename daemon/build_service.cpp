@@ -18,8 +18,12 @@ constexpr size_t k_recent_builds = 32;
 
 std::string key_text(Mode mode, const cache::CacheKey& key)
 {
-  return std::string(to_string(mode)) + '|' + key.kernel + '|' + key.target + '|' + key.toolchain +
-         '|' + key.recipe;
+  std::string text = std::string(to_string(mode)) + '|' + key.kernel + '|' + key.target + '|' +
+                     key.toolchain + '|' + key.recipe;
+  if (key.module_hash != 0) {
+    text += '|' + hash_to_hex(key.module_hash); // a ptx recipe: the object is the module's
+  }
+  return text;
 }
 
 // A failure worth remembering says something about the inputs; a worker that could not even be
@@ -59,6 +63,7 @@ struct BuildService::Job {
   std::string target;
   Mode mode = Mode::fast;
   std::string backend;
+  std::filesystem::path module; // ptx recipes: the game's module
   std::shared_ptr<Flight> flight;
   std::chrono::steady_clock::time_point started;
 };
@@ -136,16 +141,17 @@ std::string BuildService::toolchain_of(const std::string& target) const
 }
 
 Expected<cache::CacheKey> BuildService::key_for(const compiler::Recipe& recipe,
-                                                std::string_view kernel,
-                                                const std::string& target) const
+                                                std::string_view kernel, const std::string& target,
+                                                uint64_t module_hash) const
 {
   auto fingerprint = m_recipe_fingerprints.find(recipe.name);
   if (fingerprint == m_recipe_fingerprints.end()) {
     return make_error(ErrorCode::internal, "recipe " + recipe.name + " has no fingerprint");
   }
-  // Built objects do not depend on the module hash (the recipe's list authorises it), so every
-  // authorising module shares one object: the key's module hash is 0.
-  return cache::CacheKey{0,
+  // Objects built from a source do not depend on the module hash (the recipe's list authorises
+  // it), so every authorising module shares one object: the key's module hash is 0. A ptx
+  // recipe's object is its module's translation: the hash is the module's.
+  return cache::CacheKey{module_hash,
                          std::string(kernel),
                          target,
                          "",
@@ -156,9 +162,16 @@ Expected<cache::CacheKey> BuildService::key_for(const compiler::Recipe& recipe,
 
 Expected<BuildAnswer> BuildService::obtain(const compiler::Recipe& recipe, std::string_view kernel,
                                            const std::string& target, Mode mode, Priority priority,
-                                           std::chrono::milliseconds wait_budget)
+                                           std::chrono::milliseconds wait_budget,
+                                           const std::optional<ModuleSource>& module)
 {
-  TRY_ASSIGN(cache::CacheKey key, key_for(recipe, kernel, target));
+  bool is_ptx = recipe.language == compiler::SourceLanguage::ptx;
+  if (is_ptx != module.has_value()) {
+    return make_error(ErrorCode::internal, "recipe " + recipe.name +
+                                               (is_ptx ? ": a ptx recipe needs its module"
+                                                       : ": only ptx recipes build a module"));
+  }
+  TRY_ASSIGN(cache::CacheKey key, key_for(recipe, kernel, target, module ? module->hash : 0));
   TRY_ASSIGN(std::optional<cache::Hit> hit, m_cache.lookup(mode, key));
   if (hit) {
     return BuildAnswer{BuildState::ready, std::move(hit), ""};
@@ -182,7 +195,9 @@ Expected<BuildAnswer> BuildService::obtain(const compiler::Recipe& recipe, std::
       job->kernel = std::string(kernel);
       job->target = target;
       job->mode = mode;
-      job->backend = m_backend_of_target[target];
+      // Only the llvm backend translates PTX.
+      job->backend = is_ptx ? "llvm" : m_backend_of_target[target];
+      job->module = module ? module->path : std::filesystem::path();
       job->flight = it->second;
       ++m_queued;
       record(*job, "queued", "");
@@ -235,6 +250,10 @@ void BuildService::run_job(const std::shared_ptr<Job>& job)
 Expected<cache::Hit> BuildService::build(const Job& job)
 {
   TRY_ASSIGN(compiler::CompileJob compile, compiler::make_compile_job(*job.recipe, job.target, job.mode));
+  if (compile.language == compiler::SourceLanguage::ptx) {
+    compile.source = job.module;
+    compile.entry = job.kernel;
+  }
   std::string what = "recipe " + job.recipe->name + ": kernel " + job.kernel + " for " + job.target +
                      " (" + to_string(job.mode) + ", " + job.backend + ")";
   Expected<WorkerResult> built = m_runner.run(compile, job.backend);

@@ -34,6 +34,12 @@ struct BuildOptions {
   WorkerLimits limits;
 };
 
+// The PTX module a ptx recipe builds: the client's upload in the daemon's module store.
+struct ModuleSource {
+  uint64_t hash = 0; // FNV-1a 64
+  std::filesystem::path path;
+};
+
 enum class BuildState { ready, pending, failed };
 
 struct BuildAnswer {
@@ -74,9 +80,11 @@ public:
 
   // The object for (recipe, kernel, target, mode): from the cache, or built. Waits at most
   // `wait_budget` for a build; past it the answer is pending and the build goes on.
+  // A ptx recipe builds the game's module: `module` names it (its FNV-1a 64 goes into the key).
   [[nodiscard]] Expected<BuildAnswer> obtain(const compiler::Recipe& recipe, std::string_view kernel,
                                              const std::string& target, Mode mode,
-                                             Priority priority, std::chrono::milliseconds wait_budget);
+                                             Priority priority, std::chrono::milliseconds wait_budget,
+                                             const std::optional<ModuleSource>& module = std::nullopt);
 
   [[nodiscard]] BuildStats stats() const;
   [[nodiscard]] std::string toolchain_of(const std::string& target) const;
@@ -87,8 +95,8 @@ private:
   struct Flight;
   struct Job;
   [[nodiscard]] Expected<cache::CacheKey> key_for(const compiler::Recipe& recipe,
-                                                  std::string_view kernel,
-                                                  const std::string& target) const;
+                                                  std::string_view kernel, const std::string& target,
+                                                  uint64_t module_hash) const;
   void run_job(const std::shared_ptr<Job>& job);
   [[nodiscard]] Expected<cache::Hit> build(const Job& job);
   void record(const Job& job, const std::string& state, const std::string& reason);

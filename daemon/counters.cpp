@@ -25,6 +25,8 @@ const char* to_string(Counter counter)
     return "not_found.no_recipe";
   case Counter::not_found_build_failed:
     return "not_found.build_failed";
+  case Counter::not_found_no_module:
+    return "not_found.no_module";
   case Counter::rejected_wrong_origin:
     return "rejected.wrong_origin";
   case Counter::rejected_broken_contract:

@@ -21,6 +21,7 @@ enum class Counter {
   not_found_error,
   not_found_no_recipe,
   not_found_build_failed,
+  not_found_no_module, // a ptx recipe's module was never uploaded
   rejected_wrong_origin,
   rejected_broken_contract,
   rejected_invalid_request,

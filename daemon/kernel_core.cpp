@@ -235,8 +235,19 @@ Expected<ResolveAnswer> KernelCore::serve_recipe(const ResolveQuery& query,
                                          ? query.wait_budget
                                          : std::chrono::milliseconds(m_config.default_wait_ms);
   Priority priority = query.background ? Priority::background : Priority::interactive;
+  std::optional<ModuleSource> module;
+  if (recipe.language == compiler::SourceLanguage::ptx) {
+    // The game's own module is the source: the client uploads it after Prepare.
+    std::optional<std::filesystem::path> path = m_modules.find_by_fnv(query.module_hash);
+    if (!path) {
+      return not_served(Outcome::not_found, Counter::not_found_no_module,
+                        "recipe " + recipe.name + " translates module " +
+                            hash_to_hex(query.module_hash) + ", which was not uploaded");
+    }
+    module = ModuleSource{query.module_hash, *path};
+  }
   TRY_ASSIGN(BuildAnswer built, m_builds->obtain(recipe, query.kernel, selection.arch,
-                                                 selection.mode, priority, budget));
+                                                 selection.mode, priority, budget, module));
   switch (built.state) {
   case BuildState::ready:
     return ready_answer(selection.mode, selection.arch, *built.hit, query.accept_path);

@@ -7,6 +7,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <string>
 
 namespace d4r::daemon {
 
@@ -27,6 +29,37 @@ Expected<void> write_all(int fd, std::string_view data, const std::filesystem::p
   return {};
 }
 
+// Writes `data` to `target` whole or not at all: a temporary file, fsync, rename.
+Expected<void> write_durably(const std::filesystem::path& target, std::string_view data)
+{
+  std::error_code ec;
+  std::filesystem::create_directories(target.parent_path(), ec);
+  if (ec) {
+    return make_error(ErrorCode::io, "module store: " + target.parent_path().string() + ": " + ec.message());
+  }
+  std::filesystem::path temp = target;
+  temp += ".tmp." + std::to_string(getpid()) + "." + std::to_string(gettid());
+  int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return make_error(ErrorCode::io, "module store: " + temp.string() + ": " + std::strerror(errno));
+  }
+  Expected<void> written = write_all(fd, data, temp);
+  bool synced = written && fsync(fd) == 0;
+  close(fd);
+  if (!synced || rename(temp.c_str(), target.c_str()) != 0) {
+    int error = errno;
+    unlink(temp.c_str());
+    return written ? make_error(ErrorCode::io, "module store: " + target.string() + ": " + std::strerror(error))
+                   : std::unexpected(written.error());
+  }
+  return {};
+}
+
+std::filesystem::path index_path(const std::filesystem::path& root, uint64_t fnv1a64)
+{
+  return root / "by-fnv" / hash_to_hex(fnv1a64);
+}
+
 } // namespace
 
 ModuleStore::ModuleStore(std::filesystem::path root, int64_t max_module_bytes)
@@ -38,6 +71,20 @@ std::filesystem::path ModuleStore::path_of(const Sha256& digest) const
 {
   std::string hex = to_hex(digest);
   return m_root / hex.substr(0, 2) / (hex.substr(2) + ".ptx");
+}
+
+std::optional<std::filesystem::path> ModuleStore::find_by_fnv(uint64_t fnv1a64) const
+{
+  std::ifstream in(index_path(m_root, fnv1a64));
+  std::string hex;
+  if (!(in >> hex)) {
+    return std::nullopt;
+  }
+  std::optional<Sha256> digest = parse_sha256_hex(hex);
+  if (!digest || !contains(*digest)) {
+    return std::nullopt;
+  }
+  return path_of(*digest);
 }
 
 bool ModuleStore::contains(const Sha256& digest) const
@@ -62,27 +109,9 @@ Expected<int64_t> ModuleStore::put(uint64_t fnv1a64, const Sha256& digest, std::
                       "module " + hash_to_hex(fnv1a64) + ": bytes hash to " +
                           hash_to_hex(ptx_module_hash(ptx)) + " (fnv-1a 64)");
   }
-  std::filesystem::path target = path_of(digest);
-  std::error_code ec;
-  std::filesystem::create_directories(target.parent_path(), ec);
-  if (ec) {
-    return make_error(ErrorCode::io, "module store: " + target.parent_path().string() + ": " + ec.message());
-  }
-  std::filesystem::path temp = target;
-  temp += ".tmp." + std::to_string(getpid()) + "." + std::to_string(gettid());
-  int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    return make_error(ErrorCode::io, "module store: " + temp.string() + ": " + std::strerror(errno));
-  }
-  Expected<void> written = write_all(fd, ptx, temp);
-  bool synced = written && fsync(fd) == 0;
-  close(fd);
-  if (!synced || rename(temp.c_str(), target.c_str()) != 0) {
-    int error = errno;
-    unlink(temp.c_str());
-    return written ? make_error(ErrorCode::io, "module store: " + target.string() + ": " + std::strerror(error))
-                   : std::unexpected(written.error());
-  }
+  TRY(write_durably(path_of(digest), ptx));
+  // The index by the manifests' hash: a resolve names a module by FNV-1a 64 only.
+  TRY(write_durably(index_path(m_root, fnv1a64), to_hex(digest)));
   return static_cast<int64_t>(ptx.size());
 }
 

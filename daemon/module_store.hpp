@@ -1,13 +1,14 @@
 #pragma once
 // PTX modules that clients uploaded, kept by SHA-256 under <cache root>/modules so that later
 // builds (PTX rewrites, translation) can start without asking the game again. Modules are the
-// same in both accuracy modes, so there is one folder. Writes are atomic (temp, fsync, rename).
+// same in both accuracy modes, so there is one folder; by-fnv/ maps the manifests' hash to the SHA-256. Writes are atomic (temp, fsync, rename).
 
 #include "util/digest.hpp"
 #include "util/error.hpp"
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string_view>
 
 namespace d4r::daemon {
@@ -20,6 +21,9 @@ public:
   // Checks the size limit and that the bytes hash to both digests before storing.
   [[nodiscard]] Expected<int64_t> put(uint64_t fnv1a64, const Sha256& digest, std::string_view ptx);
   [[nodiscard]] std::filesystem::path path_of(const Sha256& digest) const;
+  // The stored module whose FNV-1a 64 (the manifests' hash) is `fnv1a64`, if one was uploaded.
+  // Two modules with one FNV hash: the later upload answers.
+  [[nodiscard]] std::optional<std::filesystem::path> find_by_fnv(uint64_t fnv1a64) const;
 
 private:
   std::filesystem::path m_root;

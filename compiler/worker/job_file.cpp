@@ -12,10 +12,11 @@
 namespace d4r::compiler {
 namespace {
 
-constexpr std::array<std::pair<SourceLanguage, std::string_view>, 3> k_languages = {{
+constexpr std::array<std::pair<SourceLanguage, std::string_view>, 4> k_languages = {{
     {SourceLanguage::hip, "hip"},
     {SourceLanguage::llvm_ir, "llvm_ir"},
     {SourceLanguage::llvm_bitcode, "llvm_bitcode"},
+    {SourceLanguage::ptx, "ptx"},
 }};
 
 constexpr std::array<std::string_view, 5> k_faults = {"", "crash", "hang", "sleep", "memory"};
@@ -61,6 +62,7 @@ struct SeenKeys {
   bool output = false;
   bool fault = false;
   bool clang = false;
+  bool entry = false;
 };
 
 Expected<void> set_once(bool& seen, std::string_view key)
@@ -93,9 +95,10 @@ Expected<bool> apply_plain_key(WorkerJob& job, SeenKeys& seen, std::string_view 
 {
   using StringField = std::tuple<std::string_view, bool*, std::string*>;
   using PathField = std::tuple<std::string_view, bool*, std::filesystem::path*>;
-  const std::array<StringField, 2> strings = {{
+  const std::array<StringField, 3> strings = {{
       {"backend", &seen.backend, &job.backend},
       {"target", &seen.target, &job.compile.target},
+      {"entry", &seen.entry, &job.compile.entry},
   }};
   const std::array<PathField, 4> paths = {{
       {"source", &seen.source, &job.compile.source},
@@ -110,6 +113,22 @@ Expected<bool> apply_plain_key(WorkerJob& job, SeenKeys& seen, std::string_view 
   return apply_field<std::filesystem::path>(key, value, paths);
 }
 
+// "pass_param=NAME.KEY=VALUE": one parameter of a pass (the value may hold '=' and spaces).
+Expected<void> apply_pass_parameter(WorkerJob& job, std::string_view value)
+{
+  size_t dot = value.find('.');
+  size_t equals = value.find('=');
+  if (dot == std::string_view::npos || equals == std::string_view::npos || dot == 0 ||
+      equals < dot + 2) {
+    return make_error(ErrorCode::invalid_argument,
+                      "pass_param must be NAME.KEY=VALUE, not '" + std::string(value) + "'");
+  }
+  std::string pass(value.substr(0, dot));
+  std::string key(value.substr(dot + 1, equals - dot - 1));
+  job.compile.pass_parameters[pass][key] = std::string(value.substr(equals + 1));
+  return {};
+}
+
 Expected<void> apply_key(WorkerJob& job, SeenKeys& seen, std::string_view key,
                          std::string_view value)
 {
@@ -121,12 +140,19 @@ Expected<void> apply_key(WorkerJob& job, SeenKeys& seen, std::string_view key,
     job.compile.flags.emplace_back(value);
     return {};
   }
+  if (key == "pass") {
+    job.compile.passes.emplace_back(value);
+    return {};
+  }
+  if (key == "pass_param") {
+    return apply_pass_parameter(job, value);
+  }
   if (key == "language") {
     TRY(set_once(seen.language, key));
     std::optional<SourceLanguage> language = language_from_name(value);
     if (!language) {
       return make_error(ErrorCode::invalid_argument, "unknown language '" + std::string(value) +
-                                                         "' (hip, llvm_ir or llvm_bitcode)");
+                                                         "' (hip, llvm_ir, llvm_bitcode or ptx)");
     }
     job.compile.language = *language;
     return {};
@@ -193,6 +219,17 @@ Expected<std::string> format_worker_job(const WorkerJob& job)
   TRY(append_line(text, "wave64", job.compile.wave64 ? "1" : "0"));
   for (const std::string& flag : job.compile.flags) {
     TRY(append_line(text, "flag", flag));
+  }
+  if (!job.compile.entry.empty()) {
+    TRY(append_line(text, "entry", job.compile.entry));
+  }
+  for (const std::string& pass : job.compile.passes) {
+    TRY(append_line(text, "pass", pass));
+  }
+  for (const auto& [pass, parameters] : job.compile.pass_parameters) {
+    for (const auto& [key, value] : parameters) {
+      TRY(append_line(text, "pass_param", pass + "." + key + "=" + value));
+    }
   }
   TRY(append_line(text, "work_dir", job.compile.work_dir.native()));
   TRY(append_line(text, "output", job.output.native()));

@@ -4,10 +4,13 @@
 //
 //   backend=llvm                 llvm | clang | comgr (compiler/backends/backend_factory.hpp)
 //   source=/path/to/kernel.hip
-//   language=hip                 hip | llvm_ir | llvm_bitcode
+//   language=hip                 hip | llvm_ir | llvm_bitcode | ptx
 //   target=gfx1101
 //   wave64=0                     0 | 1
 //   flag=-O3                     repeated, in order (HIP front-end flags)
+//   entry=NAME                   ptx: the .entry to build (optional: every entry)
+//   pass=sust                    ptx: a rewrite pass, repeated, in order
+//   pass_param=sust.kinds=b32    ptx: one parameter of a pass (NAME.KEY=VALUE)
 //   work_dir=/scratch/work       a private folder for intermediate files
 //   output=/scratch/out.hsaco    the code object, written to a temporary file and renamed
 //   clang=/usr/bin/clang++       optional: the clang driver for HIP (default: the backend's own)

@@ -120,6 +120,32 @@ TEST_F(RecipeTest, ParsesPassesInOrderWithParameters)
                 {"fp8-cvt", Params{{"x2", "1"}}}}));
 }
 
+// A ptx recipe translates the game's module: no source, and its job names no file until the
+// daemon gives it the module.
+TEST_F(RecipeTest, PtxRecipeBuildsTheModule)
+{
+  d4r::Expected<Recipe> recipe = parse("recipe = r\nversion = 1\nkernels = k\n"
+                                       "modules = 8baeb925f177af87\nlanguage = ptx\n"
+                                       "passes = roundf sust\npass.sust.kinds = b32\n");
+  ASSERT_TRUE(recipe) << recipe.error().message;
+  EXPECT_EQ(recipe->language, d4r::compiler::SourceLanguage::ptx);
+  EXPECT_TRUE(recipe->source.empty());
+  d4r::Expected<CompileJob> job = make_compile_job(*recipe, "gfx1201", Mode::accuracy);
+  ASSERT_TRUE(job) << job.error().message;
+  EXPECT_EQ(job->language, d4r::compiler::SourceLanguage::ptx);
+  EXPECT_TRUE(job->source.empty());
+  EXPECT_TRUE(job->flags.empty());
+  EXPECT_EQ(job->passes, (std::vector<std::string>{"roundf", "sust"}));
+  EXPECT_EQ(job->pass_parameters.at("sust").at("kinds"), "b32");
+  d4r::Expected<std::string> print = recipe_fingerprint(*recipe);
+  ASSERT_TRUE(print) << print.error().message;
+  Recipe other = *recipe;
+  other.passes = {"sust", "roundf"}; // the order of the rewrites changes the object
+  d4r::Expected<std::string> other_print = recipe_fingerprint(other);
+  ASSERT_TRUE(other_print) << other_print.error().message;
+  EXPECT_NE(*print, *other_print);
+}
+
 TEST_F(RecipeTest, PatternsAloneAreEnough)
 {
   d4r::Expected<Recipe> recipe = parse("recipe = r\nversion = 1\npatterns = k_*\n"
@@ -183,8 +209,10 @@ INSTANTIATE_TEST_SUITE_P(
                   ":1: bad version '0' (want 1 or more)"},
         BadRecipe{"bad_wave64", "wave64 = always\n", ErrorCode::invalid_argument,
                   ":1: bad wave64 'always' (want never or fast)"},
-        BadRecipe{"bad_language", "language = ptx\n", ErrorCode::invalid_argument,
-                  ":1: unsupported language 'ptx' (want hip, llvm_ir or llvm_bitcode)"},
+        BadRecipe{"bad_language", "language = cuda\n", ErrorCode::invalid_argument,
+                  ":1: unsupported language 'cuda' (want hip, llvm_ir, llvm_bitcode or ptx)"},
+        BadRecipe{"ptx_with_source", k_base + "language = ptx\n", ErrorCode::invalid_argument,
+                  ":5: a ptx recipe builds the game's module and takes no 'source'"},
         BadRecipe{"bad_define", "accuracy_define = -DX\n", ErrorCode::invalid_argument,
                   ":1: invalid accuracy_define '-DX'"},
         BadRecipe{"bad_name", "recipe = my/recipe\n", ErrorCode::invalid_argument,

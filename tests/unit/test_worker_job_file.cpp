@@ -43,6 +43,24 @@ TEST(WorkerJobFile, RoundTripsEveryField)
   EXPECT_TRUE(parsed->fault.empty());
 }
 
+TEST(WorkerJobFile, RoundTripsAPtxJob)
+{
+  WorkerJob job = sample_job();
+  job.compile.language = SourceLanguage::ptx;
+  job.compile.entry = "hiluma_engine_output_filter";
+  job.compile.passes = {"sust", "roundf"};
+  job.compile.pass_parameters["sust"]["kinds"] = "b16x4 b32";
+  job.compile.pass_parameters["roundf"]["names"] = "a=b c";
+  d4r::Expected<std::string> text = d4r::compiler::format_worker_job(job);
+  ASSERT_TRUE(text) << text.error().message;
+  d4r::Expected<WorkerJob> parsed = d4r::compiler::parse_worker_job(*text);
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(parsed->compile.language, SourceLanguage::ptx);
+  EXPECT_EQ(parsed->compile.entry, job.compile.entry);
+  EXPECT_EQ(parsed->compile.passes, job.compile.passes); // order kept
+  EXPECT_EQ(parsed->compile.pass_parameters, job.compile.pass_parameters);
+}
+
 TEST(WorkerJobFile, ReadsTheDocumentedFormat)
 {
   d4r::Expected<WorkerJob> job = d4r::compiler::parse_worker_job(
@@ -71,6 +89,9 @@ TEST(WorkerJobFile, RejectsMalformedFiles)
            Case{base + "language=cuda\n", "unknown language 'cuda'"},
            Case{base + "wave64=yes\n", "wave64 must be 0 or 1"},
            Case{base + "fault=explode\n", "unknown fault 'explode'"},
+           Case{base + "pass_param=sust\n", "pass_param must be NAME.KEY=VALUE"},
+           Case{base + "pass_param=.kinds=b32\n", "pass_param must be NAME.KEY=VALUE"},
+           Case{base + "entry=a\nentry=b\n", "key 'entry' repeated"},
            Case{"backend=llvm\nsource=/a.hip\nwork_dir=/w\noutput=/o\n", "missing 'target'"},
        }) {
     d4r::Expected<WorkerJob> job = d4r::compiler::parse_worker_job(bad.text);
