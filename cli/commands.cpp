@@ -6,6 +6,7 @@
 #include "cli/help.hpp"
 #include "cli/output.hpp"
 #include "cli/ptx_rewrite.hpp"
+#include "cli/ptx_translate.hpp"
 #include "compiler/ptx/container.hpp"
 
 #include <cstddef>
@@ -266,6 +267,43 @@ int run_ptx_rewrite(const GlobalOptions& global, const PtxRewriteCommand& cmd, I
   return to_int(ExitCode::success);
 }
 
+// Local only: the "rewrite, then translate" build of one module; a code object to -o, or IR.
+int run_ptx_translate(const GlobalOptions& global, const PtxTranslateCommand& cmd, Io& io)
+{
+  Expected<TranslateOutput> output = translate_ptx_file(cmd, io.err);
+  if (!output) {
+    return fail(io, global.json, ExitCode::local_error, "ptx translate: " + output.error().message);
+  }
+  std::string bytes = cmd.emit_llvm ? output->llvm_ir
+                                    : std::string(reinterpret_cast<const char*>(output->code_object.data()),
+                                                  output->code_object.size());
+  if (cmd.out_path.empty()) {
+    io.out << bytes;
+    return to_int(ExitCode::success);
+  }
+  if (Expected<void> written = write_file_atomically(cmd.out_path, bytes); !written) {
+    return fail(io, global.json, ExitCode::local_error, "ptx translate: " + written.error().message);
+  }
+  return to_int(ExitCode::success);
+}
+
+// Local only: one kernel on the CPU executor; outputs compared with the expected files.
+int run_ptx_run(const GlobalOptions& global, const PtxRunCommand& cmd, Io& io)
+{
+  Expected<RunReport> report = run_ptx_file(cmd);
+  if (!report) {
+    return fail(io, global.json, ExitCode::local_error, "ptx run: " + report.error().message);
+  }
+  (void)print(
+      io, global.json, [&] { return report->summary; },
+      [&](JsonWriter& doc) {
+        doc.begin_object().key("kernel").string(cmd.kernel);
+        doc.key("compared").number(report->compared).key("mismatches").number(report->mismatches);
+        doc.key("summary").string(report->summary).end_object();
+      });
+  return to_int(report->mismatches == 0 ? ExitCode::success : ExitCode::not_found);
+}
+
 int run_version(bool json, Io& io)
 {
   return print(
@@ -305,6 +343,10 @@ int run_command(const ParsedCommand& parsed, Io& io)
           return run_ptx_inspect(global, cmd, io);
         } else if constexpr (std::is_same_v<T, PtxRewriteCommand>) {
           return run_ptx_rewrite(global, cmd, io);
+        } else if constexpr (std::is_same_v<T, PtxTranslateCommand>) {
+          return run_ptx_translate(global, cmd, io);
+        } else if constexpr (std::is_same_v<T, PtxRunCommand>) {
+          return run_ptx_run(global, cmd, io);
         } else {
           static_assert(std::is_same_v<T, PurgeCommand>, "every command is handled");
           return run_purge(global, cmd, io);

@@ -107,6 +107,9 @@ when stdin is not a terminal, --yes is required.
 
 constexpr std::string_view k_ptx_help = R"(usage: d4r-kernel ptx inspect FILE [--json]
        d4r-kernel ptx rewrite --recipe R FILE [--module HASH] [--target T] [-o OUT]
+       d4r-kernel ptx translate FILE --target T [--kernel NAME] [--recipe R] [--module HASH]
+                                [--emit-llvm] [-o OUT]
+       d4r-kernel ptx run FILE --kernel NAME --inputs CASE|DIR [--out DIR] [--module HASH]
 
 inspect reads FILE without the daemon: PTX text, a CUDA fatbin (PTX entries plain or
 LZ4-compressed), or any binary with fatbins embedded in it, such as a DLSS DLL. For each PTX module
@@ -119,8 +122,21 @@ the passes recipe R lists ("passes = sust fp8-cvt roundf") on the entries R serv
 (default: R's first target). Each pass's count goes to stderr ("sust: 12 rewrites", "roundf:
 unchanged"); the rewritten PTX to stdout, or to OUT.
 
-exit status: 0 success, 2 usage error, 6 FILE or R unreadable, truncated or malformed, without PTX,
-  or a pass failed
+translate builds what the daemon builds for a ptx recipe: R's passes (when --recipe is given), then
+our PTX -> LLVM IR translator and LLVM 19's AMDGPU backend, linked into a code object for target T
+(gfx1100-gfx1103, gfx1200, gfx1201) written to OUT. --kernel NAME keeps that one entry. With
+--emit-llvm it prints the optimised LLVM IR instead; --target host --emit-llvm shows the IR the CPU
+executor runs. An instruction the translator does not know fails with "unsupported: OP at line L".
+
+run translates the kernel for the host and runs it on the CPU executor with the launch described by
+a case file (tests/golden/README.md: grid, block and every parameter; inputs are generated from
+its seeds): CASE, or the one .case file in DIR. Outputs go to DIR/outN.bin with --out DIR. Each
+output with an expected file (CASE's folder: STEM.outN.bin, or ../expected/STEM.outN.bin) is
+compared with it, bit for bit unless the case names a tolerance.
+
+exit status: 0 success, 1 run: an output differs from its expected file, 2 usage error, 6 FILE or R
+  unreadable, truncated or malformed, without PTX, a pass failed, the translation failed or the
+  kernel failed on the CPU (a trap, a deadlock)
 )";
 
 } // namespace

@@ -36,7 +36,8 @@ constexpr OptionSpec k_mode_options[] = {{"--mode", true}};
 constexpr OptionSpec k_purge_options[] = {{"--mode", true}, {"--yes", false}};
 // `ptx rewrite`'s; `ptx inspect` refuses them.
 constexpr OptionSpec k_ptx_options[] = {
-    {"--recipe", true}, {"--module", true}, {"--target", true}, {"-o", true}, {"--out", true},
+    {"--recipe", true}, {"--module", true},     {"--target", true},     {"-o", true},
+    {"--out", true},    {"--kernel", true},     {"--inputs", true},     {"--emit-llvm", false},
 };
 
 constexpr std::string_view k_commands[] = {"help",   "status", "resolve", "build",
@@ -325,25 +326,44 @@ Expected<Command> build_list_or_purge(const RawArgs& raw)
   return PurgeCommand{mode, yes};
 }
 
-// `ptx rewrite --recipe R FILE [--module HASH] [--target T] [-o OUT]`.
-Expected<Command> build_ptx_rewrite(const RawArgs& raw)
+Expected<uint64_t> parse_module_option(const std::string& value)
+{
+  std::optional<uint64_t> hash = parse_hash_hex(value);
+  if (!hash) {
+    return make_error(ErrorCode::invalid_argument,
+                      "--module: '" + value.substr(0, 32) + "' is not 16 hex digits");
+  }
+  return *hash;
+}
+
+// The FILE of `ptx SUB FILE`, and a refusal of the ptx options SUB does not take.
+Expected<std::string> ptx_file_and_options(const RawArgs& raw, std::string_view sub,
+                                           std::initializer_list<std::string_view> allowed)
 {
   TRY(expect_positionals(raw, 2));
   if (raw.positionals.size() < 2 || raw.positionals[1].empty()) {
-    return make_error(ErrorCode::invalid_argument, "ptx rewrite: a FILE is required");
+    return make_error(ErrorCode::invalid_argument, "ptx " + std::string(sub) + ": a FILE is required");
   }
+  for (const auto& [name, value] : raw.options) {
+    if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
+      return make_error(ErrorCode::invalid_argument,
+                        "unknown option '" + name + "' for 'ptx " + std::string(sub) + "'");
+    }
+  }
+  return raw.positionals[1];
+}
+
+// `ptx rewrite --recipe R FILE [--module HASH] [--target T] [-o OUT]`.
+Expected<Command> build_ptx_rewrite(const RawArgs& raw)
+{
   PtxRewriteCommand cmd;
-  cmd.path = raw.positionals[1];
+  TRY_ASSIGN(cmd.path, ptx_file_and_options(raw, "rewrite",
+                                            {"--recipe", "--module", "--target", "-o", "--out"}));
   for (const auto& [name, value] : raw.options) {
     if (name == "--recipe") {
       cmd.recipe_path = value;
     } else if (name == "--module") {
-      std::optional<uint64_t> hash = parse_hash_hex(value);
-      if (!hash) {
-        return make_error(ErrorCode::invalid_argument,
-                          "--module: '" + value.substr(0, 32) + "' is not 16 hex digits");
-      }
-      cmd.module_hash = hash;
+      TRY_ASSIGN(cmd.module_hash, parse_module_option(value));
     } else if (name == "--target") {
       TRY_ASSIGN(cmd.target, validate_target(value));
     } else {
@@ -356,21 +376,91 @@ Expected<Command> build_ptx_rewrite(const RawArgs& raw)
   return cmd;
 }
 
+// `ptx translate FILE --target T [--kernel NAME] [--recipe R] [--module HASH] [--emit-llvm] [-o OUT]`.
+Expected<Command> build_ptx_translate(const RawArgs& raw)
+{
+  PtxTranslateCommand cmd;
+  TRY_ASSIGN(cmd.path, ptx_file_and_options(raw, "translate",
+                                            {"--target", "--kernel", "--recipe", "--module",
+                                             "--emit-llvm", "-o", "--out"}));
+  for (const auto& [name, value] : raw.options) {
+    if (name == "--target") {
+      if (value == "host") {
+        cmd.target = value;
+      } else {
+        TRY_ASSIGN(cmd.target, validate_target(value));
+      }
+    } else if (name == "--kernel") {
+      TRY(validate_kernel_name(value));
+      cmd.kernel = value;
+    } else if (name == "--recipe") {
+      cmd.recipe_path = value;
+    } else if (name == "--module") {
+      TRY_ASSIGN(cmd.module_hash, parse_module_option(value));
+    } else if (name == "--emit-llvm") {
+      cmd.emit_llvm = true;
+    } else {
+      cmd.out_path = value;
+    }
+  }
+  if (cmd.target.empty()) {
+    return make_error(ErrorCode::invalid_argument, "ptx translate: --target T is required");
+  }
+  if (cmd.target == "host" && !cmd.emit_llvm) {
+    return make_error(ErrorCode::invalid_argument,
+                      "ptx translate: --target host makes no code object; add --emit-llvm");
+  }
+  if (!cmd.emit_llvm && cmd.out_path.empty()) {
+    return make_error(ErrorCode::invalid_argument, "ptx translate: -o OUT is required for a code object");
+  }
+  return cmd;
+}
+
+// `ptx run FILE --kernel NAME --inputs DIR|CASE [--out DIR] [--module HASH]`.
+Expected<Command> build_ptx_run(const RawArgs& raw)
+{
+  PtxRunCommand cmd;
+  TRY_ASSIGN(cmd.path, ptx_file_and_options(raw, "run",
+                                            {"--kernel", "--inputs", "--module", "-o", "--out"}));
+  for (const auto& [name, value] : raw.options) {
+    if (name == "--kernel") {
+      TRY(validate_kernel_name(value));
+      cmd.kernel = value;
+    } else if (name == "--inputs") {
+      cmd.inputs = value;
+    } else if (name == "--module") {
+      TRY_ASSIGN(cmd.module_hash, parse_module_option(value));
+    } else {
+      cmd.out_dir = value;
+    }
+  }
+  if (cmd.kernel.empty() || cmd.inputs.empty()) {
+    return make_error(ErrorCode::invalid_argument, "ptx run: --kernel NAME and --inputs DIR are required");
+  }
+  return cmd;
+}
+
 // `ptx inspect FILE` or `ptx rewrite ...`: the subcommand is the first positional.
 Expected<Command> build_ptx(const RawArgs& raw)
 {
   if (raw.positionals.empty()) {
     return make_error(ErrorCode::invalid_argument,
-                      "ptx: a subcommand is required (inspect or rewrite)");
+                      "ptx: a subcommand is required (inspect, rewrite, translate or run)");
   }
   const std::string& sub = raw.positionals.front();
   if (sub == "rewrite") {
     return build_ptx_rewrite(raw);
   }
+  if (sub == "translate") {
+    return build_ptx_translate(raw);
+  }
+  if (sub == "run") {
+    return build_ptx_run(raw);
+  }
   if (sub != "inspect") {
-    return make_error(ErrorCode::invalid_argument, "ptx: unknown subcommand '" +
-                                                       sub.substr(0, 64) +
-                                                       "' (expected inspect or rewrite)");
+    return make_error(ErrorCode::invalid_argument,
+                      "ptx: unknown subcommand '" + sub.substr(0, 64) +
+                          "' (expected inspect, rewrite, translate or run)");
   }
   if (!raw.options.empty()) {
     return make_error(ErrorCode::invalid_argument,

@@ -73,9 +73,31 @@ struct PtxRewriteCommand {
   std::string out_path;                // empty: stdout
 };
 
+// `ptx translate FILE --target T [--kernel NAME] [--recipe R] [--module HASH] [--emit-llvm]
+// [-o OUT]`: the daemon's "rewrite, then translate" build, run locally.
+struct PtxTranslateCommand {
+  std::string path;
+  std::string target;                  // a gfx target, or "host" (with --emit-llvm)
+  std::string kernel;                  // empty: every entry
+  std::string recipe_path;             // optional: its passes run first
+  std::optional<uint64_t> module_hash; // required when FILE holds several modules
+  bool emit_llvm = false;              // LLVM IR text instead of a code object
+  std::string out_path;                // required for a code object; IR: stdout when empty
+};
+
+// `ptx run FILE --kernel NAME --inputs DIR|CASE [--out DIR]`: the CPU executor.
+struct PtxRunCommand {
+  std::string path;
+  std::string kernel;
+  std::string inputs;   // a launch case file, or a folder holding launch.case
+  std::string out_dir;  // empty: print a summary only
+  std::optional<uint64_t> module_hash;
+};
+
 using Command =
     std::variant<HelpCommand, VersionCommand, StatusCommand, ResolveCommand, ImportCommand,
-                 ListCommand, PurgeCommand, PtxInspectCommand, PtxRewriteCommand>;
+                 ListCommand, PurgeCommand, PtxInspectCommand, PtxRewriteCommand,
+                 PtxTranslateCommand, PtxRunCommand>;
 
 struct ParsedCommand {
   GlobalOptions global;

@@ -22,41 +22,6 @@ namespace {
 namespace ptx = d4r::compiler::ptx;
 namespace passes = d4r::compiler::passes;
 
-Expected<compiler::Recipe> load_recipe(const std::string& path)
-{
-  TRY_ASSIGN(std::string text, read_whole_file(path));
-  TRY_ASSIGN(compiler::Recipe recipe, compiler::parse_recipe(text, path));
-  if (recipe.passes.empty()) {
-    return make_error(ErrorCode::invalid_argument,
-                      "recipe " + path + ": lists no passes (add 'passes = ...')");
-  }
-  return recipe;
-}
-
-// The one module of FILE, or the one --module names when FILE holds several.
-Expected<ptx::PtxModule> pick_module(const PtxRewriteCommand& cmd)
-{
-  TRY_ASSIGN(std::string bytes, read_whole_file(cmd.path));
-  TRY_ASSIGN(std::vector<ptx::PtxModule> modules,
-             ptx::read_ptx_modules(std::as_bytes(std::span(bytes.data(), bytes.size()))));
-  if (cmd.module_hash) {
-    auto it = std::ranges::find_if(modules, [&cmd](const ptx::PtxModule& module) {
-      return module.fnv1a64 == *cmd.module_hash;
-    });
-    if (it == modules.end()) {
-      return make_error(ErrorCode::not_found,
-                        cmd.path + ": no PTX module " + hash_to_hex(*cmd.module_hash));
-    }
-    return std::move(*it);
-  }
-  if (modules.size() != 1) {
-    return make_error(ErrorCode::invalid_argument,
-                      cmd.path + ": holds " + std::to_string(modules.size()) +
-                          " PTX modules; pick one with --module HASH");
-  }
-  return std::move(modules.front());
-}
-
 // The module's kernels (.entry functions with a body) that the recipe serves: the passes touch
 // only those. None is an error, since an empty list would mean "every function" to a pass.
 Expected<std::vector<std::string>> served_entries(const compiler::Recipe& recipe,
@@ -93,11 +58,46 @@ Expected<std::string> pick_target(const compiler::Recipe& recipe, const std::str
 
 } // namespace
 
+Expected<compiler::Recipe> load_pass_recipe(const std::string& path)
+{
+  TRY_ASSIGN(std::string text, read_whole_file(path));
+  TRY_ASSIGN(compiler::Recipe recipe, compiler::parse_recipe(text, path));
+  if (recipe.passes.empty()) {
+    return make_error(ErrorCode::invalid_argument,
+                      "recipe " + path + ": lists no passes (add 'passes = ...')");
+  }
+  return recipe;
+}
+
+Expected<ptx::PtxModule> read_one_ptx_module(const std::string& path,
+                                             std::optional<uint64_t> module_hash)
+{
+  TRY_ASSIGN(std::string bytes, read_whole_file(path));
+  TRY_ASSIGN(std::vector<ptx::PtxModule> modules,
+             ptx::read_ptx_modules(std::as_bytes(std::span(bytes.data(), bytes.size()))));
+  if (module_hash) {
+    auto it = std::ranges::find_if(modules, [&module_hash](const ptx::PtxModule& module) {
+      return module.fnv1a64 == *module_hash;
+    });
+    if (it == modules.end()) {
+      return make_error(ErrorCode::not_found,
+                        path + ": no PTX module " + hash_to_hex(*module_hash));
+    }
+    return std::move(*it);
+  }
+  if (modules.size() != 1) {
+    return make_error(ErrorCode::invalid_argument,
+                      path + ": holds " + std::to_string(modules.size()) +
+                          " PTX modules; pick one with --module HASH");
+  }
+  return std::move(modules.front());
+}
+
 Expected<std::string> rewrite_ptx(const PtxRewriteCommand& cmd, std::ostream& log)
 {
-  TRY_ASSIGN(compiler::Recipe recipe, load_recipe(cmd.recipe_path));
+  TRY_ASSIGN(compiler::Recipe recipe, load_pass_recipe(cmd.recipe_path));
   TRY_ASSIGN(std::string target, pick_target(recipe, cmd.target));
-  TRY_ASSIGN(ptx::PtxModule source, pick_module(cmd));
+  TRY_ASSIGN(ptx::PtxModule source, read_one_ptx_module(cmd.path, cmd.module_hash));
   std::string where = cmd.path + " (module " + hash_to_hex(source.fnv1a64) + ")";
   Expected<ptx::Module> module = ptx::parse_module(source.text);
   if (!module) {

@@ -33,6 +33,9 @@ struct TranslateOptions {
   std::string processor; // "gfx1201" for amdgpu; empty for host
   // gfx12 has hardware FP8 conversions; gfx11 (and the host) convert exactly in software.
   bool fp8_native = false;
+  // mma.sync on gfx11/gfx12: WMMA with lane remaps where the types allow (true), or the portable
+  // ds_bpermute lowering that every target has (false). The host always takes the portable one.
+  bool mma_native = true;
   // Link the PTX support library (kernels/support/) and run LLVM's O2 pipeline. Off only in
   // tests that read the raw lowering.
   bool optimise = true;

@@ -6,6 +6,7 @@
 #include "compiler/launch_meta.hpp"
 #include "daemon_process.hpp"
 #include "util/digest.hpp"
+#include "util/ptx_identity.hpp"
 
 #include "d4r/kernel/v1/kernel.grpc.pb.h"
 
@@ -329,6 +330,71 @@ TEST(Builds, ToolchainChangeRebuildsInsteadOfServingStale)
   EXPECT_EQ(status_of(*daemon).builds().done(), 1);
   std::string a = status_of(*daemon).builds().toolchains().at("gfx1101");
   EXPECT_NE(a.find("19.1.7-b"), std::string::npos) << a;
+}
+
+// A ptx recipe: the game's own module, uploaded by the client, translated by our translator and
+// compiled for the target, then served like any other build. Before the upload the daemon says
+// why it cannot build; an instruction the translator does not know is NOT_FOUND (ZLUDA compiles
+// that kernel) and the daemon serves on.
+TEST(Builds, PtxRecipeTranslatesTheUploadedModule)
+{
+  TempDir dir;
+  std::string ptx = read_file(D4R_TEST_SOURCE_DIR "/ptx/isa/alu_int.sm_90.ptx");
+  uint64_t hash = ptx_module_hash(ptx);
+  // Hand-written (not from NVIDIA): an instruction outside what the translator implements.
+  std::string unknown = ".version 8.0\n.target sm_90\n.address_size 64\n"
+                        ".visible .entry d4r_unknown_op()\n{\n\tbrkpt;\n\tret;\n}\n";
+  uint64_t unknown_hash = ptx_module_hash(unknown);
+  std::filesystem::path recipes = dir.path() / "recipes";
+  std::filesystem::create_directories(recipes);
+  std::ofstream(recipes / "alu.recipe")
+      << "recipe = ptx_alu\nversion = 1\nkernels = int_arith32 int_arith64 d4r_unknown_op\n"
+      << "modules = " << hash_to_hex(hash) << " " << hash_to_hex(unknown_hash)
+      << "\nlanguage = ptx\n";
+  DaemonOptions options(dir.path());
+  options.native_dir = std::filesystem::path();
+  options.recipes_dir = recipes;
+  DaemonProcess daemon(options);
+  ASSERT_TRUE(daemon.start());
+
+  pb::ResolveReply early = resolve(daemon, hash, "int_arith32", "gfx1201", 60000);
+  EXPECT_EQ(early.outcome(), pb::ResolveReply::NOT_FOUND);
+  EXPECT_NE(early.reason().find("was not uploaded"), std::string::npos) << early.reason();
+  EXPECT_EQ(daemon.counter("not_found.no_module"), 1);
+
+  auto put = [&](const std::string& bytes) {
+    pb::PutModuleRequest request;
+    Sha256 digest = sha256(std::string_view(bytes));
+    request.mutable_module()->set_fnv1a64(ptx_module_hash(bytes));
+    request.mutable_module()->set_sha256(std::string(digest.begin(), digest.end()));
+    request.set_ptx(bytes);
+    pb::PutModuleReply reply;
+    grpc::ClientContext context;
+    return stub_of(daemon)->PutModule(&context, request, &reply).ok();
+  };
+  ASSERT_TRUE(put(ptx));
+  ASSERT_TRUE(put(unknown));
+  for (const char* target : {"gfx1100", "gfx1201"}) {
+    pb::ResolveReply ready = resolve(daemon, hash, "int_arith32", target, 120000);
+    ASSERT_EQ(ready.outcome(), pb::ResolveReply::READY) << target << ": " << ready.reason();
+    compiler::LaunchMeta meta = meta_of(ready.object().data(), "int_arith32");
+    EXPECT_EQ(meta.amdhsa_target, std::string("amdgcn-amd-amdhsa--") + target);
+    EXPECT_EQ(meta.main.wave_size, 32u);
+    EXPECT_GE(meta.main.kernarg_size, 28u) << "three .u64 and one .u32 parameter";
+    std::string text = disassemble(ready.object().data(), target, dir.path());
+    EXPECT_NE(text.find("<int_arith32>:"), std::string::npos) << text.substr(0, 2000);
+    EXPECT_EQ(text.find("<int_arith64>:"), std::string::npos) << "only the asked entry is built";
+  }
+  pb::ResolveReply unsupported = resolve(daemon, unknown_hash, "d4r_unknown_op", "gfx1201", 120000);
+  EXPECT_EQ(unsupported.outcome(), pb::ResolveReply::NOT_FOUND);
+  EXPECT_NE(unsupported.reason().find("unsupported: brkpt at line 6"), std::string::npos)
+      << unsupported.reason();
+  // A different module's kernel is a different object; the daemon is still serving.
+  pb::ResolveReply other = resolve(daemon, hash, "int_arith64", "gfx1201", 120000);
+  EXPECT_EQ(other.outcome(), pb::ResolveReply::READY) << other.reason();
+  pb::StatusReply status = status_of(daemon);
+  EXPECT_EQ(status.builds().done(), 3);
+  EXPECT_EQ(status.builds().failed(), 1);
 }
 
 } // namespace

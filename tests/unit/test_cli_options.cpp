@@ -257,4 +257,44 @@ TEST(CliOptions, UnknownCommandsAndOptionsAreUsageErrors)
 }
 
 } // namespace
+TEST(CliOptions, PtxTranslateTakesATargetAndAnOutput)
+{
+  PtxTranslateCommand cmd = parse_as<PtxTranslateCommand>(
+      {"ptx", "translate", "m.ptx", "--target", "gfx1201", "--kernel", "k", "-o", "k.hsaco"});
+  EXPECT_EQ(cmd.path, "m.ptx");
+  EXPECT_EQ(cmd.target, "gfx1201");
+  EXPECT_EQ(cmd.kernel, "k");
+  EXPECT_EQ(cmd.out_path, "k.hsaco");
+  EXPECT_FALSE(cmd.emit_llvm);
+  PtxTranslateCommand ir =
+      parse_as<PtxTranslateCommand>({"ptx", "translate", "m.ptx", "--target", "host", "--emit-llvm"});
+  EXPECT_EQ(ir.target, "host");
+  EXPECT_TRUE(ir.emit_llvm);
+  EXPECT_TRUE(ir.out_path.empty());
+  expect_error({"ptx", "translate", "m.ptx", "-o", "x"}, "--target T is required");
+  expect_error({"ptx", "translate", "m.ptx", "--target", "gfx1201"}, "-o OUT is required");
+  expect_error({"ptx", "translate", "m.ptx", "--target", "host", "-o", "x"}, "add --emit-llvm");
+  expect_error({"ptx", "translate", "m.ptx", "--target", "gfx90a", "-o", "x"}, "gfx90a");
+  expect_error({"ptx", "translate", "m.ptx", "--target", "gfx1201", "-o", "x", "--inputs", "d"},
+               "unknown option '--inputs' for 'ptx translate'");
+}
+
+TEST(CliOptions, PtxRunNeedsAKernelAndInputs)
+{
+  PtxRunCommand cmd =
+      parse_as<PtxRunCommand>({"ptx", "run", "m.ptx", "--kernel", "k", "--inputs", "cases/k.case"});
+  EXPECT_EQ(cmd.path, "m.ptx");
+  EXPECT_EQ(cmd.kernel, "k");
+  EXPECT_EQ(cmd.inputs, "cases/k.case");
+  EXPECT_TRUE(cmd.out_dir.empty());
+  expect_error({"ptx", "run", "m.ptx", "--kernel", "k"}, "--inputs DIR are required");
+  expect_error({"ptx", "run", "m.ptx", "--inputs", "d"}, "--kernel NAME");
+  expect_error({"ptx", "run", "--kernel", "k", "--inputs", "d"}, "a FILE is required");
+  expect_error({"ptx", "run", "m.ptx", "--kernel", "k", "--inputs", "d", "--target", "gfx1100"},
+               "unknown option '--target' for 'ptx run'");
+  // rewrite keeps refusing the options only the new subcommands take
+  expect_error({"ptx", "rewrite", "m.ptx", "--recipe", "r", "--kernel", "k"},
+               "unknown option '--kernel' for 'ptx rewrite'");
+}
+
 } // namespace d4r::cli

@@ -1,0 +1,55 @@
+#pragma once
+// The CPU executor: host IR from the translator (translate/translator.hpp, TargetKind::host)
+// JIT-compiled with LLVM ORC (LLJIT) and run by a small SIMT runtime: one fiber per PTX thread,
+// blocks spread over a few OS threads, rendezvous at barriers and warp-synchronous instructions
+// (translate/host_abi.hpp). It is how a translation is proven: its output must equal what the same
+// PTX computed on an NVIDIA GPU (tests/golden/).
+
+#include "compiler/translate/translator.hpp"
+#include "util/error.hpp"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace d4r::compiler::cpu {
+
+struct LaunchShape {
+  std::array<uint32_t, 3> grid{1, 1, 1};
+  std::array<uint32_t, 3> block{1, 1, 1};
+  uint32_t dynamic_shared_bytes = 0;
+};
+
+struct ExecutorOptions {
+  int threads = 0; // OS threads running blocks; 0: the machine's cores
+  int64_t fiber_stack_bytes = 256 * 1024;
+};
+
+struct LaunchStats {
+  int64_t threads_run = 0;
+  int64_t fiber_switches = 0;
+  double seconds = 0;
+};
+
+class Executor {
+public:
+  // JIT-compiles the translation (which must be TargetKind::host). Errors: the IR does not
+  // verify, or a symbol is missing.
+  [[nodiscard]] static Expected<std::unique_ptr<Executor>>
+  create(translate::Translation translation, const ExecutorOptions& options = {});
+  virtual ~Executor() = default;
+
+  // Runs `kernel` over the grid. `params` is the .param block (translator's KernelParam layout);
+  // pointers in it are host addresses the caller owns (global buffers, d4r_host_image handles).
+  // Errors: unknown kernel, params of the wrong size, a deadlock, a trap, shared memory too big.
+  [[nodiscard]] virtual Expected<LaunchStats> launch(std::string_view kernel, const LaunchShape& shape,
+                                                     std::span<const std::byte> params) = 0;
+
+  [[nodiscard]] virtual const translate::KernelSignature* signature(std::string_view kernel) const = 0;
+};
+
+} // namespace d4r::compiler::cpu

@@ -1,0 +1,172 @@
+#pragma once
+// A golden-vector launch case (tests/golden/README.md is the format's specification): which PTX
+// kernel to launch with which grid, and every .param in order: global buffers (inputs generated
+// from a seed, outputs pre-filled with 0xCD bytes), scalars, by-value structs, and images (textures
+// and surfaces). Read here, by the NVIDIA driver-API tool that records the expected outputs
+// (tools/golden/) and by the tests and `ptx run` that check the CPU executor against them, so that
+// both sides generate bit-identical inputs from one piece of code.
+//
+// Depends only on util/ and the standard library (plus host_abi.hpp's plain C image struct), so the
+// recording tool can compile this file without LLVM.
+
+#include "compiler/translate/host_abi.hpp"
+#include "util/error.hpp"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace d4r::compiler::cpu {
+
+enum class ElementType { u8, s8, u16, s16, u32, s32, u64, s64, f16, bf16, f32, f64 };
+
+[[nodiscard]] int64_t element_size(ElementType type);
+[[nodiscard]] bool is_float(ElementType type);
+[[nodiscard]] const char* to_string(ElementType type);
+
+enum class FillKind { cd_bytes, random, floats, range, ints, iota, constant, list };
+
+// How the elements of a buffer or image start out (README: "Fills").
+struct Fill {
+  FillKind kind = FillKind::cd_bytes;
+  uint64_t seed = 0;
+  uint64_t and_mask = ~uint64_t{0}; // random: bits & and_mask | or_mask
+  uint64_t or_mask = 0;
+  double lo = 0;                    // range, ints
+  double hi = 0;
+  uint64_t start = 0;               // iota: bits = start + i * step
+  uint64_t step = 1;
+  std::vector<uint64_t> values;     // constant (one), list: element bits
+  int64_t repeat = 1;               // list: element i = values[(i / repeat) % size]
+};
+
+enum class Direction { in, out, inout };
+
+struct BufferSpec {
+  Direction direction = Direction::in;
+  ElementType type = ElementType::u32;
+  int64_t count = 0;
+  Fill fill;
+};
+
+struct ImageSpec {
+  bool texture = false;             // false: a surface (always an output)
+  d4r_host_image_format format = d4r_image_u8;
+  int channels = 1;                 // 1, 2 or 4
+  int64_t width = 0;
+  int64_t height = 0;
+  int filter = 0;                   // 0 point, 1 linear (textures)
+  int address = 0;                  // 0 clamp, 1 wrap, 2 mirror, 3 border (textures)
+  bool normalized = false;          // textures
+  Fill fill;
+};
+
+struct ScalarSpec {
+  ElementType type = ElementType::u32;
+  uint64_t bits = 0;
+};
+
+enum class ArgKind { scalar, buffer, image };
+
+struct Arg {
+  ArgKind kind = ArgKind::scalar;
+  ScalarSpec scalar;
+  BufferSpec buffer;
+  ImageSpec image;
+  int64_t output_index = -1;        // out/inout buffers and surfaces: their N in outN.bin
+};
+
+struct Field {
+  int64_t offset = 0;
+  Arg arg;
+};
+
+struct Param {
+  bool is_struct = false;
+  Arg arg;                          // when !is_struct
+  int64_t struct_size = 0;          // when is_struct
+  int64_t struct_align = 1;
+  std::vector<Field> fields;
+};
+
+enum class CompareKind { exact, ulp, none };
+
+struct Compare {
+  CompareKind kind = CompareKind::exact;
+  int64_t ulp = 0;
+};
+
+// One compared output (buffers out/inout and surfaces, in the order they appear).
+struct OutputInfo {
+  ElementType type = ElementType::u8; // element type (images: the format's element)
+  int64_t bytes = 0;
+  Compare compare;
+  std::string what;                   // "buffer out f32 512", "surface f16x4 24x20"
+};
+
+struct LaunchCase {
+  std::string name;
+  std::string ptx;                    // repo-relative path
+  std::string kernel;
+  std::array<uint32_t, 3> grid{1, 1, 1};
+  std::array<uint32_t, 3> block{1, 1, 1};
+  uint32_t dynamic_shared = 0;
+  std::vector<Param> params;
+  std::vector<OutputInfo> outputs;
+};
+
+// Parses a case file's text; `name` (the file's stem) names the case in messages.
+[[nodiscard]] Expected<LaunchCase> parse_launch_case(std::string_view text, std::string_view name);
+[[nodiscard]] Expected<LaunchCase> read_launch_case(const std::filesystem::path& path);
+
+// The initial bytes of `count` elements of `type` (little-endian).
+[[nodiscard]] std::vector<std::byte> generate_fill(const Fill& fill, ElementType type, int64_t count);
+
+// Image geometry: the element type of a format, bytes per texel, and the packed data (rows of
+// width * texel bytes, no padding).
+[[nodiscard]] ElementType image_element(d4r_host_image_format format);
+[[nodiscard]] int64_t texel_bytes(const ImageSpec& image);
+[[nodiscard]] std::vector<std::byte> generate_image(const ImageSpec& image);
+
+// The .param block: offset, size and alignment of each param (PTX layout: natural alignment for
+// scalars, 8 for buffers and image handles, the declared alignment for structs).
+struct ParamSlot {
+  int64_t offset = 0;
+  int64_t size = 0;
+  int64_t align = 1;
+};
+[[nodiscard]] std::vector<ParamSlot> param_layout(const LaunchCase& launch_case, int64_t* total_bytes);
+
+// Bit-exact or tolerant comparison of one output; the error names the case, the output, how many
+// elements differ and the first few differences.
+[[nodiscard]] Expected<void> compare_output(const LaunchCase& launch_case, int64_t output_index,
+                                            std::span<const std::byte> expected,
+                                            std::span<const std::byte> actual);
+
+// Everything a host launch needs, owned: buffers, images (d4r_host_image handles) and the .param
+// block with their host addresses patched in. Outputs are read back with output_bytes().
+class HostLaunch {
+public:
+  [[nodiscard]] static std::unique_ptr<HostLaunch> create(const LaunchCase& launch_case);
+  [[nodiscard]] std::span<const std::byte> params() const { return m_params; }
+  [[nodiscard]] std::span<const std::byte> output_bytes(int64_t output_index) const;
+
+private:
+  struct Image {
+    d4r_host_image header{};
+    std::vector<std::byte> data;
+  };
+  std::vector<std::unique_ptr<std::vector<std::byte>>> m_buffers;
+  std::vector<std::unique_ptr<Image>> m_images;
+  std::vector<const std::vector<std::byte>*> m_outputs; // by output index
+  std::vector<std::byte> m_params;
+  uint64_t place(const Arg& arg);
+};
+
+} // namespace d4r::compiler::cpu

@@ -1,0 +1,114 @@
+#pragma once
+// One thread block of a launch, run by one OS thread as a set of fibers (one per PTX thread), and
+// the deterministic SIMT scheduler that completes its collectives (translate/host_abi.hpp):
+//
+//   1. Every runnable fiber runs, in linear thread order, until it exits or blocks in a
+//      collective runtime call (bar.sync, a warp exchange/ballot/sync/gather) or traps.
+//   2. When none is runnable, every group that can complete does: a barrier when all non-exited
+//      threads of the block (or `count` threads) wait at that barrier id; a warp group at a site
+//      when every non-exited lane of its member mask waits there (mask 0: whoever of the warp waits
+//      there, which is the set of lanes converged at that instruction). bar.warp.sync lanes with
+//      the same mask also meet across sites, as sm_70+ allows.
+//   3. If nothing completed, the block is deadlocked: an error naming the block and the sites.
+//
+// The order never depends on timing, so a block's results are reproducible run after run.
+
+#include "compiler/cpu/executor.hpp"
+#include "compiler/cpu/fiber.hpp"
+#include "compiler/translate/host_abi.hpp"
+#include "util/error.hpp"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace d4r::compiler::cpu {
+
+// The site of a trap that no instruction number names (an image access's .trap mode).
+constexpr uint32_t k_no_site = 0xffffffffu;
+
+using KernelFunction = void (*)(const uint8_t* params, d4r_host_thread* thread);
+
+enum class WaitKind : uint8_t { none, barrier, exchange, ballot, warp_sync, gather };
+enum class FiberState : uint8_t { runnable, waiting, exited };
+
+// One PTX thread: what the IR sees (d4r_host_thread) and what the scheduler keeps.
+struct SimtThread {
+  d4r_host_thread thread{};
+  FiberContext context{};
+  FiberState state = FiberState::runnable;
+  WaitKind wait = WaitKind::none;
+  uint32_t site = 0;
+  uint32_t barrier_id = 0;
+  uint32_t count = 0;
+  uint32_t member_mask = 0;
+  uint32_t value = 0;       // exchange: this lane's value; ballot: its predicate
+  uint32_t source_lane = 0; // exchange
+  uint32_t words = 0;       // gather
+  const uint32_t* gather_in = nullptr;
+  uint32_t* gather_out = nullptr;
+  uint32_t result = 0;      // exchange, ballot
+};
+
+struct BlockCounters {
+  int64_t threads_run = 0;
+  int64_t fiber_switches = 0;
+};
+
+class SimtBlock {
+public:
+  explicit SimtBlock(int64_t stack_bytes) : m_stacks(stack_bytes) {}
+  SimtBlock(const SimtBlock&) = delete;
+  SimtBlock& operator=(const SimtBlock&) = delete;
+
+  // Runs block `ctaid` of `shape` to its end. Errors: deadlock, trap, no memory for stacks.
+  [[nodiscard]] Expected<void> run(KernelFunction kernel, const uint8_t* params,
+                                   const LaunchShape& shape, uint32_t shared_bytes,
+                                   std::array<uint32_t, 3> ctaid, BlockCounters& counters);
+
+  // Called on a fiber by the d4r_rt_* functions; each returns once its group completed.
+  void barrier(d4r_host_thread* thread, uint32_t site, uint32_t barrier_id, uint32_t count);
+  uint32_t exchange(d4r_host_thread* thread, uint32_t site, uint32_t member_mask, uint32_t value,
+                    uint32_t source_lane);
+  uint32_t ballot(d4r_host_thread* thread, uint32_t site, uint32_t member_mask, uint32_t predicate);
+  void warp_sync(d4r_host_thread* thread, uint32_t site, uint32_t member_mask);
+  void gather(d4r_host_thread* thread, uint32_t site, uint32_t member_mask, const uint32_t* mine,
+              uint32_t words, uint32_t* out);
+  // Ends the launch with an error naming the block and thread; never returns to the fiber.
+  [[noreturn]] void trap(d4r_host_thread* thread, uint32_t site, std::string_view reason);
+
+private:
+  static void fiber_entry(void* argument);
+  SimtThread& self(d4r_host_thread* thread);
+  void block_on(SimtThread& thread, WaitKind kind, uint32_t site, uint32_t member_mask);
+  void setup_threads(const LaunchShape& shape, std::array<uint32_t, 3> ctaid, uint32_t shared_bytes);
+  [[nodiscard]] Expected<void> schedule(BlockCounters& counters);
+  bool complete_barriers();
+  bool complete_warp(int64_t warp);
+  bool complete_warp_sync_across_sites(int64_t warp, uint32_t live_lanes);
+  void release_group(int64_t warp, uint32_t group);
+  std::string deadlock_message() const;
+  std::string block_name() const;
+
+  StackPool m_stacks;
+  std::vector<SimtThread> m_threads;
+  // 64-byte aligned: the IR may load .align 16 shared vectors with aligned instructions.
+  struct AlignedDelete {
+    void operator()(uint8_t* p) const { ::operator delete[](p, std::align_val_t{64}); }
+  };
+  std::unique_ptr<uint8_t[], AlignedDelete> m_shared;
+  int64_t m_shared_capacity = 0;
+  FiberContext m_scheduler{};
+  KernelFunction m_kernel = nullptr;
+  const uint8_t* m_params = nullptr;
+  std::array<uint32_t, 3> m_ctaid{};
+  int64_t m_live = 0;
+  bool m_trapped = false;
+  std::string m_trap_message;
+};
+
+} // namespace d4r::compiler::cpu

@@ -1,0 +1,113 @@
+#include "compiler/ptx_build.hpp"
+
+#include "compiler/backends/llvm_codegen.hpp"
+#include "compiler/passes/registry.hpp"
+#include "compiler/ptx/parser.hpp"
+
+#include <llvm/IR/Module.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <algorithm>
+#include <memory>
+#include <utility>
+#include <variant>
+
+namespace d4r::compiler {
+
+namespace {
+
+bool is_defined_entry(const ptx::Item& item)
+{
+  const ptx::Function* function = std::get_if<ptx::Function>(&item.value);
+  return function != nullptr && function->is_entry && function->body;
+}
+
+// Drops every defined entry but `entry`: the build serves one kernel, and an instruction the
+// translator does not know in another kernel must not fail it.
+Expected<void> keep_only_entry(ptx::Module& module, const std::string& entry)
+{
+  bool found = false;
+  std::erase_if(module.items, [&](const ptx::Item& item) {
+    if (!is_defined_entry(item)) {
+      return false;
+    }
+    bool keep = std::get<ptx::Function>(item.value).name == entry;
+    found = found || keep;
+    return !keep;
+  });
+  if (!found) {
+    return make_error(ErrorCode::not_found, "ptx: no .entry " + entry + " in the module");
+  }
+  return {};
+}
+
+Expected<void> run_passes(ptx::Module& module, const PtxBuild& build, std::string& log)
+{
+  passes::PassOptions options;
+  options.target = build.target;
+  if (!build.entry.empty()) {
+    options.kernels = {build.entry};
+  }
+  for (const std::string& name : build.passes) {
+    auto params = build.pass_parameters.find(name);
+    options.parameters = params == build.pass_parameters.end() ? std::map<std::string, std::string>()
+                                                               : params->second;
+    TRY_ASSIGN(std::unique_ptr<passes::Pass> pass, passes::make_pass(name, options));
+    TRY_ASSIGN(passes::PassResult result, pass->run(module));
+    log += name + ": ";
+    if (result.changed()) {
+      log += std::to_string(result.rewrites) + (result.rewrites == 1 ? " rewrite\n" : " rewrites\n");
+    } else {
+      log += "unchanged\n";
+    }
+  }
+  return {};
+}
+
+} // namespace
+
+Expected<ptx::Module> rewrite_ptx(std::string_view text, const PtxBuild& build, std::string& log)
+{
+  TRY_ASSIGN(ptx::Module module, ptx::parse_module(text));
+  if (!build.entry.empty()) {
+    TRY(keep_only_entry(module, build.entry));
+  }
+  TRY(run_passes(module, build, log));
+  return module;
+}
+
+Expected<translate::Translation> translate_ptx(std::string_view text, const PtxBuild& build,
+                                               translate::TargetKind kind, std::string& log)
+{
+  TRY_ASSIGN(ptx::Module module, rewrite_ptx(text, build, log));
+  translate::TranslateOptions options;
+  options.kind = kind;
+  if (kind == translate::TargetKind::amdgpu) {
+    options.processor = build.target;
+    options.fp8_native = build.target.starts_with("gfx12");
+  }
+  return translate::translate_module(module, options);
+}
+
+Expected<std::vector<std::byte>> build_ptx_code_object(std::string_view text, const PtxBuild& build,
+                                                       std::string& log)
+{
+  TRY_ASSIGN(translate::Translation translation,
+             translate_ptx(text, build, translate::TargetKind::amdgpu, log));
+  CodegenOptions options;
+  options.target = build.target;
+  options.optimise = false; // translate_module ran LLVM's pipeline already
+  options.label = "ptx build";
+  options.work_dir = build.work_dir;
+  return codegen_code_object(*translation.module, options, log);
+}
+
+std::string llvm_ir_text(const translate::Translation& translation)
+{
+  std::string text;
+  llvm::raw_string_ostream out(text);
+  translation.module->print(out, nullptr);
+  return text;
+}
+
+} // namespace d4r::compiler

@@ -1,0 +1,321 @@
+// Target hooks for AMDGPU (gfx11/gfx12, wave32, code object v5).
+// - Kernels use the amdgpu_kernel calling convention with one LLVM argument per PTX parameter:
+//   scalars by value, arrays and over-aligned parameters as byref(align) pointers into the kernarg
+//   segment, so the amdhsa.kernels kernarg layout equals the PTX .param layout. ld.param reads a
+//   private copy of the parameter block that SROA dissolves.
+// - %tid/%ctaid from llvm.amdgcn.workitem.id / workgroup.id; %ntid/%nctaid from the HSA dispatch
+//   packet (workgroup_size_* at 4/6/8, grid_size_* at 12/16/20); %laneid from mbcnt (wave32, so a
+//   wave is a PTX warp: both number threads x-fastest).
+// - .shared variables are addrspace(3) globals (the backend lays them out per kernel) and the
+//   dynamic array an external [0 x i8] addrspace(3) global; .local is addrspace(5), .const
+//   addrspace(4), .global addrspace(1).
+// - bar.sync is s_barrier between workgroup release/acquire fences; shfl is ds_bpermute; ballot is
+//   llvm.amdgcn.ballot.i32.
+// https://llvm.org/docs/AMDGPUUsage.html
+
+#include "compiler/translate/function_translator.hpp"
+#include "compiler/translate/hooks_common.hpp"
+#include "compiler/translate/target_hooks.hpp"
+
+#include <llvm/IR/Attributes.h>
+#include <llvm/IR/IntrinsicsAMDGPU.h>
+#include <llvm/IR/Module.h>
+
+namespace d4r::compiler::translate {
+
+namespace {
+
+constexpr unsigned k_global = 1;
+constexpr unsigned k_shared = 3;
+constexpr unsigned k_constant = 4;
+constexpr unsigned k_private = 5;
+
+// A parameter passed by value: a scalar of natural alignment.
+llvm::Type* by_value_type(llvm::LLVMContext& context, const KernelParam& param)
+{
+  std::optional<PtxType> type = parse_type(param.type);
+  if (!type || type->kind == PtxType::Kind::pred || type->bits / 8 != param.size ||
+      param.align > param.size) {
+    return nullptr;
+  }
+  return llvm_type(context, *type);
+}
+
+class AmdgpuHooks final : public TargetHooks {
+public:
+  TargetKind kind() const override { return TargetKind::amdgpu; }
+
+  unsigned address_space(Space space) const override
+  {
+    switch (space) {
+    case Space::generic: return 0;
+    case Space::global: return k_global;
+    case Space::constant: return k_constant;
+    case Space::local: return k_private;
+    case Space::shared: return k_shared;
+    case Space::param: return k_private;
+    }
+    D4R_UNREACHABLE("every space is covered");
+  }
+
+  llvm::Function* declare_kernel(llvm::Module& module, const KernelSignature& signature) override
+  {
+    llvm::LLVMContext& context = module.getContext();
+    std::vector<llvm::Type*> types;
+    for (const KernelParam& param : signature.params) {
+      llvm::Type* type = by_value_type(context, param);
+      types.push_back(type != nullptr ? type : llvm::PointerType::get(context, k_constant));
+    }
+    llvm::FunctionType* type =
+        llvm::FunctionType::get(llvm::Type::getVoidTy(context), types, false);
+    llvm::Function* kernel = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
+                                                    signature.name, module);
+    kernel->setCallingConv(llvm::CallingConv::AMDGPU_KERNEL);
+    for (size_t i = 0; i < signature.params.size(); ++i) {
+      const KernelParam& param = signature.params[i];
+      if (by_value_type(context, param) != nullptr) {
+        continue;
+      }
+      llvm::Type* bytes = llvm::ArrayType::get(llvm::Type::getInt8Ty(context),
+                                               static_cast<uint64_t>(param.size));
+      llvm::Argument* argument = kernel->getArg(static_cast<unsigned>(i));
+      argument->addAttr(llvm::Attribute::getWithByRefType(context, bytes));
+      argument->addAttr(llvm::Attribute::getWithAlignment(
+          context, llvm::Align(static_cast<uint64_t>(std::max<int64_t>(param.align, 1)))));
+    }
+    return kernel;
+  }
+
+  llvm::Value* kernel_param_block(HookEnv env, llvm::Function& kernel,
+                                  const KernelSignature& signature) override
+  {
+    llvm::IRBuilder<> entry(&kernel.getEntryBlock(), kernel.getEntryBlock().begin());
+    llvm::AllocaInst* block = entry.CreateAlloca(
+        llvm::ArrayType::get(entry.getInt8Ty(),
+                             static_cast<uint64_t>(std::max<int64_t>(signature.param_bytes, 1))),
+        k_private, nullptr, "params");
+    block->setAlignment(llvm::Align(16));
+    llvm::IRBuilder<>& b = env.builder;
+    for (size_t i = 0; i < signature.params.size(); ++i) {
+      const KernelParam& param = signature.params[i];
+      llvm::Value* slot = b.CreateConstGEP1_64(b.getInt8Ty(), block,
+                                               static_cast<uint64_t>(param.offset));
+      llvm::Argument* argument = kernel.getArg(static_cast<unsigned>(i));
+      if (by_value_type(b.getContext(), param) != nullptr) {
+        b.CreateStore(argument, slot);
+      } else {
+        b.CreateMemCpy(slot, llvm::Align(1), argument,
+                       llvm::Align(static_cast<uint64_t>(std::max<int64_t>(param.align, 1))),
+                       static_cast<uint64_t>(param.size));
+      }
+    }
+    return block;
+  }
+
+  llvm::Value* thread_argument(llvm::Function&, bool) override { return nullptr; }
+  bool funcs_take_thread() const override { return false; }
+
+  llvm::Value* dispatch_field(HookEnv env, uint64_t offset, llvm::Type* type)
+  {
+    llvm::IRBuilder<>& b = env.builder;
+    llvm::Value* packet = b.CreateIntrinsic(llvm::Intrinsic::amdgcn_dispatch_ptr, {}, {});
+    llvm::Value* field = b.CreateConstGEP1_64(b.getInt8Ty(), packet, offset);
+    return b.CreateZExt(b.CreateLoad(type, field), b.getInt32Ty());
+  }
+
+  llvm::Value* dimension(HookEnv env, std::string_view name, std::string_view prefix,
+                         int& axis)
+  {
+    if (!name.starts_with(prefix) || name.size() != prefix.size() + 1) {
+      return nullptr;
+    }
+    axis = name.back() - 'x';
+    return env.builder.getInt32(0);
+  }
+
+  llvm::Value* block_size(HookEnv env, int axis)
+  {
+    return dispatch_field(env, 4 + 2 * static_cast<uint64_t>(axis), env.builder.getInt16Ty());
+  }
+
+  llvm::Value* linear_tid(HookEnv env)
+  {
+    llvm::IRBuilder<>& b = env.builder;
+    llvm::Value* x = special_register(env, "%tid.x");
+    llvm::Value* y = special_register(env, "%tid.y");
+    llvm::Value* z = special_register(env, "%tid.z");
+    llvm::Value* yz = b.CreateAdd(y, b.CreateMul(z, block_size(env, 1)));
+    return b.CreateAdd(x, b.CreateMul(yz, block_size(env, 0)));
+  }
+
+  llvm::Value* grid_register(HookEnv env, std::string_view name)
+  {
+    llvm::IRBuilder<>& b = env.builder;
+    int axis = 0;
+    static constexpr llvm::Intrinsic::ID k_tid[] = {llvm::Intrinsic::amdgcn_workitem_id_x,
+                                                     llvm::Intrinsic::amdgcn_workitem_id_y,
+                                                     llvm::Intrinsic::amdgcn_workitem_id_z};
+    static constexpr llvm::Intrinsic::ID k_ctaid[] = {llvm::Intrinsic::amdgcn_workgroup_id_x,
+                                                       llvm::Intrinsic::amdgcn_workgroup_id_y,
+                                                       llvm::Intrinsic::amdgcn_workgroup_id_z};
+    if (dimension(env, name, "%tid.", axis) != nullptr) {
+      return b.CreateIntrinsic(k_tid[axis], {}, {});
+    }
+    if (dimension(env, name, "%ctaid.", axis) != nullptr) {
+      return b.CreateIntrinsic(k_ctaid[axis], {}, {});
+    }
+    if (dimension(env, name, "%ntid.", axis) != nullptr) {
+      return block_size(env, axis);
+    }
+    if (dimension(env, name, "%nctaid.", axis) != nullptr) {
+      llvm::Value* grid =
+          dispatch_field(env, 12 + 4 * static_cast<uint64_t>(axis), b.getInt32Ty());
+      llvm::Value* size = block_size(env, axis);
+      return b.CreateUDiv(b.CreateSub(b.CreateAdd(grid, size), b.getInt32(1)), size);
+    }
+    return nullptr;
+  }
+
+  llvm::Value* special_register(HookEnv env, std::string_view name) override
+  {
+    llvm::IRBuilder<>& b = env.builder;
+    if (llvm::Value* value = grid_register(env, name)) {
+      return value;
+    }
+    if (name == "%laneid") {
+      return b.CreateIntrinsic(llvm::Intrinsic::amdgcn_mbcnt_lo, {},
+                               {b.getInt32(0xffffffffU), b.getInt32(0)});
+    }
+    if (name.starts_with("%lanemask_")) {
+      return lane_mask(b, name, special_register(env, "%laneid"));
+    }
+    if (name == "%warpid") {
+      return b.CreateLShr(linear_tid(env), 5);
+    }
+    if (name == "%nwarpid") {
+      llvm::Value* threads = b.CreateMul(block_size(env, 0),
+                                         b.CreateMul(block_size(env, 1), block_size(env, 2)));
+      return b.CreateLShr(b.CreateAdd(threads, b.getInt32(31)), 5);
+    }
+    if (llvm::Value* fixed = fixed_register(b, name)) {
+      return fixed;
+    }
+    return clock_register(b, name);
+  }
+
+  llvm::Value* shared_pointer(HookEnv env, llvm::Value* offset) override
+  {
+    return env.builder.CreateIntToPtr(offset, env.builder.getPtrTy(k_shared));
+  }
+
+  llvm::Value* shared_symbol(HookEnv env, llvm::GlobalVariable* variable, int64_t) override
+  {
+    return env.builder.CreatePtrToInt(variable, env.builder.getInt32Ty());
+  }
+
+  llvm::Value* dynamic_shared_symbol(HookEnv env, int64_t) override
+  {
+    llvm::Module& module = *env.builder.GetInsertBlock()->getModule();
+    const char* name = "d4r.dynamic_shared";
+    llvm::GlobalVariable* array = module.getNamedGlobal(name);
+    if (array == nullptr) {
+      llvm::Type* type = llvm::ArrayType::get(env.builder.getInt8Ty(), 0);
+      array = new llvm::GlobalVariable(module, type, false, llvm::GlobalValue::ExternalLinkage,
+                                       nullptr, name, nullptr,
+                                       llvm::GlobalValue::NotThreadLocal, k_shared);
+      array->setAlignment(llvm::Align(16));
+    }
+    return env.builder.CreatePtrToInt(array, env.builder.getInt32Ty());
+  }
+
+  llvm::Value* convert_address(HookEnv env, Space space, bool to_generic, llvm::Value* address,
+                               unsigned bits) override
+  {
+    llvm::IRBuilder<>& b = env.builder;
+    if (space != Space::shared && space != Space::local) {
+      return b.CreateZExtOrTrunc(address, b.getIntNTy(bits));
+    }
+    unsigned narrow = space == Space::shared ? k_shared : k_private;
+    if (to_generic) {
+      llvm::Value* pointer =
+          b.CreateIntToPtr(b.CreateZExtOrTrunc(address, b.getInt32Ty()), b.getPtrTy(narrow));
+      llvm::Value* flat = b.CreateAddrSpaceCast(pointer, b.getPtrTy(0));
+      return b.CreateZExtOrTrunc(b.CreatePtrToInt(flat, b.getInt64Ty()), b.getIntNTy(bits));
+    }
+    llvm::Value* flat =
+        b.CreateIntToPtr(b.CreateZExtOrTrunc(address, b.getInt64Ty()), b.getPtrTy(0));
+    llvm::Value* pointer = b.CreateAddrSpaceCast(flat, b.getPtrTy(narrow));
+    return b.CreateZExtOrTrunc(b.CreatePtrToInt(pointer, b.getInt32Ty()), b.getIntNTy(bits));
+  }
+
+  void barrier(HookEnv env, uint32_t, llvm::Value*, llvm::Value*) override
+  {
+    llvm::IRBuilder<>& b = env.builder;
+    llvm::SyncScope::ID workgroup = b.getContext().getOrInsertSyncScopeID("workgroup");
+    b.CreateFence(llvm::AtomicOrdering::Release, workgroup);
+    b.CreateIntrinsic(llvm::Intrinsic::amdgcn_s_barrier, {}, {});
+    b.CreateFence(llvm::AtomicOrdering::Acquire, workgroup);
+  }
+
+  void warp_sync(HookEnv env, uint32_t, llvm::Value*) override
+  {
+    llvm::IRBuilder<>& b = env.builder;
+    llvm::SyncScope::ID wave = b.getContext().getOrInsertSyncScopeID("wavefront");
+    b.CreateFence(llvm::AtomicOrdering::Release, wave);
+    b.CreateIntrinsic(llvm::Intrinsic::amdgcn_wave_barrier, {}, {});
+    b.CreateFence(llvm::AtomicOrdering::Acquire, wave);
+  }
+
+  llvm::Value* warp_exchange(HookEnv env, uint32_t, llvm::Value*, llvm::Value* value,
+                             llvm::Value* source_lane) override
+  {
+    llvm::IRBuilder<>& b = env.builder;
+    llvm::Value* byte_address = b.CreateShl(source_lane, 2);
+    return b.CreateIntrinsic(llvm::Intrinsic::amdgcn_ds_bpermute, {}, {byte_address, value});
+  }
+
+  llvm::Value* warp_ballot(HookEnv env, uint32_t, llvm::Value* member_mask,
+                           llvm::Value* predicate) override
+  {
+    llvm::IRBuilder<>& b = env.builder;
+    llvm::Value* ballot =
+        b.CreateIntrinsic(llvm::Intrinsic::amdgcn_ballot, {b.getInt32Ty()}, {predicate});
+    auto* constant = llvm::dyn_cast<llvm::ConstantInt>(member_mask);
+    if (constant != nullptr && constant->isZero()) {
+      return ballot;
+    }
+    return b.CreateAnd(ballot, member_mask);
+  }
+
+  void trap(HookEnv env, uint32_t) override
+  {
+    env.builder.CreateIntrinsic(llvm::Intrinsic::trap, {}, {});
+    env.builder.CreateUnreachable();
+  }
+
+  void fence(HookEnv env, std::string_view scope) override
+  {
+    env.builder.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent,
+                            sync_scope(env.builder.getContext(), scope));
+  }
+
+  llvm::SyncScope::ID sync_scope(llvm::LLVMContext& context, std::string_view scope) override
+  {
+    if (scope == "cta") {
+      return context.getOrInsertSyncScopeID("workgroup");
+    }
+    if (scope == "sys") {
+      return llvm::SyncScope::System;
+    }
+    return context.getOrInsertSyncScopeID("agent");
+  }
+};
+
+} // namespace
+
+std::unique_ptr<TargetHooks> make_amdgpu_hooks(const TranslateOptions&)
+{
+  return std::make_unique<AmdgpuHooks>();
+}
+
+} // namespace d4r::compiler::translate

@@ -1,0 +1,95 @@
+#pragma once
+// The contract between host IR made by the translator (TargetKind::host) and the CPU executor's
+// SIMT runtime (compiler/cpu/). Both sides include this header; nothing else couples them.
+//
+// Every PTX thread runs as one fiber. A host kernel is
+//     void NAME(const uint8_t* params, d4r_host_thread* thread)
+// where `params` is the entry's .param block (layout of translator.hpp's KernelParam offsets).
+// Every .func gets `d4r_host_thread*` as an extra last argument. Global and generic addresses are
+// host addresses; a .shared address is an offset into `thread->shared` (32-bit, as in PTX);
+// .local variables are allocas. Special registers are loads from this struct.
+//
+// Collective operations call the runtime. `site` is a number unique per instruction of the module
+// (the translator numbers them): threads of a warp meet only with threads waiting at the same site,
+// which is how the runtime knows which threads run convergently. The runtime never returns from a
+// collective until every thread it waits for has arrived or exited; a group that can never
+// complete is reported as a deadlock error of the launch, never a hang.
+
+#include <cstdint>
+
+extern "C" {
+
+struct d4r_host_thread {
+  uint32_t tid[3];
+  uint32_t ntid[3];
+  uint32_t ctaid[3];
+  uint32_t nctaid[3];
+  uint32_t laneid;
+  uint32_t warpid;      // linear thread index / 32
+  uint32_t nwarpid;     // warps per block
+  uint32_t lanemask_eq; // 1 << laneid
+  uint8_t* shared;      // this block's .shared window: static variables, then the dynamic array
+  uint32_t shared_bytes;
+  uint32_t reserved;
+  void* runtime;        // the runtime's own state (opaque to IR)
+};
+
+// bar.sync / barrier.sync / bar.arrive-less forms: `count` 0 means every thread of the block.
+void d4r_rt_barrier(d4r_host_thread* thread, uint32_t site, uint32_t barrier_id, uint32_t count);
+
+// The value of `value` in lane `source_lane` of the calling thread's convergent group at `site`
+// (shfl.sync: the translator computes source_lane with PTX's clamp/segment rules).
+// `member_mask` lists the lanes that must arrive; the source lane's value when it is not in the
+// group is the caller's own value (PTX leaves it undefined; this choice is documented).
+uint32_t d4r_rt_warp_exchange(d4r_host_thread* thread, uint32_t site, uint32_t member_mask,
+                              uint32_t value, uint32_t source_lane);
+
+// The ballot (bit per lane) of `predicate` over the group at `site`. member_mask 0 means
+// "whoever of the warp is converged here" (activemask, vote without .sync).
+uint32_t d4r_rt_warp_ballot(d4r_host_thread* thread, uint32_t site, uint32_t member_mask,
+                            uint32_t predicate);
+
+// bar.warp.sync: a rendezvous of `member_mask` at `site`.
+void d4r_rt_warp_sync(d4r_host_thread* thread, uint32_t site, uint32_t member_mask);
+
+// All `words` 32-bit words of every lane of the group at `site`: out[lane * words + i].
+// For mma.sync's portable lowering (each lane needs others' fragments).
+void d4r_rt_warp_gather(d4r_host_thread* thread, uint32_t site, uint32_t member_mask,
+                        const uint32_t* mine, uint32_t words, uint32_t* out);
+
+// Images. A .u64 texture or surface handle on the host is the address of a d4r_host_image.
+struct d4r_host_image {
+  uint8_t* data;
+  uint32_t width;       // texels
+  uint32_t height;
+  uint32_t pitch;       // bytes per row
+  uint32_t format;      // d4r_host_image_format
+  uint32_t channels;    // 1, 2 or 4
+  uint32_t filter;      // 0 point, 1 linear
+  uint32_t address;     // 0 clamp, 1 wrap, 2 mirror, 3 border
+  uint32_t normalized;  // 1: coordinates in [0, 1)
+};
+enum d4r_host_image_format : uint32_t {
+  d4r_image_u8 = 0,    // 8-bit: textures read it normalised (float in [0, 1]); sust.p stores the
+                       // unsigned integer (a CUDA UNSIGNED_INT8 array): u32 bits clamped to 255
+  d4r_image_f16 = 1,
+  d4r_image_f32 = 2,
+  d4r_image_u32 = 3,   // raw 32-bit (surfaces)
+};
+// tex.2d.v4.f32.f32: NVIDIA's filtering (weights quantised to 1/256; the exact arithmetic is in
+// cpu/host_images.cpp) on the host.
+void d4r_rt_tex_2d_f32(d4r_host_thread* thread, uint64_t handle, float x, float y, float* out4);
+// sust.b.2d: `bytes` bytes at byte column x, row y; mode 0 .zero (out of range: dropped),
+// 1 .clamp, 2 .trap (out of range: the launch fails with an error).
+void d4r_rt_sust_b_2d(d4r_host_thread* thread, uint64_t handle, int32_t x_bytes, int32_t y,
+                      const void* data, uint32_t bytes, uint32_t mode);
+// sust.p.2d (formatted): x in elements; four 32-bit components converted to the image format.
+void d4r_rt_sust_p_2d(d4r_host_thread* thread, uint64_t handle, int32_t x, int32_t y,
+                      const uint32_t* data4, uint32_t mode);
+// suld.b.2d: like sust.b; out-of-range .zero reads give zeros.
+void d4r_rt_suld_b_2d(d4r_host_thread* thread, uint64_t handle, int32_t x_bytes, int32_t y,
+                      void* data, uint32_t bytes, uint32_t mode);
+// trap / brkpt / an out-of-range .trap access: the launch fails; never returns.
+void d4r_rt_trap(d4r_host_thread* thread, uint32_t site);
+
+} // extern "C"

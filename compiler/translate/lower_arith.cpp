@@ -1,0 +1,309 @@
+// Integer arithmetic and logic as the PTX ISA defines it, including the cases where LLVM's
+// instruction would be undefined: shifts by the width or more (shl/shr.u give 0, shr.s the sign),
+// division by zero (NVIDIA's results: unsigned quotient all ones and remainder the dividend; signed
+// quotient -1 or 1 after the dividend's sign) and INT_MIN / -1 (INT_MIN, remainder 0). Float forms
+// of the shared opcodes go to lower_float.cpp, packed f16x2/bf16x2 add/sub/mul/fma too.
+// https://docs.nvidia.com/cuda/parallel-thread-execution/#integer-arithmetic-instructions
+// https://docs.nvidia.com/cuda/parallel-thread-execution/#logic-and-shift-instructions
+
+#include "compiler/translate/function_translator.hpp"
+#include "compiler/translate/lowering.hpp"
+#include "compiler/translate/lowering_support.hpp"
+
+#include <llvm/IR/Intrinsics.h>
+
+#include <algorithm>
+#include <iterator>
+
+namespace d4r::compiler::translate {
+
+namespace {
+
+using Builder = llvm::IRBuilder<>;
+
+struct Operands {
+  PtxType type;
+  std::vector<llvm::Value*> values; // the sources, read as `type`
+};
+
+// Reads sources 1..n as `type` after checking the count.
+Expected<Operands> sources(FunctionTranslator& t, const ptx::Instruction& instruction,
+                           size_t count, PtxType type)
+{
+  TRY(expect_operands(t, instruction, count + 1));
+  Operands out{type, {}};
+  for (size_t i = 1; i <= count; ++i) {
+    TRY_ASSIGN(llvm::Value * value, t.read(instruction.operands[i], type));
+    out.values.push_back(value);
+  }
+  return out;
+}
+
+PtxType with_bits(PtxType type, int bits)
+{
+  type.bits = bits;
+  return type;
+}
+
+// The high half of the double-width product.
+llvm::Value* mul_high(Builder& b, llvm::Value* x, llvm::Value* y, bool is_signed)
+{
+  unsigned bits = x->getType()->getIntegerBitWidth();
+  llvm::Type* wide = b.getIntNTy(bits * 2);
+  llvm::Value* wx = is_signed ? b.CreateSExt(x, wide) : b.CreateZExt(x, wide);
+  llvm::Value* wy = is_signed ? b.CreateSExt(y, wide) : b.CreateZExt(y, wide);
+  return b.CreateTrunc(b.CreateLShr(b.CreateMul(wx, wy), bits), x->getType());
+}
+
+Expected<void> lower_int_mul(FunctionTranslator& t, const ptx::Instruction& instruction,
+                             PtxType type, bool mad)
+{
+  TRY_ASSIGN(Operands in, sources(t, instruction, mad ? 3 : 2, type));
+  Builder& b = t.builder();
+  llvm::Value* x = in.values[0];
+  llvm::Value* y = in.values[1];
+  PtxType result_type = type;
+  llvm::Value* product = nullptr;
+  if (has_modifier(instruction, "wide")) {
+    result_type = with_bits(type, type.bits * 2);
+    llvm::Type* wide = llvm_type(t.context(), result_type);
+    product = type.is_signed() ? b.CreateMul(b.CreateSExt(x, wide), b.CreateSExt(y, wide))
+                               : b.CreateMul(b.CreateZExt(x, wide), b.CreateZExt(y, wide));
+  } else if (has_modifier(instruction, "hi")) {
+    product = mul_high(b, x, y, type.is_signed());
+  } else {
+    product = b.CreateMul(x, y);
+  }
+  if (mad) {
+    if (has_modifier(instruction, "sat") || has_modifier(instruction, "cc")) {
+      return std::unexpected(t.unsupported(instruction));
+    }
+    TRY_ASSIGN(llvm::Value * addend, t.read(instruction.operands[3], result_type));
+    product = b.CreateAdd(product, addend);
+  }
+  return t.write(instruction.operands[0], product, result_type);
+}
+
+llvm::Value* all_ones(llvm::Value* like)
+{
+  return llvm::ConstantInt::getAllOnesValue(like->getType());
+}
+
+llvm::Value* divide(Builder& b, llvm::Value* x, llvm::Value* y, bool is_signed, bool remainder)
+{
+  llvm::Type* type = x->getType();
+  llvm::Value* zero = llvm::ConstantInt::get(type, 0);
+  llvm::Value* one = llvm::ConstantInt::get(type, 1);
+  llvm::Value* by_zero = b.CreateICmpEQ(y, zero);
+  if (!is_signed) {
+    llvm::Value* safe = b.CreateSelect(by_zero, one, y);
+    llvm::Value* result = remainder ? b.CreateURem(x, safe) : b.CreateUDiv(x, safe);
+    return b.CreateSelect(by_zero, remainder ? x : all_ones(x), result);
+  }
+  unsigned bits = type->getIntegerBitWidth();
+  llvm::Value* overflow =
+      b.CreateAnd(b.CreateICmpEQ(x, llvm::ConstantInt::get(type, llvm::APInt::getSignedMinValue(bits))),
+                  b.CreateICmpEQ(y, all_ones(y)));
+  llvm::Value* safe = b.CreateSelect(b.CreateOr(by_zero, overflow), one, y);
+  llvm::Value* result = remainder ? b.CreateSRem(x, safe) : b.CreateSDiv(x, safe);
+  if (remainder) {
+    return b.CreateSelect(by_zero, x, b.CreateSelect(overflow, zero, result));
+  }
+  llvm::Value* by_zero_result = b.CreateSelect(b.CreateICmpSLT(x, zero), one, all_ones(x));
+  return b.CreateSelect(by_zero, by_zero_result, b.CreateSelect(overflow, x, result));
+}
+
+// Shift amounts are .u32; PTX clamps amounts beyond the width.
+llvm::Value* shift(Builder& b, llvm::Value* x, llvm::Value* amount, bool left, bool arithmetic)
+{
+  llvm::Type* type = x->getType();
+  unsigned bits = type->getIntegerBitWidth();
+  llvm::Value* clamped = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, amount,
+                                                 b.getInt32(bits - 1));
+  llvm::Value* count = b.CreateZExtOrTrunc(clamped, type);
+  llvm::Value* too_far = b.CreateICmpUGE(amount, b.getInt32(bits));
+  if (arithmetic) {
+    return b.CreateAShr(x, count);
+  }
+  llvm::Value* shifted = left ? b.CreateShl(x, count) : b.CreateLShr(x, count);
+  return b.CreateSelect(too_far, llvm::ConstantInt::get(type, 0), shifted);
+}
+
+Expected<void> lower_shift(FunctionTranslator& t, const ptx::Instruction& instruction, bool left)
+{
+  TRY(expect_operands(t, instruction, 3));
+  TRY_ASSIGN(PtxType type, last_type(t, instruction));
+  TRY_ASSIGN(llvm::Value * x, t.read(instruction.operands[1], type));
+  TRY_ASSIGN(llvm::Value * amount, t.read(instruction.operands[2], u32_type()));
+  llvm::Value* result = shift(t.builder(), x, amount, left, !left && type.is_signed());
+  return t.write(instruction.operands[0], result, type);
+}
+
+Expected<void> lower_shl(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  return lower_shift(t, instruction, true);
+}
+
+Expected<void> lower_shr(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  return lower_shift(t, instruction, false);
+}
+
+// add, sub, mul, mad, div, rem, abs, neg, min, max and the bitwise operations on integers (and
+// on .pred for and/or/xor/not).
+Expected<void> lower_integer(FunctionTranslator& t, const ptx::Instruction& instruction,
+                             PtxType type)
+{
+  const std::string& op = instruction.opcode;
+  Builder& b = t.builder();
+  if (op == "mul" || op == "mad") {
+    return lower_int_mul(t, instruction, type, op == "mad");
+  }
+  static constexpr std::string_view k_integer_ops[] = {
+      "add", "sub", "div", "rem", "min", "max", "and", "or", "xor", "abs", "neg", "not", "cnot",
+      "popc", "clz", "brev"};
+  if (std::find(std::begin(k_integer_ops), std::end(k_integer_ops), op) ==
+      std::end(k_integer_ops)) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  bool unary = op == "abs" || op == "neg" || op == "not" || op == "cnot" || op == "popc" ||
+               op == "clz" || op == "brev";
+  TRY_ASSIGN(Operands in, sources(t, instruction, unary ? 1 : 2, type));
+  llvm::Value* x = in.values[0];
+  llvm::Value* y = unary ? nullptr : in.values[1];
+  bool sat = has_modifier(instruction, "sat");
+  if (has_modifier(instruction, "cc") || (sat && !type.is_signed())) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  llvm::Value* result = nullptr;
+  PtxType result_type = type;
+  if (op == "add") {
+    result = sat ? b.CreateBinaryIntrinsic(llvm::Intrinsic::sadd_sat, x, y) : b.CreateAdd(x, y);
+  } else if (op == "sub") {
+    result = sat ? b.CreateBinaryIntrinsic(llvm::Intrinsic::ssub_sat, x, y) : b.CreateSub(x, y);
+  } else if (op == "div" || op == "rem") {
+    result = divide(b, x, y, type.is_signed(), op == "rem");
+  } else if (op == "min" || op == "max") {
+    llvm::Intrinsic::ID id = op == "min" ? (type.is_signed() ? llvm::Intrinsic::smin
+                                                              : llvm::Intrinsic::umin)
+                                         : (type.is_signed() ? llvm::Intrinsic::smax
+                                                             : llvm::Intrinsic::umax);
+    result = b.CreateBinaryIntrinsic(id, x, y);
+  } else if (op == "and") {
+    result = b.CreateAnd(x, y);
+  } else if (op == "or") {
+    result = b.CreateOr(x, y);
+  } else if (op == "xor") {
+    result = b.CreateXor(x, y);
+  } else if (op == "abs") {
+    result = b.CreateBinaryIntrinsic(llvm::Intrinsic::abs, x, b.getFalse());
+  } else if (op == "neg") {
+    result = b.CreateNeg(x);
+  } else if (op == "not") {
+    result = b.CreateNot(x);
+  } else if (op == "cnot") {
+    result = b.CreateZExt(b.CreateIsNull(x), x->getType());
+  } else {
+    result_type = u32_type();
+    if (op == "popc") {
+      result = b.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, x);
+    } else if (op == "clz") {
+      result = b.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, x, b.getFalse());
+    } else {
+      result = b.CreateUnaryIntrinsic(llvm::Intrinsic::bitreverse, x);
+      result_type = type;
+    }
+    result = b.CreateZExtOrTrunc(result, llvm_type(t.context(), result_type));
+  }
+  return t.write(instruction.operands[0], result, result_type);
+}
+
+Expected<void> lower_arith(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  if (has_packed_type(instruction)) {
+    return lower_packed_half(t, instruction);
+  }
+  TRY_ASSIGN(PtxType type, last_type(t, instruction));
+  if (type.is_float()) {
+    return lower_float(t, instruction, type);
+  }
+  if (type.kind == PtxType::Kind::pred &&
+      !(instruction.opcode == "and" || instruction.opcode == "or" ||
+        instruction.opcode == "xor" || instruction.opcode == "not")) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  return lower_integer(t, instruction, type);
+}
+
+// bfe.type d, a, pos, len (pos and len are the low 8 bits of their operands).
+Expected<void> lower_bfe(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  TRY(expect_operands(t, instruction, 4));
+  TRY_ASSIGN(PtxType type, last_type(t, instruction));
+  Builder& b = t.builder();
+  TRY_ASSIGN(llvm::Value * x, t.read(instruction.operands[1], type));
+  TRY_ASSIGN(llvm::Value * pos_in, t.read(instruction.operands[2], u32_type()));
+  TRY_ASSIGN(llvm::Value * len_in, t.read(instruction.operands[3], u32_type()));
+  llvm::Type* itype = x->getType();
+  unsigned bits = itype->getIntegerBitWidth();
+  llvm::Value* pos = b.CreateAnd(pos_in, 0xff);
+  llvm::Value* len = b.CreateAnd(len_in, 0xff);
+  // Bits at pos and above; past the top they are the sign (signed) or zero.
+  llvm::Value* shifted = shift(b, x, pos, false, type.is_signed());
+  llvm::Value* keep = b.CreateSub(b.getInt32(bits), b.CreateBinaryIntrinsic(
+                                                        llvm::Intrinsic::umin, len, b.getInt32(bits)));
+  llvm::Value* keep_n = b.CreateZExtOrTrunc(b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, keep,
+                                                                    b.getInt32(bits - 1)),
+                                            itype);
+  llvm::Value* up = b.CreateShl(shifted, keep_n);
+  llvm::Value* field = type.is_signed() ? b.CreateAShr(up, keep_n) : b.CreateLShr(up, keep_n);
+  llvm::Value* zero_len = b.CreateICmpEQ(len, b.getInt32(0));
+  llvm::Value* result = b.CreateSelect(zero_len, llvm::ConstantInt::get(itype, 0), field);
+  return t.write(instruction.operands[0], result, type);
+}
+
+// bfi.type f, a, b, pos, len: b with bits [pos, pos+len) taken from a's low bits.
+Expected<void> lower_bfi(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  TRY(expect_operands(t, instruction, 5));
+  TRY_ASSIGN(PtxType type, last_type(t, instruction));
+  Builder& b = t.builder();
+  TRY_ASSIGN(llvm::Value * a, t.read(instruction.operands[1], type));
+  TRY_ASSIGN(llvm::Value * base, t.read(instruction.operands[2], type));
+  TRY_ASSIGN(llvm::Value * pos_in, t.read(instruction.operands[3], u32_type()));
+  TRY_ASSIGN(llvm::Value * len_in, t.read(instruction.operands[4], u32_type()));
+  llvm::Type* itype = a->getType();
+  unsigned bits = itype->getIntegerBitWidth();
+  llvm::Value* pos = b.CreateAnd(pos_in, 0xff);
+  llvm::Value* len = b.CreateAnd(len_in, 0xff);
+  llvm::Value* low_mask = b.CreateSelect(
+      b.CreateICmpUGE(len, b.getInt32(bits)), llvm::ConstantInt::getAllOnesValue(itype),
+      b.CreateSub(shift(b, llvm::ConstantInt::get(itype, 1), len, true, false),
+                  llvm::ConstantInt::get(itype, 1)));
+  llvm::Value* mask = shift(b, low_mask, pos, true, false);
+  llvm::Value* inserted = b.CreateAnd(shift(b, a, pos, true, false), mask);
+  llvm::Value* result = b.CreateOr(b.CreateAnd(base, b.CreateNot(mask)), inserted);
+  return t.write(instruction.operands[0], result, type);
+}
+
+} // namespace
+
+// prmt, lop3, shf, bfind (lower_bits.cpp).
+void add_bit_lowerings(LoweringTable& table);
+
+void add_arith_lowerings(LoweringTable& table)
+{
+  for (const char* opcode : {"add", "sub", "mul", "mad", "div", "rem", "abs", "neg", "min", "max",
+                             "and", "or", "xor", "not", "cnot", "popc", "clz", "brev", "fma",
+                             "rcp", "sqrt", "rsqrt", "ex2", "lg2", "sin", "cos", "tanh",
+                             "copysign", "testp"}) {
+    table[opcode] = lower_arith;
+  }
+  table["shl"] = lower_shl;
+  table["shr"] = lower_shr;
+  table["bfe"] = lower_bfe;
+  table["bfi"] = lower_bfi;
+  add_bit_lowerings(table);
+}
+
+} // namespace d4r::compiler::translate

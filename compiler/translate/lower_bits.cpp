@@ -1,0 +1,152 @@
+// Byte and bit manipulation: prmt (all modes), lop3, shf (funnel shifts, .wrap/.clamp), bfind.
+// https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-prmt
+
+#include "compiler/translate/function_translator.hpp"
+#include "compiler/translate/lowering.hpp"
+#include "compiler/translate/lowering_support.hpp"
+
+#include <llvm/IR/Intrinsics.h>
+
+namespace d4r::compiler::translate {
+
+namespace {
+
+using Builder = llvm::IRBuilder<>;
+
+// The source byte index (0..7) of result byte i for prmt's mode and selector c.
+llvm::Value* prmt_index(Builder& b, std::string_view mode, llvm::Value* c, int i)
+{
+  llvm::Value* n = b.CreateAnd(c, 3);
+  llvm::Value* index = b.getInt32(static_cast<uint32_t>(i));
+  if (mode == "f4e") {
+    return b.CreateAnd(b.CreateAdd(n, index), 7);
+  }
+  if (mode == "b4e") {
+    return b.CreateAnd(b.CreateSub(n, index), 7);
+  }
+  if (mode == "rc8") {
+    return n;
+  }
+  if (mode == "ecl") {
+    return b.CreateBinaryIntrinsic(llvm::Intrinsic::umax, n, index);
+  }
+  if (mode == "ecr") {
+    return b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, n, index);
+  }
+  if (mode == "rc16") {
+    return b.CreateOr(b.CreateShl(b.CreateAnd(n, 1), 1), b.getInt32(static_cast<uint32_t>(i & 1)));
+  }
+  return b.CreateAnd(b.CreateLShr(c, static_cast<uint64_t>(4 * i)), 7);
+}
+
+Expected<void> lower_prmt(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  TRY(expect_operands(t, instruction, 4));
+  Builder& b = t.builder();
+  std::string_view mode;
+  for (const char* candidate : {"f4e", "b4e", "rc8", "ecl", "ecr", "rc16"}) {
+    if (has_modifier(instruction, candidate)) {
+      mode = candidate;
+    }
+  }
+  TRY_ASSIGN(llvm::Value * a, t.read(instruction.operands[1], u32_type()));
+  TRY_ASSIGN(llvm::Value * bb, t.read(instruction.operands[2], u32_type()));
+  TRY_ASSIGN(llvm::Value * c, t.read(instruction.operands[3], u32_type()));
+  llvm::Value* bytes = b.CreateOr(b.CreateShl(b.CreateZExt(bb, b.getInt64Ty()), 32),
+                                  b.CreateZExt(a, b.getInt64Ty()));
+  llvm::Value* result = b.getInt32(0);
+  for (int i = 0; i < 4; ++i) {
+    llvm::Value* index = prmt_index(b, mode, c, i);
+    llvm::Value* amount = b.CreateZExt(b.CreateShl(index, 3), b.getInt64Ty());
+    llvm::Value* byte = b.CreateAnd(b.CreateTrunc(b.CreateLShr(bytes, amount), b.getInt32Ty()), 0xff);
+    if (mode.empty()) {
+      llvm::Value* replicate = b.CreateICmpNE(
+          b.CreateAnd(c, b.getInt32(8U << (4 * i))), b.getInt32(0));
+      llvm::Value* sign = b.CreateICmpNE(b.CreateAnd(byte, 0x80), b.getInt32(0));
+      llvm::Value* filled = b.CreateSelect(sign, b.getInt32(0xff), b.getInt32(0));
+      byte = b.CreateSelect(replicate, filled, byte);
+    }
+    result = b.CreateOr(result, b.CreateShl(byte, static_cast<uint64_t>(8 * i)));
+  }
+  return t.write(instruction.operands[0], result, u32_type());
+}
+
+// lop3.b32 d, a, b, c, lut: bit i of lut is the result for (a, b, c) = (i>>2 & 1, i>>1 & 1, i & 1).
+Expected<void> lower_lop3(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  TRY(expect_operands(t, instruction, 5));
+  Builder& b = t.builder();
+  llvm::Value* in[3] = {nullptr, nullptr, nullptr};
+  for (size_t i = 0; i < 3; ++i) {
+    TRY_ASSIGN(in[i], t.read(instruction.operands[i + 1], u32_type()));
+  }
+  TRY_ASSIGN(llvm::Value * lut_value, t.read(instruction.operands[4], u32_type()));
+  auto* lut = llvm::dyn_cast<llvm::ConstantInt>(lut_value);
+  if (lut == nullptr) {
+    return std::unexpected(t.error(instruction, "lop3 needs an immediate lookup table"));
+  }
+  llvm::Value* result = b.getInt32(0);
+  for (uint64_t i = 0; i < 8; ++i) {
+    if (((lut->getZExtValue() >> i) & 1) == 0) {
+      continue;
+    }
+    llvm::Value* term = b.getInt32(0xffffffffU);
+    for (int k = 0; k < 3; ++k) {
+      bool set = ((i >> (2 - k)) & 1) != 0;
+      term = b.CreateAnd(term, set ? in[k] : b.CreateNot(in[k]));
+    }
+    result = b.CreateOr(result, term);
+  }
+  return t.write(instruction.operands[0], result, u32_type());
+}
+
+// shf.{l,r}.{wrap,clamp}.b32 d, a, b, c: the funnel {b:a} shifted by c.
+Expected<void> lower_shf(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  TRY(expect_operands(t, instruction, 4));
+  Builder& b = t.builder();
+  bool left = has_modifier(instruction, "l");
+  TRY_ASSIGN(llvm::Value * low, t.read(instruction.operands[1], u32_type()));
+  TRY_ASSIGN(llvm::Value * high, t.read(instruction.operands[2], u32_type()));
+  TRY_ASSIGN(llvm::Value * amount, t.read(instruction.operands[3], u32_type()));
+  llvm::Value* result = b.CreateIntrinsic(left ? llvm::Intrinsic::fshl : llvm::Intrinsic::fshr,
+                                          {b.getInt32Ty()}, {high, low, amount});
+  if (has_modifier(instruction, "clamp")) {
+    llvm::Value* full = b.CreateICmpUGE(amount, b.getInt32(32));
+    result = b.CreateSelect(full, left ? low : high, result);
+  }
+  return t.write(instruction.operands[0], result, u32_type());
+}
+
+// bfind{.shiftamt}.type d, a: the position of the most significant non-sign bit, or all ones.
+Expected<void> lower_bfind(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  TRY(expect_operands(t, instruction, 2));
+  TRY_ASSIGN(PtxType type, last_type(t, instruction));
+  Builder& b = t.builder();
+  TRY_ASSIGN(llvm::Value * x, t.read(instruction.operands[1], type));
+  if (type.is_signed()) {
+    x = b.CreateSelect(b.CreateICmpSLT(x, llvm::ConstantInt::get(x->getType(), 0)), b.CreateNot(x), x);
+  }
+  unsigned bits = x->getType()->getIntegerBitWidth();
+  llvm::Value* leading = b.CreateZExtOrTrunc(
+      b.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, x, b.getFalse()), b.getInt32Ty());
+  llvm::Value* found = b.CreateICmpNE(leading, b.getInt32(bits));
+  llvm::Value* position = has_modifier(instruction, "shiftamt")
+                              ? leading
+                              : b.CreateSub(b.getInt32(bits - 1), leading);
+  llvm::Value* result = b.CreateSelect(found, position, b.getInt32(0xffffffffU));
+  return t.write(instruction.operands[0], result, u32_type());
+}
+
+} // namespace
+
+void add_bit_lowerings(LoweringTable& table)
+{
+  table["prmt"] = lower_prmt;
+  table["lop3"] = lower_lop3;
+  table["shf"] = lower_shf;
+  table["bfind"] = lower_bfind;
+}
+
+} // namespace d4r::compiler::translate

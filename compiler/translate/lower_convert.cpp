@@ -1,0 +1,325 @@
+// Moves and conversions: mov (registers, immediates, special registers, symbol addresses, and the
+// vector pack/unpack forms `mov.b32 %r, {%h1, %h2}` / `mov.b64 {%r1, %r2}, %rd`, element 0 in the
+// low bits), cvta / cvta.to, and cvt between every pair of integer and float types with the exact
+// rounding, .ftz and .sat of the PTX ISA. Integer conversions are plain LLVM; float conversions are
+// native where LLVM's result is the exact PTX one (round-to-nearest int -> float, f32 -> f64,
+// f64 -> f32 .rn) and calls of the support library's __d4r_ptx_cvt_* otherwise. FP8 conversions
+// (e4m3/e5m2, stage 5) are delegated to lower_fp8.cpp (lower_cvt_fp8).
+// https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cvt
+
+#include "compiler/translate/function_translator.hpp"
+#include "compiler/translate/lowering.hpp"
+#include "compiler/translate/lowering_support.hpp"
+
+#include <llvm/IR/Intrinsics.h>
+
+namespace d4r::compiler::translate {
+
+namespace {
+
+PtxType bits_type(int bits)
+{
+  return PtxType{PtxType::Kind::bits, bits, false};
+}
+
+Expected<void> lower_mov(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  TRY(expect_operands(t, instruction, 2));
+  TRY_ASSIGN(PtxType type, last_type(t, instruction));
+  llvm::IRBuilder<>& b = t.builder();
+  const ptx::Operand& target = instruction.operands[0];
+  const ptx::Operand& source = instruction.operands[1];
+  if (target.kind == ptx::OperandKind::vector) { // unpack
+    int parts = static_cast<int>(target.elements.size());
+    if (parts < 2 || type.bits % parts != 0) {
+      return std::unexpected(t.error(instruction, "bad vector destination"));
+    }
+    int width = type.bits / parts;
+    TRY_ASSIGN(llvm::Value * whole, t.read(source, bits_type(type.bits)));
+    for (int i = 0; i < parts; ++i) {
+      llvm::Value* part = b.CreateTrunc(b.CreateLShr(whole, static_cast<uint64_t>(i * width)),
+                                        b.getIntNTy(static_cast<unsigned>(width)));
+      TRY(t.write(target.elements[static_cast<size_t>(i)], part, bits_type(width)));
+    }
+    return {};
+  }
+  if (source.kind == ptx::OperandKind::vector) { // pack
+    int parts = static_cast<int>(source.elements.size());
+    if (parts < 2 || type.bits % parts != 0) {
+      return std::unexpected(t.error(instruction, "bad vector source"));
+    }
+    int width = type.bits / parts;
+    llvm::Type* whole_type = b.getIntNTy(static_cast<unsigned>(type.bits));
+    llvm::Value* whole = llvm::ConstantInt::get(whole_type, 0);
+    for (int i = 0; i < parts; ++i) {
+      TRY_ASSIGN(llvm::Value * part, t.read(source.elements[static_cast<size_t>(i)],
+                                            bits_type(width)));
+      part = b.CreateShl(b.CreateZExt(part, whole_type), static_cast<uint64_t>(i * width));
+      whole = b.CreateOr(whole, part);
+    }
+    return t.write(target, whole, bits_type(type.bits));
+  }
+  TRY_ASSIGN(llvm::Value * value, t.read(source, type));
+  return t.write(target, value, type);
+}
+
+Expected<void> lower_cvta(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  TRY(expect_operands(t, instruction, 2));
+  TRY_ASSIGN(PtxType type, last_type(t, instruction));
+  bool to = has_modifier(instruction, "to");
+  Space space = Space::global;
+  if (has_modifier(instruction, "shared")) {
+    space = Space::shared;
+  } else if (has_modifier(instruction, "local")) {
+    space = Space::local;
+  } else if (has_modifier(instruction, "const")) {
+    space = Space::constant;
+  } else if (!has_modifier(instruction, "global")) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  TRY_ASSIGN(llvm::Value * value, t.read(instruction.operands[1], type));
+  llvm::Value* converted = t.hooks().convert_address(t.env(), space, !to, value,
+                                                     static_cast<unsigned>(type.bits));
+  return t.write(instruction.operands[0], converted, type);
+}
+
+// Integer -> integer: truncation or extension by the source's sign; .sat clamps to the
+// destination's range.
+llvm::Value* int_to_int(llvm::IRBuilder<>& b, llvm::Value* value, PtxType from, PtxType to,
+                        bool sat)
+{
+  unsigned to_bits = static_cast<unsigned>(to.bits);
+  if (!sat) {
+    return from.is_signed() ? b.CreateSExtOrTrunc(value, b.getIntNTy(to_bits))
+                            : b.CreateZExtOrTrunc(value, b.getIntNTy(to_bits));
+  }
+  llvm::Type* wide = b.getInt128Ty();
+  llvm::Value* extended = from.is_signed() ? b.CreateSExt(value, wide) : b.CreateZExt(value, wide);
+  llvm::APInt max = to.is_signed() ? llvm::APInt::getSignedMaxValue(to_bits)
+                                   : llvm::APInt::getMaxValue(to_bits);
+  llvm::APInt min = to.is_signed() ? llvm::APInt::getSignedMinValue(to_bits)
+                                   : llvm::APInt::getMinValue(to_bits);
+  llvm::Value* high = llvm::ConstantInt::get(wide, to.is_signed() ? max.sext(128) : max.zext(128));
+  llvm::Value* low = llvm::ConstantInt::get(wide, to.is_signed() ? min.sext(128) : min.zext(128));
+  llvm::Value* clamped = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax,
+                                                 b.CreateBinaryIntrinsic(llvm::Intrinsic::smin,
+                                                                         extended, high),
+                                                 low);
+  return b.CreateTrunc(clamped, b.getIntNTy(to_bits));
+}
+
+std::string type_name(PtxType type)
+{
+  if (type.is_float()) {
+    return type.bf16 ? "bf16" : "f" + std::to_string(type.bits);
+  }
+  return (type.is_signed() ? "s" : "u") + std::to_string(type.bits);
+}
+
+// f16/bf16 bits -> f32, exactly.
+llvm::Value* half_to_f32(FunctionTranslator& t, llvm::Value* bits, PtxType from, bool ftz)
+{
+  llvm::Type* f32 = t.builder().getFloatTy();
+  if (from.bf16) {
+    return t.call_support("__d4r_ptx_cvt_f32_bf16_ex", f32, {bits, t.i32(ftz), t.i32(0)});
+  }
+  return t.call_support("__d4r_ptx_cvt_f32_f16", f32, {bits, t.i32(ftz), t.i32(0)});
+}
+
+Expected<llvm::Value*> float_to_int(FunctionTranslator& t, const ptx::Instruction& instruction,
+                                    llvm::Value* value, PtxType from, PtxType to)
+{
+  int mode = rounding_mode(instruction);
+  bool ftz = has_modifier(instruction, "ftz");
+  if (from.bits == 16) {
+    value = half_to_f32(t, value, from, false);
+    from = f32_type();
+  }
+  if (mode < 0 || mode > 3) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  llvm::Type* result = t.builder().getIntNTy(static_cast<unsigned>(to.bits));
+  std::string name = "__d4r_ptx_cvt_" + type_name(to) + "_" + type_name(from);
+  if (from.bits == 32) {
+    return t.call_support(name, result, {value, t.i32(mode), t.i32(ftz)});
+  }
+  return t.call_support(name, result, {value, t.i32(mode)});
+}
+
+Expected<llvm::Value*> int_to_float(FunctionTranslator& t, const ptx::Instruction& instruction,
+                                    llvm::Value* value, PtxType from, PtxType to)
+{
+  llvm::IRBuilder<>& b = t.builder();
+  int mode = rounding_mode(instruction);
+  mode = mode < 0 ? 0 : mode;
+  if (from.bits < 32) {
+    value = from.is_signed() ? b.CreateSExt(value, b.getInt32Ty()) : b.CreateZExt(value, b.getInt32Ty());
+    from.bits = 32;
+  }
+  llvm::Value* result = nullptr;
+  bool exact = to.bits == 64 && from.bits == 32;
+  if (to.bits != 16 && (mode == 0 || exact)) {
+    llvm::Type* type = llvm_type(t.context(), to);
+    result = from.is_signed() ? b.CreateSIToFP(value, type) : b.CreateUIToFP(value, type);
+  } else if (to.bits == 16 && to.bf16 && from.bits == 32) {
+    PtxType wide = from;
+    wide.bits = 64;
+    value = from.is_signed() ? b.CreateSExt(value, b.getInt64Ty()) : b.CreateZExt(value, b.getInt64Ty());
+    result = t.call_support("__d4r_ptx_cvt_" + type_name(to) + "_" + type_name(wide),
+                            b.getInt16Ty(), {value, t.i32(mode)});
+  } else {
+    std::string name = "__d4r_ptx_cvt_" + type_name(to) + "_" + type_name(from);
+    result = t.call_support(name, llvm_type(t.context(), to), {value, t.i32(mode)});
+  }
+  if (has_modifier(instruction, "sat")) {
+    if (to.bits == 16) {
+      return std::unexpected(t.unsupported(instruction));
+    }
+    result = saturate(b, result);
+  }
+  return result;
+}
+
+// Float -> float of another format, or cvt.rXi within one format.
+Expected<llvm::Value*> float_to_float(FunctionTranslator& t, const ptx::Instruction& instruction,
+                                      llvm::Value* value, PtxType from, PtxType to)
+{
+  llvm::IRBuilder<>& b = t.builder();
+  int mode = rounding_mode(instruction);
+  bool ftz = has_modifier(instruction, "ftz");
+  bool sat = has_modifier(instruction, "sat");
+  bool integral = false;
+  for (const char* name : {"rni", "rzi", "rmi", "rpi"}) {
+    integral = integral || has_modifier(instruction, name);
+  }
+  llvm::Type* f32 = b.getFloatTy();
+  llvm::Type* f64 = b.getDoubleTy();
+  if (from == to) {
+    if (from.bits == 32 && integral) {
+      return t.call_support("__d4r_ptx_cvt_rint_f32", f32,
+                            {value, t.i32(mode), t.i32(ftz), t.i32(sat)});
+    }
+    if (from.bits == 32) { // cvt{.ftz}{.sat}.f32.f32
+      llvm::Value* result = ftz ? flush_subnormal(b, value) : value;
+      return canonical_nan(b, sat ? saturate(b, result) : result);
+    }
+    if (from.bits == 64 && integral) {
+      llvm::Value* rounded = t.call_support("__d4r_ptx_cvt_rint_f64", f64, {value, t.i32(mode)});
+      return sat ? t.call_support("__d4r_ptx_sat_f64", f64, {rounded}) : rounded;
+    }
+    if (from.bits == 16 && integral && !sat) {
+      return t.call_support(from.bf16 ? "__d4r_ptx_cvt_rint_bf16" : "__d4r_ptx_cvt_rint_f16",
+                            b.getInt16Ty(), {value, t.i32(mode)});
+    }
+    if (from.bits == 64 && sat) {
+      return t.call_support("__d4r_ptx_sat_f64", f64, {value});
+    }
+    return std::unexpected(t.unsupported(instruction));
+  }
+  mode = mode < 0 ? 0 : mode;
+  if (from.bits == 32 && to.bits == 64) {
+    return t.call_support("__d4r_ptx_cvt_f64_f32", f64, {value, t.i32(ftz), t.i32(sat)});
+  }
+  if (from.bits == 64 && to.bits == 32) {
+    return t.call_support("__d4r_ptx_cvt_f32_f64", f32,
+                          {value, t.i32(mode), t.i32(ftz), t.i32(sat)});
+  }
+  if (from.bits == 32 && to.bits == 16) {
+    if (to.bf16) {
+      return t.call_support("__d4r_ptx_cvt_bf16_f32", b.getInt16Ty(),
+                            {value, t.i32(mode), t.i32(sat)});
+    }
+    return t.call_support("__d4r_ptx_cvt_f16_f32", b.getInt16Ty(),
+                          {value, t.i32(mode), t.i32(ftz), t.i32(sat)});
+  }
+  if (from.bits == 16 && to.bits == 32) {
+    if (from.bf16) {
+      return t.call_support("__d4r_ptx_cvt_f32_bf16_ex", f32, {value, t.i32(ftz), t.i32(sat)});
+    }
+    return t.call_support("__d4r_ptx_cvt_f32_f16", f32, {value, t.i32(ftz), t.i32(sat)});
+  }
+  if (from.bits == 64 && to.bits == 16 && !to.bf16) {
+    return t.call_support("__d4r_ptx_cvt_f16_f64", b.getInt16Ty(),
+                          {value, t.i32(mode), t.i32(sat)});
+  }
+  if (from.bits == 16 && to.bits == 64 && !from.bf16) {
+    return t.call_support("__d4r_ptx_cvt_f64_f16", f64, {value, t.i32(sat)});
+  }
+  return std::unexpected(t.unsupported(instruction));
+}
+
+bool names_fp8(const ptx::Instruction& instruction)
+{
+  for (const std::string& modifier : instruction.modifiers) {
+    if (modifier.starts_with("e4m3") || modifier.starts_with("e5m2") ||
+        modifier.starts_with("e2m") || modifier.starts_with("e3m") || modifier.starts_with("ue8")) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// cvt.rn{.relu}{.satfinite}.f16x2.f32 d, a, b: a goes to the upper half.
+Expected<void> lower_cvt_pack(FunctionTranslator& t, const ptx::Instruction& instruction,
+                              bool bf16)
+{
+  TRY(expect_operands(t, instruction, 3));
+  llvm::IRBuilder<>& b = t.builder();
+  int mode = std::max(rounding_mode(instruction), 0);
+  int relu = has_modifier(instruction, "relu");
+  int satfinite = has_modifier(instruction, "satfinite");
+  llvm::Value* halves[2] = {nullptr, nullptr};
+  for (int i = 0; i < 2; ++i) {
+    TRY_ASSIGN(llvm::Value * value, t.read(instruction.operands[static_cast<size_t>(i) + 1],
+                                           f32_type()));
+    halves[i] = bf16 ? t.call_support("__d4r_ptx_cvt_bf16_f32_ex", b.getInt16Ty(),
+                                      {value, t.i32(mode), t.i32(0), t.i32(relu),
+                                       t.i32(satfinite)})
+                     : t.call_support("__d4r_ptx_cvt_f16_f32_ex", b.getInt16Ty(),
+                                      {value, t.i32(mode), t.i32(0), t.i32(0), t.i32(relu),
+                                       t.i32(satfinite)});
+  }
+  llvm::Value* high = b.CreateShl(b.CreateZExt(halves[0], b.getInt32Ty()), 16);
+  llvm::Value* packed = b.CreateOr(high, b.CreateZExt(halves[1], b.getInt32Ty()));
+  return t.write(instruction.operands[0], packed, bits_type(32));
+}
+
+Expected<void> lower_cvt(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  if (names_fp8(instruction)) {
+    return lower_cvt_fp8(t, instruction); // lower_fp8.cpp
+  }
+  if (has_modifier(instruction, "f16x2") || has_modifier(instruction, "bf16x2")) {
+    if (instruction.operands.size() == 3 && has_modifier(instruction, "f32")) {
+      return lower_cvt_pack(t, instruction, has_modifier(instruction, "bf16x2"));
+    }
+    return std::unexpected(t.unsupported(instruction));
+  }
+  TRY(expect_operands(t, instruction, 2));
+  TRY_ASSIGN(auto types, two_types(t, instruction));
+  auto [to, from] = types;
+  TRY_ASSIGN(llvm::Value * value, t.read(instruction.operands[1], from));
+  llvm::Value* result = nullptr;
+  if (!from.is_float() && !to.is_float()) {
+    result = int_to_int(t.builder(), value, from, to, has_modifier(instruction, "sat"));
+  } else if (from.is_float() && !to.is_float()) {
+    TRY_ASSIGN(result, float_to_int(t, instruction, value, from, to));
+  } else if (!from.is_float()) {
+    TRY_ASSIGN(result, int_to_float(t, instruction, value, from, to));
+  } else {
+    TRY_ASSIGN(result, float_to_float(t, instruction, value, from, to));
+  }
+  return t.write(instruction.operands[0], result, to);
+}
+
+} // namespace
+
+void add_convert_lowerings(LoweringTable& table)
+{
+  table["mov"] = lower_mov;
+  table["cvta"] = lower_cvta;
+  table["cvt"] = lower_cvt;
+}
+
+} // namespace d4r::compiler::translate

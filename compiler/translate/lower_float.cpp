@@ -1,0 +1,286 @@
+// Float arithmetic (f32, f64; f16/bf16 scalars through the support library). Round-to-nearest
+// add/sub/mul/fma/div/sqrt/rcp are LLVM's own IEEE operations, exact on both targets, wrapped in
+// .ftz flushing, .sat clamping and NVIDIA's canonical NaN (lowering_support.hpp); the directed
+// modes (.rz/.rm/.rp), min/max and the .approx/.full instructions call the support library's
+// __d4r_ptx_* functions. No global strict-FP mode is used anywhere.
+// mul/add/sub without a rounding modifier may be fused into fma by NVIDIA's ptxas; here they are
+// rounded separately (.rn), which is what the PTX text says.
+// https://docs.nvidia.com/cuda/parallel-thread-execution/#floating-point-instructions
+
+#include "compiler/translate/function_translator.hpp"
+#include "compiler/translate/lowering.hpp"
+#include "compiler/translate/lowering_support.hpp"
+
+#include <llvm/IR/Intrinsics.h>
+
+namespace d4r::compiler::translate {
+
+namespace {
+
+using Builder = llvm::IRBuilder<>;
+
+struct FloatOp {
+  PtxType type;
+  int mode = 0; // rounding, 0 (rn) when absent
+  bool ftz = false;
+  bool sat = false;
+  std::vector<llvm::Value*> in;
+};
+
+Expected<FloatOp> read_sources(FunctionTranslator& t, const ptx::Instruction& instruction,
+                               PtxType type, size_t count)
+{
+  TRY(expect_operands(t, instruction, count + 1));
+  FloatOp op;
+  op.type = type;
+  op.mode = std::max(rounding_mode(instruction), 0);
+  op.ftz = has_modifier(instruction, "ftz");
+  op.sat = has_modifier(instruction, "sat");
+  for (size_t i = 1; i <= count; ++i) {
+    TRY_ASSIGN(llvm::Value * value, t.read(instruction.operands[i], type));
+    op.in.push_back(value);
+  }
+  return op;
+}
+
+// Round-to-nearest result of a native operation, with PTX's flushing, saturation and NaN.
+llvm::Value* finish(Builder& b, const FloatOp& op, llvm::Value* result)
+{
+  if (op.ftz) {
+    result = flush_subnormal(b, result);
+  }
+  if (op.sat) {
+    result = saturate(b, result);
+  }
+  return canonical_nan(b, result);
+}
+
+std::vector<llvm::Value*> flushed_inputs(Builder& b, const FloatOp& op)
+{
+  std::vector<llvm::Value*> in = op.in;
+  if (op.ftz) {
+    for (llvm::Value*& value : in) {
+      value = flush_subnormal(b, value);
+    }
+  }
+  return in;
+}
+
+std::string suffix(const FloatOp& op)
+{
+  return op.type.bits == 64 ? "_f64" : "_f32";
+}
+
+// add, sub, mul, fma/mad with any rounding mode.
+llvm::Value* rounded(FunctionTranslator& t, const std::string& name, const FloatOp& op)
+{
+  Builder& b = t.builder();
+  llvm::Type* type = op.in[0]->getType();
+  if (op.mode == 0) {
+    std::vector<llvm::Value*> in = flushed_inputs(b, op);
+    llvm::Value* result = nullptr;
+    if (name == "add") {
+      result = b.CreateFAdd(in[0], in[1]);
+    } else if (name == "sub") {
+      result = b.CreateFSub(in[0], in[1]);
+    } else if (name == "mul") {
+      result = b.CreateFMul(in[0], in[1]);
+    } else {
+      result = b.CreateIntrinsic(llvm::Intrinsic::fma, {type}, {in[0], in[1], in[2]});
+    }
+    return finish(b, op, result);
+  }
+  std::vector<llvm::Value*> args = op.in;
+  args.push_back(t.i32(static_cast<uint32_t>(op.mode)));
+  if (op.type.bits == 32) {
+    args.push_back(t.i32(op.ftz));
+    args.push_back(t.i32(op.sat));
+  }
+  std::string callee = "__d4r_ptx_" + name + suffix(op);
+  llvm::Value* result = t.call_support(callee, type, args);
+  return op.type.bits == 64 && op.sat ? t.call_support("__d4r_ptx_sat_f64", type, {result})
+                                      : result;
+}
+
+// add/sub/mul/fma on f16 and bf16 scalars (their bits).
+Expected<llvm::Value*> half_arith(FunctionTranslator& t, const ptx::Instruction& instruction,
+                                  const std::string& name, const FloatOp& op)
+{
+  std::string callee = "__d4r_ptx_" + name + (op.type.bf16 ? "_bf16" : "_f16");
+  std::vector<llvm::Value*> args = op.in;
+  args.push_back(t.i32(static_cast<uint32_t>(op.mode)));
+  if (!op.type.bf16) {
+    args.push_back(t.i32(op.ftz));
+    args.push_back(t.i32(op.sat));
+  } else if (name == "fma") {
+    args.push_back(t.i32(has_modifier(instruction, "relu")));
+  } else if (op.sat || op.ftz) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  return t.call_support(callee, t.builder().getInt16Ty(), args);
+}
+
+// div, rcp, sqrt, rsqrt and the .approx transcendental functions.
+Expected<llvm::Value*> special(FunctionTranslator& t, const ptx::Instruction& instruction,
+                               const FloatOp& op)
+{
+  Builder& b = t.builder();
+  const std::string& name = instruction.opcode;
+  llvm::Type* type = op.in[0]->getType();
+  bool approx = has_modifier(instruction, "approx");
+  bool f64 = op.type.bits == 64;
+  if (approx || has_modifier(instruction, "full") || name == "rsqrt" || name == "ex2" ||
+      name == "lg2" || name == "sin" || name == "cos" || name == "tanh") {
+    std::string kind = has_modifier(instruction, "full") ? "_full" : "_approx";
+    if (f64 && name == "rcp" && op.ftz) {
+      return t.call_support("__d4r_ptx_rcp_approx_ftz_f64", type, {op.in[0]});
+    }
+    if (f64 && name == "rsqrt") {
+      return t.call_support("__d4r_ptx_rsqrt_approx_f64", type, {op.in[0]});
+    }
+    if (f64) {
+      return std::unexpected(t.unsupported(instruction));
+    }
+    std::vector<llvm::Value*> args = op.in;
+    if (name != "tanh") {
+      args.push_back(t.i32(op.ftz));
+    }
+    return t.call_support("__d4r_ptx_" + name + kind + "_f32", type, args);
+  }
+  if (name != "div" && name != "rcp" && name != "sqrt") {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  if (op.mode != 0) {
+    std::vector<llvm::Value*> args = op.in;
+    args.push_back(t.i32(static_cast<uint32_t>(op.mode)));
+    if (!f64) {
+      args.push_back(t.i32(op.ftz));
+    }
+    return t.call_support("__d4r_ptx_" + name + suffix(op), type, args);
+  }
+  std::vector<llvm::Value*> in = flushed_inputs(b, op);
+  llvm::Value* result = nullptr;
+  if (name == "div") {
+    result = b.CreateFDiv(in[0], in[1]);
+  } else if (name == "rcp") {
+    result = b.CreateFDiv(llvm::ConstantFP::get(type, 1.0), in[0]);
+  } else {
+    result = b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, in[0]);
+  }
+  return finish(b, op, result);
+}
+
+// testp.op.type p, a.
+Expected<void> lower_testp(FunctionTranslator& t, const ptx::Instruction& instruction,
+                           PtxType type)
+{
+  TRY(expect_operands(t, instruction, 2));
+  Builder& b = t.builder();
+  TRY_ASSIGN(llvm::Value * x, t.read(instruction.operands[1], type));
+  llvm::Value* magnitude = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+  llvm::Type* ftype = x->getType();
+  double smallest = type.bits == 64 ? 2.2250738585072014e-308 : 1.1754943508222875e-38;
+  llvm::Value* inf = llvm::ConstantFP::getInfinity(ftype);
+  llvm::Value* min_normal = llvm::ConstantFP::get(ftype, smallest);
+  llvm::Value* zero = llvm::ConstantFP::get(ftype, 0.0);
+  llvm::Value* result = nullptr;
+  if (has_modifier(instruction, "finite")) {
+    result = b.CreateFCmpOLT(magnitude, inf);
+  } else if (has_modifier(instruction, "infinite")) {
+    result = b.CreateFCmpOEQ(magnitude, inf);
+  } else if (has_modifier(instruction, "number")) {
+    result = b.CreateFCmpORD(x, x);
+  } else if (has_modifier(instruction, "notanumber")) {
+    result = b.CreateFCmpUNO(x, x);
+  } else if (has_modifier(instruction, "normal")) {
+    result = b.CreateAnd(b.CreateFCmpOGE(magnitude, min_normal), b.CreateFCmpOLT(magnitude, inf));
+  } else if (has_modifier(instruction, "subnormal")) {
+    result = b.CreateAnd(b.CreateFCmpOLT(magnitude, min_normal), b.CreateFCmpONE(magnitude, zero));
+  } else {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  return t.write(instruction.operands[0], result, pred_type());
+}
+
+Expected<llvm::Value*> min_max(FunctionTranslator& t, const ptx::Instruction& instruction,
+                               const FloatOp& op)
+{
+  const std::string& name = instruction.opcode;
+  llvm::Type* type = op.in[0]->getType();
+  if (op.type.bits == 64) {
+    return t.call_support("__d4r_ptx_" + name + "_f64", type, {op.in[0], op.in[1]});
+  }
+  if (has_modifier(instruction, "xorsign") || has_modifier(instruction, "abs")) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  return t.call_support("__d4r_ptx_" + name + "_f32", type,
+                        {op.in[0], op.in[1], t.i32(op.ftz), t.i32(has_modifier(instruction, "NaN"))});
+}
+
+} // namespace
+
+Expected<void> lower_packed_half(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  const std::string& name = instruction.opcode;
+  bool bf16 = has_modifier(instruction, "bf16x2");
+  if (!(bf16 || has_modifier(instruction, "f16x2")) ||
+      !(name == "add" || name == "sub" || name == "mul" || name == "fma")) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  size_t count = name == "fma" ? 3 : 2;
+  PtxType bits32{PtxType::Kind::bits, 32, false};
+  TRY_ASSIGN(FloatOp packed, read_sources(t, instruction, bits32, count));
+  Builder& b = t.builder();
+  PtxType half{PtxType::Kind::floating, 16, bf16};
+  llvm::Value* result = b.getInt32(0);
+  for (int part = 0; part < 2; ++part) {
+    FloatOp op = packed;
+    op.type = half;
+    for (llvm::Value*& value : op.in) {
+      value = b.CreateTrunc(b.CreateLShr(value, static_cast<uint64_t>(16 * part)), b.getInt16Ty());
+    }
+    TRY_ASSIGN(llvm::Value * lane, half_arith(t, instruction, name, op));
+    result = b.CreateOr(result, b.CreateShl(b.CreateZExt(lane, b.getInt32Ty()),
+                                            static_cast<uint64_t>(16 * part)));
+  }
+  return t.write(instruction.operands[0], result, bits32);
+}
+
+Expected<void> lower_float(FunctionTranslator& t, const ptx::Instruction& instruction, PtxType type)
+{
+  const std::string& name = instruction.opcode;
+  Builder& b = t.builder();
+  if (name == "testp") {
+    return lower_testp(t, instruction, type);
+  }
+  bool unary = name == "abs" || name == "neg" || name == "rcp" || name == "sqrt" ||
+               name == "rsqrt" || name == "ex2" || name == "lg2" || name == "sin" ||
+               name == "cos" || name == "tanh";
+  size_t count = unary ? 1 : (name == "fma" || name == "mad" ? 3 : 2);
+  TRY_ASSIGN(FloatOp op, read_sources(t, instruction, type, count));
+  llvm::Value* result = nullptr;
+  std::string arith = name == "mad" ? "fma" : name;
+  bool basic = arith == "add" || arith == "sub" || arith == "mul" || arith == "fma";
+  if (type.bits == 16) {
+    if (!basic) {
+      return std::unexpected(t.unsupported(instruction));
+    }
+    TRY_ASSIGN(result, half_arith(t, instruction, arith, op));
+  } else if (basic) {
+    result = rounded(t, arith, op);
+  } else if (name == "abs" || name == "neg") {
+    llvm::Value* x = op.ftz ? flush_subnormal(b, op.in[0]) : op.in[0];
+    result = name == "abs" ? b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x) : b.CreateFNeg(x);
+  } else if (name == "min" || name == "max") {
+    TRY_ASSIGN(result, min_max(t, instruction, op));
+  } else if (name == "copysign") {
+    result = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, op.in[1], op.in[0]);
+  } else if (name == "div" || unary) {
+    TRY_ASSIGN(result, special(t, instruction, op));
+  } else {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  return t.write(instruction.operands[0], result, type);
+}
+
+} // namespace d4r::compiler::translate

@@ -1,0 +1,314 @@
+// Memory: ld/st (scalars and .v2/.v4, every state space, ld.global.nc, .volatile, .relaxed and
+// .acquire/.release with a scope), atom/red (add, min, max, inc, dec, exch, cas, and, or, xor;
+// f32/f64 add) on global, shared and generic addresses, membar/fence, prefetch.
+// https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions
+// https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions
+
+#include "compiler/translate/function_translator.hpp"
+#include "compiler/translate/lowering.hpp"
+#include "compiler/translate/lowering_support.hpp"
+
+#include <llvm/IR/Module.h>
+
+namespace d4r::compiler::translate {
+
+namespace {
+
+Space space_of(const ptx::Instruction& instruction)
+{
+  static constexpr std::pair<std::string_view, Space> k_spaces[] = {
+      {"global", Space::global}, {"const", Space::constant}, {"local", Space::local},
+      {"shared", Space::shared}, {"param", Space::param}};
+  for (const std::string& modifier : instruction.modifiers) {
+    for (const auto& [name, space] : k_spaces) {
+      if (modifier == name) {
+        return space;
+      }
+    }
+  }
+  return Space::generic;
+}
+
+int vector_width(const ptx::Instruction& instruction)
+{
+  if (has_modifier(instruction, "v2")) {
+    return 2;
+  }
+  if (has_modifier(instruction, "v4")) {
+    return 4;
+  }
+  if (has_modifier(instruction, "v8")) {
+    return 8;
+  }
+  return 1;
+}
+
+std::string_view scope_of(const ptx::Instruction& instruction)
+{
+  for (std::string_view scope : {"cta", "gpu", "sys", "cluster"}) {
+    if (has_modifier(instruction, scope)) {
+      return scope == "cluster" ? "gpu" : scope;
+    }
+  }
+  return "gpu";
+}
+
+// The ordering of .relaxed/.acquire/.release/.acq_rel; NotAtomic for plain (weak) accesses.
+llvm::AtomicOrdering ordering_of(const ptx::Instruction& instruction, bool atomic_default)
+{
+  if (has_modifier(instruction, "acquire")) {
+    return llvm::AtomicOrdering::Acquire;
+  }
+  if (has_modifier(instruction, "release")) {
+    return llvm::AtomicOrdering::Release;
+  }
+  if (has_modifier(instruction, "acq_rel")) {
+    return llvm::AtomicOrdering::AcquireRelease;
+  }
+  if (has_modifier(instruction, "relaxed") || atomic_default) {
+    return llvm::AtomicOrdering::Monotonic;
+  }
+  return llvm::AtomicOrdering::NotAtomic;
+}
+
+// The elements of a destination or source operand: a vector's, or the operand itself.
+std::vector<ptx::Operand> elements_of(const ptx::Operand& operand)
+{
+  if (operand.kind == ptx::OperandKind::vector) {
+    return operand.elements;
+  }
+  return {operand};
+}
+
+Expected<void> check_access(FunctionTranslator& t, const ptx::Instruction& instruction,
+                            const ptx::Operand& values, int width, PtxType type)
+{
+  if (static_cast<int>(elements_of(values).size()) != width) {
+    return std::unexpected(t.error(instruction, "the vector operand needs " +
+                                                    std::to_string(width) + " elements"));
+  }
+  if (type.kind == PtxType::Kind::pred || type.bits == 128) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  return {};
+}
+
+void set_ordering(FunctionTranslator& t, const ptx::Instruction& instruction,
+                  llvm::Instruction* access, llvm::AtomicOrdering ordering)
+{
+  llvm::SyncScope::ID scope = t.hooks().sync_scope(t.context(), scope_of(instruction));
+  if (auto* load = llvm::dyn_cast<llvm::LoadInst>(access)) {
+    load->setAtomic(ordering, scope);
+  } else if (auto* store = llvm::dyn_cast<llvm::StoreInst>(access)) {
+    store->setAtomic(ordering, scope);
+  }
+}
+
+Expected<void> lower_ld(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  TRY(expect_operands(t, instruction, 2));
+  TRY_ASSIGN(PtxType type, last_type(t, instruction));
+  int width = vector_width(instruction);
+  TRY(check_access(t, instruction, instruction.operands[0], width, type));
+  TRY_ASSIGN(llvm::Value * pointer, t.address(instruction.operands[1], space_of(instruction)));
+  llvm::IRBuilder<>& b = t.builder();
+  llvm::Type* element = llvm_type(t.context(), type);
+  uint64_t size = static_cast<uint64_t>(type.bits / 8);
+  llvm::AtomicOrdering ordering = ordering_of(instruction, false);
+  std::vector<ptx::Operand> targets = elements_of(instruction.operands[0]);
+  if (width == 1) {
+    bool atomic = ordering != llvm::AtomicOrdering::NotAtomic;
+    llvm::Type* access = atomic ? b.getIntNTy(static_cast<unsigned>(type.bits)) : element;
+    llvm::LoadInst* load = b.CreateAlignedLoad(access, pointer, llvm::Align(size));
+    load->setVolatile(has_modifier(instruction, "volatile"));
+    if (atomic) {
+      set_ordering(t, instruction, load, ordering);
+    }
+    llvm::Value* value = atomic ? b.CreateBitCast(load, element) : load;
+    return t.write(targets[0], value, type);
+  }
+  if (ordering != llvm::AtomicOrdering::NotAtomic) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  llvm::Type* vector = llvm::FixedVectorType::get(element, static_cast<unsigned>(width));
+  llvm::LoadInst* load = b.CreateAlignedLoad(vector, pointer, llvm::Align(size * width));
+  load->setVolatile(has_modifier(instruction, "volatile"));
+  for (int i = 0; i < width; ++i) {
+    TRY(t.write(targets[static_cast<size_t>(i)], b.CreateExtractElement(load, i), type));
+  }
+  return {};
+}
+
+Expected<void> lower_st(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  TRY(expect_operands(t, instruction, 2));
+  TRY_ASSIGN(PtxType type, last_type(t, instruction));
+  int width = vector_width(instruction);
+  TRY(check_access(t, instruction, instruction.operands[1], width, type));
+  TRY_ASSIGN(llvm::Value * pointer, t.address(instruction.operands[0], space_of(instruction)));
+  llvm::IRBuilder<>& b = t.builder();
+  llvm::Type* element = llvm_type(t.context(), type);
+  uint64_t size = static_cast<uint64_t>(type.bits / 8);
+  llvm::AtomicOrdering ordering = ordering_of(instruction, false);
+  std::vector<ptx::Operand> sources = elements_of(instruction.operands[1]);
+  llvm::Value* value = llvm::PoisonValue::get(
+      width == 1 ? element : llvm::FixedVectorType::get(element, static_cast<unsigned>(width)));
+  for (int i = 0; i < width; ++i) {
+    TRY_ASSIGN(llvm::Value * part, t.read(sources[static_cast<size_t>(i)], type));
+    value = width == 1 ? part : b.CreateInsertElement(value, part, i);
+  }
+  bool atomic = ordering != llvm::AtomicOrdering::NotAtomic;
+  if (atomic && width != 1) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  if (atomic) {
+    value = b.CreateBitCast(value, b.getIntNTy(static_cast<unsigned>(type.bits)));
+  }
+  llvm::StoreInst* store = b.CreateAlignedStore(value, pointer, llvm::Align(size * width));
+  store->setVolatile(has_modifier(instruction, "volatile"));
+  if (atomic) {
+    set_ordering(t, instruction, store, ordering);
+  }
+  return {};
+}
+
+std::optional<llvm::AtomicRMWInst::BinOp> rmw_operation(const ptx::Instruction& instruction,
+                                                        PtxType type)
+{
+  using Op = llvm::AtomicRMWInst::BinOp;
+  bool is_signed = type.is_signed();
+  if (type.is_float()) {
+    return has_modifier(instruction, "add") && type.bits == 64 ? std::optional(Op::FAdd)
+                                                               : std::nullopt;
+  }
+  static constexpr std::pair<std::string_view, Op> k_ops[] = {
+      {"add", Op::Add},       {"inc", Op::UIncWrap}, {"dec", Op::UDecWrap}, {"exch", Op::Xchg},
+      {"and", Op::And},       {"or", Op::Or},        {"xor", Op::Xor}};
+  for (const auto& [name, op] : k_ops) {
+    if (has_modifier(instruction, name)) {
+      return op;
+    }
+  }
+  if (has_modifier(instruction, "min")) {
+    return is_signed ? Op::Min : Op::UMin;
+  }
+  if (has_modifier(instruction, "max")) {
+    return is_signed ? Op::Max : Op::UMax;
+  }
+  return std::nullopt;
+}
+
+// atom.add.f32 flushes subnormal inputs and results (PTX ISA): a compare-and-swap loop computing
+// the flushed, rounded-to-nearest sum with NVIDIA's NaN. Returns the old value.
+llvm::Value* atomic_add_f32(FunctionTranslator& t, llvm::Value* pointer, llvm::Value* addend,
+                            llvm::AtomicOrdering ordering, llvm::SyncScope::ID scope)
+{
+  llvm::IRBuilder<>& b = t.builder();
+  llvm::Type* i32 = b.getInt32Ty();
+  llvm::Value* initial = b.CreateAlignedLoad(i32, pointer, llvm::Align(4));
+  llvm::BasicBlock* before = b.GetInsertBlock();
+  llvm::BasicBlock* loop = llvm::BasicBlock::Create(t.context(), "atom.add.f32", &t.llvm_function());
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(t.context(), "atom.done", &t.llvm_function());
+  b.CreateBr(loop);
+  b.SetInsertPoint(loop);
+  llvm::PHINode* old = b.CreatePHI(i32, 2);
+  old->addIncoming(initial, before);
+  llvm::Value* old_float = flush_subnormal(b, b.CreateBitCast(old, b.getFloatTy()));
+  llvm::Value* sum = b.CreateFAdd(old_float, flush_subnormal(b, addend));
+  sum = canonical_nan(b, flush_subnormal(b, sum));
+  llvm::Value* exchange = b.CreateAtomicCmpXchg(pointer, old, b.CreateBitCast(sum, i32),
+                                                llvm::MaybeAlign(4), ordering,
+                                                llvm::AtomicOrdering::Monotonic, scope);
+  llvm::Value* seen = b.CreateExtractValue(exchange, 0);
+  old->addIncoming(seen, loop);
+  b.CreateCondBr(b.CreateExtractValue(exchange, 1), done, loop);
+  b.SetInsertPoint(done);
+  return b.CreateBitCast(seen, b.getFloatTy());
+}
+
+Expected<void> lower_atomic(FunctionTranslator& t, const ptx::Instruction& instruction,
+                            bool returns)
+{
+  TRY_ASSIGN(PtxType type, last_type(t, instruction));
+  bool cas = has_modifier(instruction, "cas");
+  size_t at = returns ? 1 : 0;
+  TRY(expect_operands(t, instruction, at + (cas ? 3 : 2)));
+  Space space = space_of(instruction);
+  if (space != Space::global && space != Space::shared && space != Space::generic) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  TRY_ASSIGN(llvm::Value * pointer, t.address(instruction.operands[at], space));
+  TRY_ASSIGN(llvm::Value * operand, t.read(instruction.operands[at + 1], type));
+  llvm::IRBuilder<>& b = t.builder();
+  llvm::AtomicOrdering ordering = ordering_of(instruction, true);
+  llvm::SyncScope::ID scope = t.hooks().sync_scope(t.context(), scope_of(instruction));
+  llvm::Align align(static_cast<uint64_t>(type.bits / 8));
+  llvm::Value* old = nullptr;
+  if (cas) {
+    if (type.is_float() || type.bits < 32) {
+      return std::unexpected(t.unsupported(instruction));
+    }
+    TRY_ASSIGN(llvm::Value * desired, t.read(instruction.operands[at + 2], type));
+    llvm::AtomicOrdering failure = ordering == llvm::AtomicOrdering::Release ||
+                                           ordering == llvm::AtomicOrdering::AcquireRelease
+                                       ? llvm::AtomicOrdering::Monotonic
+                                       : ordering;
+    old = b.CreateExtractValue(
+        b.CreateAtomicCmpXchg(pointer, operand, desired, align, ordering, failure, scope), 0);
+  } else if (type.is_float() && type.bits == 32 && has_modifier(instruction, "add")) {
+    old = atomic_add_f32(t, pointer, operand, ordering, scope);
+  } else {
+    std::optional<llvm::AtomicRMWInst::BinOp> op = rmw_operation(instruction, type);
+    if (!op || type.bits < 32) {
+      return std::unexpected(t.unsupported(instruction));
+    }
+    old = b.CreateAtomicRMW(*op, pointer, operand, align, ordering, scope);
+  }
+  if (returns) {
+    return t.write(instruction.operands[0], old, type);
+  }
+  return {};
+}
+
+Expected<void> lower_atom(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  return lower_atomic(t, instruction, true);
+}
+
+Expected<void> lower_red(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  return lower_atomic(t, instruction, false);
+}
+
+Expected<void> lower_membar(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  TRY(expect_operands(t, instruction, 0));
+  if (has_modifier(instruction, "proxy")) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  std::string_view scope = has_modifier(instruction, "gl") ? "gpu" : scope_of(instruction);
+  t.hooks().fence(t.env(), scope);
+  return {};
+}
+
+Expected<void> lower_prefetch(FunctionTranslator&, const ptx::Instruction&)
+{
+  return {};
+}
+
+} // namespace
+
+void add_memory_lowerings(LoweringTable& table)
+{
+  table["ld"] = lower_ld;
+  table["ldu"] = lower_ld;
+  table["st"] = lower_st;
+  table["atom"] = lower_atom;
+  table["red"] = lower_red;
+  table["membar"] = lower_membar;
+  table["fence"] = lower_membar;
+  table["prefetch"] = lower_prefetch;
+  table["prefetchu"] = lower_prefetch;
+}
+
+} // namespace d4r::compiler::translate

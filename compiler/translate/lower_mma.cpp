@@ -1,0 +1,516 @@
+// mma.sync.aligned.m16n8k16.row.col with A/B in .f16, .bf16, .e4m3 or .e5m2 (sm_89 PTX) and C/D
+// in .f32 or .f16 (stage 6). Fragment layouts: PTX ISA 9.7.14.5.8 "Matrix Fragments for
+// mma.m16n8k16 with floating point type" and 9.7.14.5.9 "Matrix Fragments for mma.m16n8k16 with
+// integer type" (whose tables carry the .e4m3/.e5m2 rows); mma_layout.hpp has them as functions.
+// https://docs.nvidia.com/cuda/parallel-thread-execution/#matrix-fragments-for-mma-m16n8k16-with-floating-point-type
+//
+// Portable lowering (the host, every AMDGPU target, and any form WMMA cannot take): every lane
+// fetches rows g and g + 8 of A and columns 2t and 2t + 1 of B from the lanes that hold them (on
+// the host one d4r_rt_warp_gather of every lane's A and B registers, on AMDGPU one ds_bpermute per
+// word), then computes its own four D elements. Arithmetic: every product of two f16, bf16 or FP8
+// values is exact in f32; NVIDIA leaves the tensor core's accumulation unspecified, so the order is
+// ours and documented: the 16 products and C are summed exactly (in f64, whose 53 bits hold any
+// such sum of the corpus' ranges) and rounded once to f32 toward zero, the truncating alignment
+// that published measurements of Ampere/Hopper tensor cores describe. NaN results become NVIDIA's
+// canonical 0x7fffffff (f16 D: 0x7fff).
+//
+// Native lowering (TranslateOptions::mma_native, AMDGPU): gfx11 v_wmma_f32_16x16x16_{f16,bf16}
+// and gfx12 v_wmma_f32_16x16x16_{f16,bf16,fp8_fp8,bf8_bf8}, for f32 C/D. m16n8k16 is the left half
+// of a 16x16x16 WMMA: B and C columns 8..15 are zero, and D's columns 0..7 are the result. The A,
+// B and C fragments move to the WMMA lane layout and D back by ds_bpermute, along the word remaps
+// mma_word_remap() derives from the two layouts (tests/unit/test_compiler_translate_mma_layout.cpp
+// checks them against a host model of both WMMA layouts). e4m3/e5m2 on gfx11 (no FP8 WMMA) and
+// f16 C/D take the portable lowering.
+
+#include "compiler/translate/function_translator.hpp"
+#include "compiler/translate/lowering.hpp"
+#include "compiler/translate/lowering_support.hpp"
+#include "compiler/translate/mma_layout.hpp"
+
+#include <llvm/IR/IntrinsicsAMDGPU.h>
+#include <llvm/IR/Module.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace d4r::compiler::translate {
+
+namespace {
+
+using Builder = llvm::IRBuilder<>;
+using Values = std::vector<llvm::Value*>;
+// The word `word` (of the operand being fetched) of lane `source_lane` (i32).
+using Fetch = std::function<llvm::Value*(llvm::Value* source_lane, int word)>;
+
+constexpr int k_lanes = 32;
+
+enum class MmaInput { f16, bf16, e4m3, e5m2 };
+
+struct MmaForm {
+  MmaInput input = MmaInput::f16;
+  bool c_f32 = true;
+  bool d_f32 = true;
+  int input_bits() const { return input == MmaInput::e4m3 || input == MmaInput::e5m2 ? 8 : 16; }
+  int a_words() const { return input_bits() == 8 ? 2 : 4; }
+  int b_words() const { return input_bits() == 8 ? 1 : 2; }
+};
+
+std::optional<MmaInput> input_type(const std::string& name)
+{
+  if (name == "f16") {
+    return MmaInput::f16;
+  }
+  if (name == "bf16") {
+    return MmaInput::bf16;
+  }
+  if (name == "e4m3") {
+    return MmaInput::e4m3;
+  }
+  if (name == "e5m2") {
+    return MmaInput::e5m2;
+  }
+  return std::nullopt;
+}
+
+// mma.sync.aligned.m16n8k16.row.col.DTYPE.ATYPE.BTYPE.CTYPE; nullopt for any other form.
+std::optional<MmaForm> parse_form(const ptx::Instruction& instruction)
+{
+  const std::vector<std::string>& m = instruction.modifiers;
+  if (m.size() != 9 || m[0] != "sync" || m[1] != "aligned" || m[2] != "m16n8k16" ||
+      m[3] != "row" || m[4] != "col" || m[6] != m[7]) {
+    return std::nullopt;
+  }
+  std::optional<MmaInput> input = input_type(m[6]);
+  bool d_ok = m[5] == "f32" || m[5] == "f16";
+  bool c_ok = m[8] == "f32" || m[8] == "f16";
+  if (!input || !d_ok || !c_ok) {
+    return std::nullopt;
+  }
+  MmaForm form{*input, m[8] == "f32", m[5] == "f32"};
+  if (form.input == MmaInput::bf16 && !(form.c_f32 && form.d_f32)) {
+    return std::nullopt; // PTX has bf16 only with f32 accumulators
+  }
+  return form;
+}
+
+Expected<Values> read_words(FunctionTranslator& t, const ptx::Instruction& instruction,
+                            size_t index, size_t count)
+{
+  const ptx::Operand& operand = instruction.operands[index];
+  if (operand.kind != ptx::OperandKind::vector || operand.elements.size() != count) {
+    return std::unexpected(t.error(instruction, "mma operand " + std::to_string(index + 1) +
+                                                    ": expected {" + std::to_string(count) +
+                                                    " registers}"));
+  }
+  Values words;
+  for (const ptx::Operand& element : operand.elements) {
+    TRY_ASSIGN(llvm::Value * word, t.read(element, PtxType{PtxType::Kind::bits, 32, false}));
+    words.push_back(word);
+  }
+  return words;
+}
+
+// entries[lane] as an i32 of the calling lane: a constant, or a load from a [32 x i32] table in
+// the constant space (one global per distinct table in the module).
+llvm::Value* lane_table(FunctionTranslator& t, const std::vector<uint32_t>& entries,
+                        llvm::Value* lane)
+{
+  Builder& b = t.builder();
+  bool uniform = std::all_of(entries.begin(), entries.end(),
+                             [&](uint32_t entry) { return entry == entries[0]; });
+  if (uniform) {
+    return b.getInt32(entries[0]);
+  }
+  llvm::Module& module = *t.llvm_function().getParent();
+  llvm::Constant* init = llvm::ConstantDataArray::get(t.context(), llvm::ArrayRef(entries));
+  llvm::GlobalVariable* table = nullptr;
+  int count = 0;
+  for (llvm::GlobalVariable& global : module.globals()) {
+    if (global.getName().starts_with("d4r.mma.lanes")) {
+      ++count;
+      if (global.getInitializer() == init) {
+        table = &global;
+      }
+    }
+  }
+  if (table == nullptr) {
+    table = new llvm::GlobalVariable(module, init->getType(), true,
+                                     llvm::GlobalValue::PrivateLinkage, init,
+                                     "d4r.mma.lanes" + std::to_string(count), nullptr,
+                                     llvm::GlobalValue::NotThreadLocal,
+                                     t.hooks().address_space(Space::constant));
+    table->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  }
+  llvm::Value* slot = b.CreateInBoundsGEP(init->getType(), table, {b.getInt32(0), lane});
+  return b.CreateLoad(b.getInt32Ty(), slot);
+}
+
+// The destination words of `remap` for the calling lane.
+Values emit_remap(FunctionTranslator& t, const MmaWordRemap& remap, llvm::Value* lane,
+                  const Fetch& fetch)
+{
+  Builder& b = t.builder();
+  Values out;
+  for (int word = 0; word < remap.words; ++word) {
+    std::vector<uint32_t> lanes(k_lanes), words(k_lanes), zero(k_lanes);
+    std::set<int> distinct;
+    for (int l = 0; l < k_lanes; ++l) {
+      const MmaWordSource& source = remap.sources[static_cast<size_t>(l * remap.words + word)];
+      zero[l] = source.lane < 0 ? 1 : 0;
+      lanes[l] = static_cast<uint32_t>(source.lane < 0 ? l : source.lane);
+      if (source.lane >= 0) {
+        distinct.insert(source.word);
+        words[l] = static_cast<uint32_t>(source.word);
+      }
+    }
+    if (distinct.empty()) {
+      out.push_back(b.getInt32(0));
+      continue;
+    }
+    for (int l = 0; l < k_lanes; ++l) {
+      words[l] = zero[l] != 0 ? static_cast<uint32_t>(*distinct.begin()) : words[l];
+    }
+    llvm::Value* source_lane = lane_table(t, lanes, lane);
+    llvm::Value* which = distinct.size() > 1 ? lane_table(t, words, lane) : nullptr;
+    llvm::Value* value = nullptr;
+    for (int candidate : distinct) {
+      llvm::Value* fetched = fetch(source_lane, candidate);
+      value = value == nullptr
+                  ? fetched
+                  : b.CreateSelect(b.CreateICmpEQ(which, b.getInt32(candidate)), fetched, value);
+    }
+    if (distinct.size() == 1 && std::find(zero.begin(), zero.end(), 1U) == zero.end()) {
+      out.push_back(value);
+      continue;
+    }
+    llvm::Value* is_zero = b.CreateICmpNE(lane_table(t, zero, lane), b.getInt32(0));
+    out.push_back(b.CreateSelect(is_zero, b.getInt32(0), value));
+  }
+  return out;
+}
+
+MmaWordRemap word_remap(const MmaLayoutSpec& destination, const MmaLayoutSpec& source)
+{
+  std::optional<MmaWordRemap> remap = mma_word_remap(destination, source);
+  assert(remap && "mma layouts always remap word by word");
+  return *remap;
+}
+
+// AMDGPU: `words[word]` of lane `source_lane` (ds_bpermute; mma.sync.aligned runs on all lanes).
+Fetch bpermute_fetch(Builder& b, const Values& words)
+{
+  return [&b, words](llvm::Value* source_lane, int word) -> llvm::Value* {
+    llvm::Value* address = b.CreateShl(source_lane, 2);
+    return b.CreateIntrinsic(llvm::Intrinsic::amdgcn_ds_bpermute, {},
+                             {address, words[static_cast<size_t>(word)]});
+  };
+}
+
+// Host: every lane's `mine` words in one d4r_rt_warp_gather; the fetch reads the gathered array
+// (word `word` + `offset` of lane `source_lane`).
+llvm::Value* host_gather(FunctionTranslator& t, const Values& mine)
+{
+  Builder& b = t.builder();
+  llvm::Type* i32 = b.getInt32Ty();
+  llvm::BasicBlock& entry_block = t.llvm_function().getEntryBlock();
+  Builder entry(&entry_block, entry_block.begin());
+  llvm::AllocaInst* mine_slot =
+      entry.CreateAlloca(llvm::ArrayType::get(i32, mine.size()), nullptr, "mma.mine");
+  llvm::AllocaInst* all_slot =
+      entry.CreateAlloca(llvm::ArrayType::get(i32, mine.size() * k_lanes), nullptr, "mma.all");
+  for (size_t i = 0; i < mine.size(); ++i) {
+    b.CreateStore(mine[i], b.CreateConstInBoundsGEP1_64(i32, mine_slot, i));
+  }
+  llvm::Module& module = *t.llvm_function().getParent();
+  llvm::FunctionCallee gather = module.getOrInsertFunction(
+      "d4r_rt_warp_gather",
+      llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), i32, i32, b.getPtrTy(), i32, b.getPtrTy()},
+                              false));
+  b.CreateCall(gather, {t.env().thread, b.getInt32(t.next_site()), b.getInt32(0xffffffffU),
+                        mine_slot, b.getInt32(static_cast<uint32_t>(mine.size())), all_slot});
+  return all_slot;
+}
+
+Fetch gathered_fetch(Builder& b, llvm::Value* all, int stride, int offset)
+{
+  return [&b, all, stride, offset](llvm::Value* source_lane, int word) -> llvm::Value* {
+    llvm::Value* index = b.CreateAdd(b.CreateMul(source_lane, b.getInt32(static_cast<uint32_t>(stride))),
+                                     b.getInt32(static_cast<uint32_t>(offset + word)));
+    return b.CreateLoad(b.getInt32Ty(), b.CreateInBoundsGEP(b.getInt32Ty(), all, index));
+  };
+}
+
+// An FP8 byte (i32, 0..255) as the f32 it denotes exactly: e4m3 (bias 7, no infinities, S.1111.111
+// NaN) or e5m2 (bias 15, IEEE-like).
+llvm::Value* decode_fp8(Builder& b, llvm::Value* byte, bool e4m3)
+{
+  int man_bits = e4m3 ? 3 : 2;
+  int exp_bits = e4m3 ? 4 : 5;
+  int bias = e4m3 ? 7 : 15;
+  llvm::Value* exponent = b.CreateAnd(b.CreateLShr(byte, static_cast<uint64_t>(man_bits)),
+                                      static_cast<uint64_t>((1 << exp_bits) - 1));
+  llvm::Value* mantissa = b.CreateAnd(byte, static_cast<uint64_t>((1 << man_bits) - 1));
+  llvm::Value* normal_bits =
+      b.CreateOr(b.CreateShl(b.CreateAdd(exponent, b.getInt32(static_cast<uint32_t>(127 - bias))), 23),
+                 b.CreateShl(mantissa, static_cast<uint64_t>(23 - man_bits)));
+  llvm::Value* normal = b.CreateBitCast(normal_bits, b.getFloatTy());
+  llvm::Value* subnormal = b.CreateFMul(b.CreateUIToFP(mantissa, b.getFloatTy()),
+                                        llvm::ConstantFP::get(b.getFloatTy(),
+                                                              std::ldexp(1.0, 1 - bias - man_bits)));
+  llvm::Value* magnitude = b.CreateSelect(b.CreateICmpEQ(exponent, b.getInt32(0)), subnormal, normal);
+  llvm::Value* nan = llvm::ConstantFP::getNaN(b.getFloatTy());
+  if (e4m3) {
+    llvm::Value* is_nan = b.CreateICmpEQ(b.CreateAnd(byte, 0x7f), b.getInt32(0x7f));
+    magnitude = b.CreateSelect(is_nan, nan, magnitude);
+  } else {
+    llvm::Value* top = b.CreateICmpEQ(exponent, b.getInt32(31));
+    llvm::Value* special = b.CreateSelect(b.CreateICmpEQ(mantissa, b.getInt32(0)),
+                                          llvm::ConstantFP::getInfinity(b.getFloatTy()), nan);
+    magnitude = b.CreateSelect(top, special, magnitude);
+  }
+  llvm::Value* negative = b.CreateICmpNE(b.CreateAnd(byte, 0x80), b.getInt32(0));
+  return b.CreateSelect(negative, b.CreateFNeg(magnitude), magnitude);
+}
+
+// Element `sub` of a packed A/B word as an exact f32.
+llvm::Value* decode_input(Builder& b, MmaInput input, llvm::Value* word, int sub)
+{
+  switch (input) {
+  case MmaInput::f16: {
+    llvm::Value* bits = b.CreateTrunc(b.CreateLShr(word, static_cast<uint64_t>(16 * sub)), b.getInt16Ty());
+    return b.CreateFPExt(b.CreateBitCast(bits, b.getHalfTy()), b.getFloatTy());
+  }
+  case MmaInput::bf16: {
+    llvm::Value* bits = sub == 0 ? b.CreateShl(word, 16) : b.CreateAnd(word, 0xffff0000U);
+    return b.CreateBitCast(bits, b.getFloatTy());
+  }
+  case MmaInput::e4m3:
+  case MmaInput::e5m2: {
+    llvm::Value* byte = b.CreateAnd(b.CreateLShr(word, static_cast<uint64_t>(8 * sub)), 0xff);
+    return decode_fp8(b, byte, input == MmaInput::e4m3);
+  }
+  }
+  D4R_UNREACHABLE("every mma input type is covered");
+}
+
+// f64 -> f32 rounded toward zero (the f64 is an exact sum; NaN and infinities pass through).
+llvm::Value* truncate_toward_zero(Builder& b, llvm::Value* sum)
+{
+  llvm::Value* nearest = b.CreateFPTrunc(sum, b.getFloatTy());
+  llvm::Value* back = b.CreateFPExt(nearest, b.getDoubleTy());
+  llvm::Value* away = b.CreateFCmpOGT(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, back),
+                                      b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, sum));
+  llvm::Value* bits = b.CreateBitCast(nearest, b.getInt32Ty());
+  llvm::Value* smaller = b.CreateBitCast(b.CreateSub(bits, b.getInt32(1)), b.getFloatTy());
+  return b.CreateSelect(away, smaller, nearest);
+}
+
+// C + sum of the products, in the order the file comment documents.
+llvm::Value* accumulate(Builder& b, const Values& a, const Values& bv, llvm::Value* c)
+{
+  llvm::Value* sum = b.CreateFPExt(c, b.getDoubleTy());
+  for (size_t k = 0; k < a.size(); ++k) {
+    llvm::Value* product = b.CreateFMul(a[k], bv[k]); // exact in f32
+    sum = b.CreateFAdd(sum, b.CreateFPExt(product, b.getDoubleTy()));
+  }
+  return canonical_nan(b, truncate_toward_zero(b, sum));
+}
+
+// Accumulator element `i` (0..3) of C as f32.
+llvm::Value* c_element(Builder& b, const Values& c, bool f32, int i)
+{
+  if (f32) {
+    return b.CreateBitCast(c[static_cast<size_t>(i)], b.getFloatTy());
+  }
+  return decode_input(b, MmaInput::f16, c[static_cast<size_t>(i / 2)], i % 2);
+}
+
+Expected<void> write_d(FunctionTranslator& t, const ptx::Instruction& instruction, bool f32,
+                       const Values& d)
+{
+  Builder& b = t.builder();
+  const ptx::Operand& target = instruction.operands[0];
+  if (f32) {
+    for (size_t i = 0; i < 4; ++i) {
+      TRY(t.write(target.elements[i], d[i], f32_type()));
+    }
+    return {};
+  }
+  for (size_t j = 0; j < 2; ++j) {
+    Values halves;
+    for (size_t s = 0; s < 2; ++s) {
+      llvm::Value* value = d[2 * j + s];
+      llvm::Value* half = b.CreateBitCast(b.CreateFPTrunc(value, b.getHalfTy()), b.getInt16Ty());
+      half = b.CreateSelect(b.CreateFCmpUNO(value, value), b.getInt16(0x7fff), half);
+      halves.push_back(b.CreateZExt(half, b.getInt32Ty()));
+    }
+    llvm::Value* word = b.CreateOr(halves[0], b.CreateShl(halves[1], 16));
+    TRY(t.write(target.elements[j], word, PtxType{PtxType::Kind::bits, 32, false}));
+  }
+  return {};
+}
+
+struct Fragments {
+  Values a, b, c;
+};
+
+Expected<void> lower_portable(FunctionTranslator& t, const ptx::Instruction& instruction,
+                              const MmaForm& form, const Fragments& in)
+{
+  Builder& b = t.builder();
+  int bits = form.input_bits();
+  llvm::Value* lane = t.hooks().special_register(t.env(), "%laneid");
+  MmaWordRemap to_rows = word_remap({MmaLayout::rows, MmaOperand::a, bits}, {MmaLayout::ptx, MmaOperand::a, bits});
+  MmaWordRemap to_cols = word_remap({MmaLayout::cols, MmaOperand::b, bits}, {MmaLayout::ptx, MmaOperand::b, bits});
+  Fetch fetch_a;
+  Fetch fetch_b;
+  if (t.hooks().kind() == TargetKind::host) {
+    Values mine = in.a;
+    mine.insert(mine.end(), in.b.begin(), in.b.end());
+    llvm::Value* all = host_gather(t, mine);
+    int stride = static_cast<int>(mine.size());
+    fetch_a = gathered_fetch(b, all, stride, 0);
+    fetch_b = gathered_fetch(b, all, stride, static_cast<int>(in.a.size()));
+  } else {
+    fetch_a = bpermute_fetch(b, in.a);
+    fetch_b = bpermute_fetch(b, in.b);
+  }
+  Values rows = emit_remap(t, to_rows, lane, fetch_a);
+  Values cols = emit_remap(t, to_cols, lane, fetch_b);
+  int per_word = 32 / bits;
+  size_t width = rows.size() / 2; // words per row (column)
+  Values d;
+  for (int i = 0; i < 4; ++i) {
+    size_t row = i >= 2 ? width : 0;
+    size_t col = (i & 1) != 0 ? width : 0;
+    Values a_values;
+    Values b_values;
+    for (size_t w = 0; w < width; ++w) {
+      for (int s = 0; s < per_word; ++s) {
+        a_values.push_back(decode_input(b, form.input, rows[row + w], s));
+        b_values.push_back(decode_input(b, form.input, cols[col + w], s));
+      }
+    }
+    d.push_back(accumulate(b, a_values, b_values, c_element(b, in.c, form.c_f32, i)));
+  }
+  return write_d(t, instruction, form.d_f32, d);
+}
+
+bool is_gfx11(const TranslateOptions& options)
+{
+  return options.processor.starts_with("gfx11");
+}
+
+bool native_possible(FunctionTranslator& t, const MmaForm& form)
+{
+  const TranslateOptions& options = t.module().options;
+  if (t.hooks().kind() != TargetKind::amdgpu || !options.mma_native || !form.c_f32 || !form.d_f32) {
+    return false;
+  }
+  if (is_gfx11(options)) {
+    return form.input_bits() == 16;
+  }
+  return options.processor.starts_with("gfx12");
+}
+
+llvm::Value* pack_vector(Builder& b, const Values& words, llvm::Type* vector_type)
+{
+  llvm::Value* packed = llvm::PoisonValue::get(llvm::FixedVectorType::get(b.getInt32Ty(), words.size()));
+  for (size_t i = 0; i < words.size(); ++i) {
+    packed = b.CreateInsertElement(packed, words[i], i);
+  }
+  return b.CreateBitCast(packed, vector_type);
+}
+
+llvm::Value* wmma_call(Builder& b, MmaInput input, llvm::Value* a, llvm::Value* bv, llvm::Value* c)
+{
+  llvm::Intrinsic::ID id = llvm::Intrinsic::amdgcn_wmma_f32_16x16x16_f16;
+  switch (input) {
+  case MmaInput::f16: break;
+  case MmaInput::bf16: id = llvm::Intrinsic::amdgcn_wmma_f32_16x16x16_bf16; break;
+  case MmaInput::e4m3: id = llvm::Intrinsic::amdgcn_wmma_f32_16x16x16_fp8_fp8; break;
+  case MmaInput::e5m2: id = llvm::Intrinsic::amdgcn_wmma_f32_16x16x16_bf8_bf8; break;
+  }
+  return b.CreateIntrinsic(id, {c->getType(), a->getType()}, {a, bv, c});
+}
+
+llvm::Type* operand_type(Builder& b, MmaInput input, int words)
+{
+  unsigned count = static_cast<unsigned>(words);
+  switch (input) {
+  case MmaInput::f16: return llvm::FixedVectorType::get(b.getHalfTy(), 2 * count);
+  case MmaInput::bf16: return llvm::FixedVectorType::get(b.getInt16Ty(), 2 * count);
+  case MmaInput::e4m3:
+  case MmaInput::e5m2: return llvm::FixedVectorType::get(b.getInt32Ty(), count);
+  }
+  D4R_UNREACHABLE("every mma input type is covered");
+}
+
+Expected<void> lower_native(FunctionTranslator& t, const ptx::Instruction& instruction,
+                            const MmaForm& form, const Fragments& in)
+{
+  Builder& b = t.builder();
+  bool gfx11 = is_gfx11(t.module().options);
+  MmaLayout family = gfx11 ? MmaLayout::gfx11 : MmaLayout::gfx12;
+  int bits = form.input_bits();
+  llvm::Value* lane = t.hooks().special_register(t.env(), "%laneid");
+  Values a = emit_remap(t, word_remap({family, MmaOperand::a, bits}, {MmaLayout::ptx, MmaOperand::a, bits}),
+                        lane, bpermute_fetch(b, in.a));
+  Values bw = emit_remap(t, word_remap({family, MmaOperand::b, bits}, {MmaLayout::ptx, MmaOperand::b, bits}),
+                         lane, bpermute_fetch(b, in.b));
+  Values c = emit_remap(t, word_remap({family, MmaOperand::c, 32}, {MmaLayout::ptx, MmaOperand::c, 32}),
+                        lane, bpermute_fetch(b, in.c));
+  llvm::Type* accumulator = llvm::FixedVectorType::get(b.getFloatTy(), 8);
+  llvm::Value* result =
+      wmma_call(b, form.input, pack_vector(b, a, operand_type(b, form.input, static_cast<int>(a.size()))),
+                pack_vector(b, bw, operand_type(b, form.input, static_cast<int>(bw.size()))),
+                pack_vector(b, c, accumulator));
+  Values result_words;
+  for (unsigned i = 0; i < 8; ++i) {
+    llvm::Value* element = canonical_nan(b, b.CreateExtractElement(result, i));
+    result_words.push_back(b.CreateBitCast(element, b.getInt32Ty()));
+  }
+  Values d = emit_remap(t, word_remap({MmaLayout::ptx, MmaOperand::c, 32}, {family, MmaOperand::c, 32}),
+                        lane, bpermute_fetch(b, result_words));
+  for (llvm::Value*& value : d) {
+    value = b.CreateBitCast(value, b.getFloatTy());
+  }
+  return write_d(t, instruction, true, d);
+}
+
+// mma.sync.aligned.m16n8k16.row.col.dtype.atype.btype.ctype d, a, b, c.
+Expected<void> lower_mma(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  std::optional<MmaForm> form = parse_form(instruction);
+  if (!form) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  TRY(expect_operands(t, instruction, 4));
+  Fragments in;
+  TRY_ASSIGN(in.a, read_words(t, instruction, 1, static_cast<size_t>(form->a_words())));
+  TRY_ASSIGN(in.b, read_words(t, instruction, 2, static_cast<size_t>(form->b_words())));
+  TRY_ASSIGN(in.c, read_words(t, instruction, 3, form->c_f32 ? 4 : 2));
+  const ptx::Operand& target = instruction.operands[0];
+  if (target.kind != ptx::OperandKind::vector || target.elements.size() != (form->d_f32 ? 4U : 2U)) {
+    return std::unexpected(t.error(instruction, "mma operand 1: expected {" +
+                                                    std::to_string(form->d_f32 ? 4 : 2) +
+                                                    " registers}"));
+  }
+  if (native_possible(t, *form)) {
+    return lower_native(t, instruction, *form, in);
+  }
+  return lower_portable(t, instruction, *form, in);
+}
+
+} // namespace
+
+void add_mma_lowerings(LoweringTable& table)
+{
+  table["mma"] = lower_mma;
+}
+
+} // namespace d4r::compiler::translate

@@ -1,0 +1,32 @@
+#include "compiler/translate/lowering.hpp"
+
+namespace d4r::compiler::translate {
+
+namespace {
+
+LoweringTable make_table()
+{
+  LoweringTable table;
+  add_arith_lowerings(table);
+  add_compare_lowerings(table);
+  add_convert_lowerings(table);
+  add_memory_lowerings(table);
+  add_control_lowerings(table);
+  add_warp_lowerings(table);
+  add_mma_lowerings(table);
+  add_image_lowerings(table);
+  add_fp8_lowerings(table);
+  // Stages 4-6 (lower_image.cpp, lower_fp8.cpp, lower_mma.cpp) register here.
+  return table;
+}
+
+} // namespace
+
+Lowering find_lowering(std::string_view opcode)
+{
+  static const LoweringTable table = make_table();
+  auto it = table.find(std::string(opcode));
+  return it == table.end() ? nullptr : it->second;
+}
+
+} // namespace d4r::compiler::translate

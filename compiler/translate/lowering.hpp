@@ -1,0 +1,39 @@
+#pragma once
+// The opcode -> lowering table. Each lower_*.cpp registers the opcodes it owns in one function
+// named add_*_lowerings; lowering.cpp calls every one of them. A new family (lower_image.cpp,
+// lower_fp8.cpp, lower_mma.cpp) adds its function here and one line in lowering.cpp. A lowering
+// may decline a form it does not implement by returning FunctionTranslator::unsupported().
+
+#include "compiler/ptx/ast.hpp"
+#include "util/error.hpp"
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace d4r::compiler::translate {
+
+class FunctionTranslator;
+
+using Lowering = Expected<void> (*)(FunctionTranslator&, const ptx::Instruction&);
+using LoweringTable = std::unordered_map<std::string, Lowering>;
+
+void add_arith_lowerings(LoweringTable& table);   // lower_arith.cpp (integers; floats in
+                                                  // lower_float.cpp)
+void add_compare_lowerings(LoweringTable& table); // lower_compare.cpp
+void add_convert_lowerings(LoweringTable& table); // lower_convert.cpp
+void add_memory_lowerings(LoweringTable& table);  // lower_memory.cpp
+void add_control_lowerings(LoweringTable& table); // lower_control.cpp
+void add_warp_lowerings(LoweringTable& table);    // lower_warp.cpp
+void add_mma_lowerings(LoweringTable& table);     // lower_mma.cpp
+void add_image_lowerings(LoweringTable& table);   // lower_image.cpp
+void add_fp8_lowerings(LoweringTable& table);     // lower_fp8.cpp
+// A call of an undefined (.extern) function NAME goes to the lowering registered as "call:NAME"
+// when there is one (the rewrite passes' helpers, builtin_call.hpp); lower_control.cpp asks.
+// cvt with an FP8 operand (e4m3x2, e5m2x2): lower_convert.cpp's cvt delegates to lower_fp8.cpp.
+[[nodiscard]] Expected<void> lower_cvt_fp8(FunctionTranslator& t, const ptx::Instruction& instruction);
+
+// The lowering of `opcode`, or nullptr.
+[[nodiscard]] Lowering find_lowering(std::string_view opcode);
+
+} // namespace d4r::compiler::translate

@@ -1,0 +1,115 @@
+#include "compiler/translate/lowering_support.hpp"
+
+#include <llvm/IR/Intrinsics.h>
+
+namespace d4r::compiler::translate {
+
+bool has_modifier(const ptx::Instruction& instruction, std::string_view modifier)
+{
+  for (const std::string& candidate : instruction.modifiers) {
+    if (candidate == modifier) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool has_packed_type(const ptx::Instruction& instruction)
+{
+  for (const std::string& modifier : instruction.modifiers) {
+    if (modifier.ends_with("x2") || modifier.ends_with("x4")) {
+      return true;
+    }
+  }
+  return false;
+}
+
+Expected<PtxType> last_type(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  for (auto it = instruction.modifiers.rbegin(); it != instruction.modifiers.rend(); ++it) {
+    if (std::optional<PtxType> type = parse_type(*it)) {
+      return *type;
+    }
+  }
+  return std::unexpected(t.error(instruction, instruction.opcode + " has no type"));
+}
+
+Expected<std::pair<PtxType, PtxType>> two_types(FunctionTranslator& t,
+                                                const ptx::Instruction& instruction)
+{
+  std::vector<PtxType> types;
+  for (const std::string& modifier : instruction.modifiers) {
+    if (std::optional<PtxType> type = parse_type(modifier)) {
+      types.push_back(*type);
+    }
+  }
+  if (types.size() < 2) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  return std::pair{types[types.size() - 2], types[types.size() - 1]};
+}
+
+Expected<void> expect_operands(FunctionTranslator& t, const ptx::Instruction& instruction,
+                               size_t count)
+{
+  if (instruction.operands.size() != count) {
+    return std::unexpected(t.error(instruction, instruction.opcode + " takes " +
+                                                    std::to_string(count) + " operands, not " +
+                                                    std::to_string(instruction.operands.size())));
+  }
+  return {};
+}
+
+int rounding_mode(const ptx::Instruction& instruction)
+{
+  static constexpr std::pair<std::string_view, int> k_modes[] = {
+      {"rn", 0}, {"rz", 1}, {"rm", 2}, {"rp", 3}, {"rna", 4},
+      {"rni", 0}, {"rzi", 1}, {"rmi", 2}, {"rpi", 3}};
+  for (const std::string& modifier : instruction.modifiers) {
+    for (const auto& [name, mode] : k_modes) {
+      if (modifier == name) {
+        return mode;
+      }
+    }
+  }
+  return -1;
+}
+
+llvm::Value* flush_subnormal(llvm::IRBuilder<>& builder, llvm::Value* value)
+{
+  if (!value->getType()->isFloatTy()) {
+    return value;
+  }
+  llvm::Value* magnitude = builder.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, value);
+  llvm::Value* tiny = builder.CreateFCmpOLT(
+      magnitude, llvm::ConstantFP::get(value->getType(), 1.1754943508222875e-38));
+  llvm::Value* zero = builder.CreateBinaryIntrinsic(
+      llvm::Intrinsic::copysign, llvm::ConstantFP::get(value->getType(), 0.0), value);
+  return builder.CreateSelect(tiny, zero, value);
+}
+
+llvm::Value* saturate(llvm::IRBuilder<>& builder, llvm::Value* value)
+{
+  llvm::Type* type = value->getType();
+  llvm::Value* zero = llvm::ConstantFP::get(type, 0.0);
+  llvm::Value* one = llvm::ConstantFP::get(type, 1.0);
+  // NaN and anything <= 0 (-0 included) give +0; anything >= 1 gives 1.
+  llvm::Value* above_zero = builder.CreateFCmpOGT(value, zero);
+  llvm::Value* low = builder.CreateSelect(above_zero, value, zero);
+  return builder.CreateSelect(builder.CreateFCmpOGT(low, one), one, low);
+}
+
+llvm::Value* canonical_nan(llvm::IRBuilder<>& builder, llvm::Value* value)
+{
+  llvm::Value* nan = nullptr;
+  if (value->getType()->isFloatTy()) {
+    nan = builder.CreateBitCast(builder.getInt32(0x7fffffffU), value->getType());
+  } else if (value->getType()->isDoubleTy()) {
+    nan = builder.CreateBitCast(builder.getInt64(0x7fffffffffffffffULL), value->getType());
+  } else {
+    return value;
+  }
+  return builder.CreateSelect(builder.CreateFCmpUNO(value, value), nan, value);
+}
+
+} // namespace d4r::compiler::translate

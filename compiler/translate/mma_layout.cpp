@@ -1,0 +1,158 @@
+#include "compiler/translate/mma_layout.hpp"
+
+#include <map>
+#include <utility>
+
+namespace d4r::compiler::translate {
+
+namespace {
+
+constexpr int k_lanes = 32;
+
+int per_word(const MmaLayoutSpec& spec)
+{
+  return 32 / spec.element_bits;
+}
+
+// Words holding one 16-element row (or column) in the portable layouts.
+int row_words(const MmaLayoutSpec& spec)
+{
+  return 16 / per_word(spec);
+}
+
+MatrixPos ptx_position(const MmaLayoutSpec& spec, int lane, int word, int sub)
+{
+  int g = lane >> 2;
+  int t = lane & 3;
+  int i = word * per_word(spec) + sub;
+  switch (spec.operand) {
+  case MmaOperand::a:
+    if (spec.element_bits == 8) {
+      return MatrixPos{g + 8 * (i >= 4 ? 1 : 0), 4 * t + (i & 3)};
+    }
+    return MatrixPos{g + 8 * ((i / 2) % 2), 2 * t + (i & 1) + 8 * (i >= 4 ? 1 : 0)};
+  case MmaOperand::b:
+    if (spec.element_bits == 8) {
+      return MatrixPos{4 * t + i, g};
+    }
+    return MatrixPos{2 * t + (i & 1) + 8 * (i >= 2 ? 1 : 0), g};
+  case MmaOperand::c: return MatrixPos{g + 8 * (i >= 2 ? 1 : 0), 2 * t + (i & 1)};
+  }
+  return MatrixPos{};
+}
+
+MatrixPos wmma_position(const MmaLayoutSpec& spec, int lane, int word, int sub)
+{
+  int index = lane % 16;
+  int half = lane / 16;
+  bool gfx11 = spec.layout == MmaLayout::gfx11;
+  if (spec.operand == MmaOperand::c) {
+    return gfx11 ? MatrixPos{2 * word + half, index} : MatrixPos{word + 8 * half, index};
+  }
+  int k = word * per_word(spec) + sub + (gfx11 ? 0 : 8 * half);
+  return spec.operand == MmaOperand::a ? MatrixPos{index, k} : MatrixPos{k, index};
+}
+
+MatrixPos portable_position(const MmaLayoutSpec& spec, int lane, int word, int sub)
+{
+  int width = row_words(spec);
+  int second = word >= width ? 1 : 0;
+  int k = (word % width) * per_word(spec) + sub;
+  if (spec.layout == MmaLayout::rows) {
+    return MatrixPos{(lane >> 2) + 8 * second, k};
+  }
+  return MatrixPos{k, 2 * (lane & 3) + second};
+}
+
+} // namespace
+
+int mma_layout_words(const MmaLayoutSpec& spec)
+{
+  bool wide = spec.element_bits == 32;
+  bool narrow = spec.element_bits == 8;
+  if (spec.operand == MmaOperand::c ? narrow : wide) {
+    return 0;
+  }
+  switch (spec.layout) {
+  case MmaLayout::ptx:
+    if (spec.operand == MmaOperand::c) {
+      return wide ? 4 : 2;
+    }
+    return (spec.operand == MmaOperand::a ? 4 : 2) / (narrow ? 2 : 1);
+  case MmaLayout::gfx11:
+    if (spec.operand == MmaOperand::c) {
+      return wide ? 8 : 0; // f16 C/D (op_sel halves) is not modelled
+    }
+    return narrow ? 0 : 8; // RDNA3 has no fp8 WMMA
+  case MmaLayout::gfx12:
+    if (spec.operand == MmaOperand::c) {
+      return wide ? 8 : 0;
+    }
+    return narrow ? 2 : 4;
+  case MmaLayout::rows:
+    return spec.operand == MmaOperand::a ? 2 * row_words(spec) : 0;
+  case MmaLayout::cols:
+    return spec.operand == MmaOperand::b ? 2 * row_words(spec) : 0;
+  }
+  return 0;
+}
+
+MatrixPos mma_layout_position(const MmaLayoutSpec& spec, int lane, int word, int sub)
+{
+  switch (spec.layout) {
+  case MmaLayout::ptx: return ptx_position(spec, lane, word, sub);
+  case MmaLayout::gfx11:
+  case MmaLayout::gfx12: return wmma_position(spec, lane, word, sub);
+  case MmaLayout::rows:
+  case MmaLayout::cols: return portable_position(spec, lane, word, sub);
+  }
+  return MatrixPos{};
+}
+
+std::optional<MmaWordRemap> mma_word_remap(const MmaLayoutSpec& destination,
+                                           const MmaLayoutSpec& source)
+{
+  int words = mma_layout_words(destination);
+  int source_words = mma_layout_words(source);
+  if (words == 0 || source_words == 0 || destination.element_bits != source.element_bits) {
+    return std::nullopt;
+  }
+  int subs = per_word(source);
+  // (row, col) -> (lane, word, sub) of its first holder in the source.
+  std::map<std::pair<int, int>, std::pair<MmaWordSource, int>> holders;
+  for (int lane = 0; lane < k_lanes; ++lane) {
+    for (int word = 0; word < source_words; ++word) {
+      for (int sub = 0; sub < subs; ++sub) {
+        MatrixPos pos = mma_layout_position(source, lane, word, sub);
+        holders.try_emplace({pos.row, pos.col}, MmaWordSource{lane, word}, sub);
+      }
+    }
+  }
+  MmaWordRemap remap;
+  remap.words = words;
+  for (int lane = 0; lane < k_lanes; ++lane) {
+    for (int word = 0; word < words; ++word) {
+      std::optional<MmaWordSource> from;
+      bool zero = false;
+      for (int sub = 0; sub < subs; ++sub) {
+        MatrixPos pos = mma_layout_position(destination, lane, word, sub);
+        auto it = holders.find({pos.row, pos.col});
+        if (it == holders.end()) {
+          zero = true;
+          continue;
+        }
+        if (it->second.second != sub || (from && !(*from == it->second.first))) {
+          return std::nullopt;
+        }
+        from = it->second.first;
+      }
+      if (zero && from) {
+        return std::nullopt;
+      }
+      remap.sources.push_back(from.value_or(MmaWordSource{}));
+    }
+  }
+  return remap;
+}
+
+} // namespace d4r::compiler::translate

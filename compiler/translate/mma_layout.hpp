@@ -1,0 +1,68 @@
+#pragma once
+// Where each element of an m16n8k16 (PTX mma.sync) or 16x16x16 (AMDGPU WMMA) operand lives: lane,
+// 32-bit word (register) and sub-element within the word, as pure functions, and the word remaps
+// between two layouts that lower_mma.cpp turns into cross-lane moves (ds_bpermute, or loads from
+// the host's gathered warp). Plain C++ without LLVM so tests can check the maps on the host.
+//
+// Layouts (g = lane >> 2, t = lane & 3; i = the element's index in PTX fragment order):
+//   ptx    PTX ISA 9.7.14.5.8 "Matrix Fragments for mma.m16n8k16 with floating point type" (f16,
+//          bf16 A/B; f32 and f16 C/D) and 9.7.14.5.9 "... with integer type" (the .e4m3/.e5m2
+//          A/B rows of that section):
+//          https://docs.nvidia.com/cuda/parallel-thread-execution/#mma-16816-float
+//   gfx11  RDNA3 wave32 v_wmma_f32_16x16x16_{f16,bf16}: A lane L = row L%16, 16 K values in 8
+//          words (lanes 16-31 repeat lanes 0-15); B lane L = column L%16, 16 K values; C/D word
+//          w = row 2w + L/16, column L%16 ("RDNA 3 ISA" 7.9 and AMD GPUOpen, "How to accelerate
+//          AI applications on RDNA 3 using WMMA", https://gpuopen.com/learn/wmma_on_rdna3/).
+//   gfx12  RDNA4 wave32 (no repetition): A lane L = row L%16, K = 8*(L/16) + 0..7; B lane L =
+//          column L%16, same K; C/D word w = row w + 8*(L/16), column L%16; fp8 packs 4 K values
+//          per word in the same order ("RDNA 4 ISA" 7.9 and AMD GPUOpen, "Using the Matrix Cores
+//          of AMD RDNA 4 architecture GPUs", https://gpuopen.com/learn/using_matrix_core_amd_rdna4/).
+//   rows   portable: lane L holds rows g and g + 8 of A completely (words 0..W-1, W..2W-1).
+//   cols   portable: lane L holds columns 2t and 2t + 1 of B completely.
+// A is 16x16 (M x K), B 16x8 (K x N; WMMA's 16 columns: 8..15 are zero padding), C/D 16x8.
+
+#include <optional>
+#include <vector>
+
+namespace d4r::compiler::translate {
+
+enum class MmaOperand { a, b, c }; // c: C and D
+enum class MmaLayout { ptx, gfx11, gfx12, rows, cols };
+
+struct MmaLayoutSpec {
+  MmaLayout layout = MmaLayout::ptx;
+  MmaOperand operand = MmaOperand::a;
+  int element_bits = 16; // 8 (e4m3, e5m2), 16 (f16, bf16, f16 C/D) or 32 (f32 C/D)
+};
+
+struct MatrixPos {
+  int row = -1;
+  int col = -1;
+  bool operator==(const MatrixPos&) const = default;
+};
+
+// 32-bit words per lane; 0 for a combination that does not exist.
+[[nodiscard]] int mma_layout_words(const MmaLayoutSpec& spec);
+// The matrix element in sub-element `sub` (low bits first) of word `word` of lane `lane`.
+[[nodiscard]] MatrixPos mma_layout_position(const MmaLayoutSpec& spec, int lane, int word, int sub);
+
+// One destination word: whole word `word` of lane `lane` of the source, or zero (lane -1).
+struct MmaWordSource {
+  int lane = -1;
+  int word = -1;
+  bool operator==(const MmaWordSource&) const = default;
+};
+
+// For every destination lane L and word w, sources[L * words + w]: where the word comes from.
+struct MmaWordRemap {
+  int words = 0;
+  std::vector<MmaWordSource> sources;
+};
+
+// The remap that gives every lane its `destination` words from `source` words; elements absent
+// from `source` (WMMA padding) are zero. nullopt when some destination word would need parts of
+// two source words (never for the layouts above).
+[[nodiscard]] std::optional<MmaWordRemap> mma_word_remap(const MmaLayoutSpec& destination,
+                                                         const MmaLayoutSpec& source);
+
+} // namespace d4r::compiler::translate

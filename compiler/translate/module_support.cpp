@@ -1,0 +1,182 @@
+#include "compiler/translate/module_support.hpp"
+
+#if __has_include("compiler/translate/support_library.hpp")
+#include "compiler/translate/support_library.hpp"
+#define D4R_HAVE_SUPPORT_LIBRARY 1
+#endif
+
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Target/TargetOptions.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/TargetParser.h>
+
+#include <mutex>
+
+namespace d4r::compiler::translate {
+
+namespace {
+
+constexpr const char* k_amdgpu_triple = "amdgcn-amd-amdhsa";
+
+void initialise_amdgpu()
+{
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTarget();
+    LLVMInitializeAMDGPUTargetMC();
+    LLVMInitializeAMDGPUAsmPrinter();
+  });
+}
+
+Expected<std::unique_ptr<llvm::TargetMachine>> amdgpu_machine(const std::string& processor)
+{
+  initialise_amdgpu();
+  if (llvm::AMDGPU::parseArchAMDGCN(processor) == llvm::AMDGPU::GK_NONE) {
+    return make_error(ErrorCode::invalid_argument,
+                      "translate: unknown AMDGPU processor " + processor);
+  }
+  std::string error;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(k_amdgpu_triple, error);
+  if (target == nullptr) {
+    return make_error(ErrorCode::internal, "translate: " + error);
+  }
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      k_amdgpu_triple, processor, "+wavefrontsize32", llvm::TargetOptions(), llvm::Reloc::PIC_,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (machine == nullptr) {
+    return make_error(ErrorCode::invalid_argument,
+                      "translate: cannot create an AMDGPU target machine for " + processor);
+  }
+  return machine;
+}
+
+// Links the support library's bitcode, only the functions the module calls.
+Expected<void> link_support(llvm::Module& module, TargetKind kind)
+{
+#ifdef D4R_HAVE_SUPPORT_LIBRARY
+  std::span<const std::byte> bitcode = support_bitcode(kind);
+  if (bitcode.empty()) {
+    return {};
+  }
+  llvm::MemoryBufferRef buffer(
+      llvm::StringRef(reinterpret_cast<const char*>(bitcode.data()), bitcode.size()),
+      "d4r_ptx_support");
+  llvm::Expected<std::unique_ptr<llvm::Module>> support =
+      llvm::parseBitcodeFile(buffer, module.getContext());
+  if (!support) {
+    return make_error(ErrorCode::internal, "translate: the support library does not load: " +
+                                               llvm::toString(support.takeError()));
+  }
+  (*support)->setTargetTriple(module.getTargetTriple());
+  (*support)->setDataLayout(module.getDataLayout());
+  if (llvm::Linker::linkModules(module, std::move(*support), llvm::Linker::LinkOnlyNeeded)) {
+    return make_error(ErrorCode::internal, "translate: linking the support library failed");
+  }
+#else
+  (void)module;
+  (void)kind;
+#endif
+  return {};
+}
+
+void internalise(llvm::Module& module, const Translation& translation)
+{
+  auto is_kernel = [&](llvm::StringRef name) {
+    for (const KernelSignature& kernel : translation.kernels) {
+      if (kernel.name == name) {
+        return true;
+      }
+    }
+    return false;
+  };
+  for (llvm::Function& function : module) {
+    if (!function.isDeclaration() && !is_kernel(function.getName())) {
+      function.setLinkage(llvm::GlobalValue::InternalLinkage);
+    }
+  }
+  for (llvm::GlobalVariable& global : module.globals()) {
+    if (!global.isDeclaration() && global.hasName() && !global.getName().starts_with("llvm.")) {
+      global.setLinkage(llvm::GlobalValue::InternalLinkage);
+    }
+  }
+}
+
+void optimise(llvm::Module& module, llvm::TargetMachine* machine)
+{
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  llvm::CGSCCAnalysisManager sccs;
+  llvm::ModuleAnalysisManager modules;
+  llvm::PassBuilder builder(machine);
+  builder.registerModuleAnalyses(modules);
+  builder.registerCGSCCAnalyses(sccs);
+  builder.registerFunctionAnalyses(functions);
+  builder.registerLoopAnalyses(loops);
+  builder.crossRegisterProxies(loops, functions, sccs, modules);
+  llvm::ModulePassManager pipeline =
+      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
+  pipeline.run(module, modules);
+}
+
+} // namespace
+
+TargetSetup::TargetSetup() = default;
+TargetSetup::~TargetSetup() = default;
+
+Expected<std::unique_ptr<TargetSetup>> make_target_setup(llvm::Module& module,
+                                                         const TranslateOptions& options)
+{
+  auto setup = std::make_unique<TargetSetup>();
+  setup->options = options;
+  if (options.kind == TargetKind::host) {
+    module.setTargetTriple(llvm::sys::getProcessTriple());
+    setup->hooks = make_host_hooks();
+    return setup;
+  }
+  TRY_ASSIGN(setup->machine, amdgpu_machine(options.processor));
+  module.setTargetTriple(k_amdgpu_triple);
+  module.setDataLayout(setup->machine->createDataLayout());
+  setup->hooks = make_amdgpu_hooks(options);
+  return setup;
+}
+
+Expected<void> finish_module(Translation& translation, TargetSetup& setup)
+{
+  llvm::Module& module = *translation.module;
+  if (setup.options.kind == TargetKind::amdgpu) {
+    for (llvm::Function& function : module) {
+      if (!function.isDeclaration()) {
+        function.addFnAttr("target-cpu", setup.options.processor);
+        function.addFnAttr("target-features", "+wavefrontsize32");
+      }
+    }
+  }
+  std::string broken;
+  llvm::raw_string_ostream os(broken);
+  if (llvm::verifyModule(module, &os)) {
+    constexpr size_t k_max = 4000;
+    if (broken.size() > k_max) {
+      broken = broken.substr(0, k_max) + "...";
+    }
+    return make_error(ErrorCode::internal, "translate: the lowering made invalid IR:\n" + broken);
+  }
+  if (!setup.options.optimise) {
+    return {};
+  }
+  TRY(link_support(module, setup.options.kind));
+  internalise(module, translation);
+  optimise(module, setup.machine.get());
+  return {};
+}
+
+} // namespace d4r::compiler::translate

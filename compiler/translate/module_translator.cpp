@@ -1,0 +1,418 @@
+// translate_module: the module's items -> one llvm::Module. Kernel signatures (the PTX .param
+// layout), module variables (.global, .const with initialisers, .shared), variables declared in
+// bodies, .func/.entry declarations, then each body (function_translator.hpp); last, the support
+// library is linked, everything but the kernels internalised and LLVM's O2 pipeline run.
+//
+// .shared layout on the host (host_abi.hpp): one window per block holding the module's .shared
+// variables (and those of .func bodies) at fixed offsets, then each kernel's own, then the dynamic
+// array at the 16-aligned end (KernelSignature::static_shared_bytes, already aligned). On AMDGPU
+// every .shared variable is its own addrspace(3) global and the backend lays them out.
+// https://docs.nvidia.com/cuda/parallel-thread-execution/#state-spaces
+
+#include "compiler/translate/translator.hpp"
+
+#include "compiler/translate/function_translator.hpp"
+#include "compiler/translate/module_support.hpp"
+#include "compiler/translate/ptx_values.hpp"
+#include "compiler/translate/target_hooks.hpp"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <variant>
+
+namespace d4r::compiler::translate {
+
+namespace {
+
+int64_t align_up(int64_t value, int64_t align)
+{
+  return align <= 1 ? value : (value + align - 1) / align * align;
+}
+
+Error module_error(const std::string& message)
+{
+  return Error{ErrorCode::invalid_argument, "translate: " + message};
+}
+
+Expected<KernelSignature> make_signature(const ptx::Function& function)
+{
+  KernelSignature signature;
+  signature.name = function.name;
+  int64_t end = 0;
+  for (const ptx::Variable& param : function.params) {
+    auto size = variable_size(param);
+    if (!size) {
+      return std::unexpected(module_error("kernel " + function.name + ": " + size.error().message));
+    }
+    KernelParam out;
+    out.name = param.name;
+    out.type = param.type;
+    out.size = *size;
+    out.align = variable_align(param);
+    out.offset = align_up(end, out.align);
+    end = out.offset + out.size;
+    signature.params.push_back(out);
+  }
+  signature.param_bytes = end;
+  return signature;
+}
+
+// The constant of one scalar initialiser token for an element of `type`.
+Expected<llvm::Constant*> scalar_constant(llvm::Type* type, const std::string& text)
+{
+  if (type->isFloatingPointTy()) {
+    if (std::optional<FloatLiteral> literal = parse_float(text)) {
+      return float_constant(type, *literal);
+    }
+    if (std::optional<uint64_t> value = parse_integer(text)) {
+      return llvm::ConstantFP::get(type, static_cast<double>(static_cast<int64_t>(*value)));
+    }
+  } else if (std::optional<uint64_t> value = parse_integer(text)) {
+    return llvm::ConstantInt::get(type, *value);
+  } else if (std::optional<FloatLiteral> literal = parse_float(text)) {
+    return llvm::ConstantInt::get(type, literal->raw);
+  }
+  return std::unexpected(module_error("unsupported initialiser " + text));
+}
+
+Expected<void> flatten(const ptx::Initializer& init, llvm::Type* type,
+                       std::vector<llvm::Constant*>& out)
+{
+  if (!init.is_list) {
+    TRY_ASSIGN(llvm::Constant * constant, scalar_constant(type, init.scalar));
+    out.push_back(constant);
+    return {};
+  }
+  for (const ptx::Initializer& element : init.elements) {
+    TRY(flatten(element, type, out));
+  }
+  return {};
+}
+
+// A global's type and initial value: [N x element] (or the element for scalars).
+Expected<std::pair<llvm::Type*, llvm::Constant*>> global_value(llvm::LLVMContext& context,
+                                                               const ptx::Variable& variable)
+{
+  std::optional<PtxType> type = parse_type(variable.type);
+  if (!type || type->kind == PtxType::Kind::pred) {
+    return std::unexpected(module_error("variable " + variable.name + ": unsupported type " +
+                                        variable.type));
+  }
+  llvm::Type* element = llvm_type(context, *type);
+  TRY_ASSIGN(int64_t size, variable_size(variable));
+  int64_t count = std::max<int64_t>(size / std::max(type->bits / 8, 1), 1);
+  bool scalar = variable.dims.empty() && variable.vector.empty();
+  llvm::Type* whole = scalar ? element : llvm::ArrayType::get(element, static_cast<uint64_t>(count));
+  if (!variable.init) {
+    return std::pair{whole, llvm::Constant::getNullValue(whole)};
+  }
+  std::vector<llvm::Constant*> elements;
+  TRY(flatten(*variable.init, element, elements));
+  if (static_cast<int64_t>(elements.size()) > count) {
+    return std::unexpected(module_error("variable " + variable.name + ": too many initialisers"));
+  }
+  if (scalar) {
+    return std::pair{whole, elements.front()};
+  }
+  elements.resize(static_cast<size_t>(count), llvm::Constant::getNullValue(element));
+  return std::pair{whole, llvm::ConstantArray::get(llvm::cast<llvm::ArrayType>(whole), elements)};
+}
+
+// .maxntid / .reqntid -> the AMDGPU backend's flat work-group size bounds.
+void set_workgroup_size(const ptx::Function& function, llvm::Function& kernel)
+{
+  for (const ptx::Directive& directive : function.performance) {
+    if (directive.name != ".maxntid" && directive.name != ".reqntid") {
+      continue;
+    }
+    int64_t threads = 1;
+    for (const std::string& arg : directive.args) {
+      std::optional<uint64_t> value = parse_integer(arg);
+      if (value && *value > 0 && *value <= 1024) {
+        threads *= static_cast<int64_t>(*value);
+      }
+    }
+    if (threads < 1 || threads > 1024) {
+      continue;
+    }
+    std::string low = directive.name == ".reqntid" ? std::to_string(threads) : "1";
+    kernel.addFnAttr("amdgpu-flat-work-group-size", low + "," + std::to_string(threads));
+  }
+}
+
+class ModuleTranslator {
+public:
+  ModuleTranslator(const ptx::Module& module, const TranslateOptions& options,
+                   Translation& translation, TargetHooks& hooks)
+      : m_ptx(module), m_options(options), m_translation(translation),
+        m_state{*translation.context, *translation.module, hooks, options, {}, {}, {}, {}, {}, 0, 1}
+  {
+  }
+
+  Expected<void> run();
+
+private:
+  Expected<void> add_variable(const ptx::Variable& variable, const std::string& llvm_name,
+                              bool in_body, Symbol& out);
+  Expected<void> add_body_variables(const ptx::Block& block, const std::string& owner,
+                                    bool shared_only);
+  void place_dynamic_shared();
+  Expected<void> declare_function(const ptx::Function& function);
+  llvm::GlobalValue::LinkageTypes linkage(const std::string& ptx_linkage) const;
+
+  const ptx::Module& m_ptx;
+  const TranslateOptions& m_options;
+  Translation& m_translation;
+  ModuleState m_state;
+  int64_t m_shared_end = 0; // host window: the current layout's end
+  bool m_has_dynamic_shared = false;
+};
+
+llvm::GlobalValue::LinkageTypes ModuleTranslator::linkage(const std::string& ptx_linkage) const
+{
+  if (ptx_linkage == ".visible" || ptx_linkage == ".extern") {
+    return llvm::GlobalValue::ExternalLinkage;
+  }
+  if (ptx_linkage == ".weak" || ptx_linkage == ".common") {
+    return llvm::GlobalValue::WeakAnyLinkage;
+  }
+  return llvm::GlobalValue::InternalLinkage;
+}
+
+Expected<void> ModuleTranslator::add_variable(const ptx::Variable& variable,
+                                              const std::string& llvm_name, bool in_body,
+                                              Symbol& out)
+{
+  TargetHooks& hooks = m_state.hooks;
+  out.variable = &variable;
+  if (variable.space == ".shared") {
+    out.space = Space::shared;
+    bool dynamic = !variable.dims.empty() && variable.dims.back() < 0;
+    if (dynamic) {
+      out.dynamic_shared = true;
+      return {};
+    }
+    TRY_ASSIGN(int64_t size, variable_size(variable));
+    int64_t align = variable_align(variable);
+    m_shared_end = align_up(m_shared_end, align);
+    out.offset = m_shared_end;
+    m_shared_end += size;
+    if (hooks.kind() == TargetKind::host) {
+      return {};
+    }
+    llvm::Type* type = llvm::ArrayType::get(llvm::Type::getInt8Ty(m_state.context),
+                                            static_cast<uint64_t>(std::max<int64_t>(size, 1)));
+    auto* global = new llvm::GlobalVariable(
+        m_state.module, type, false, llvm::GlobalValue::InternalLinkage,
+        llvm::UndefValue::get(type), llvm_name, nullptr, llvm::GlobalValue::NotThreadLocal,
+        hooks.address_space(Space::shared));
+    global->setAlignment(llvm::Align(static_cast<uint64_t>(align)));
+    out.storage = global;
+    return {};
+  }
+  bool constant = variable.space == ".const";
+  if (!constant && variable.space != ".global") {
+    return std::unexpected(module_error("unsupported: " + variable.space + " variable " +
+                                        variable.name + " at line " +
+                                        std::to_string(variable.pos.line)));
+  }
+  out.space = constant ? Space::constant : Space::global;
+  TRY_ASSIGN(auto value, global_value(m_state.context, variable));
+  bool external = variable.linkage == ".extern";
+  auto* global = new llvm::GlobalVariable(
+      m_state.module, value.first, constant,
+      in_body ? llvm::GlobalValue::InternalLinkage : linkage(variable.linkage),
+      external ? nullptr : value.second, llvm_name, nullptr, llvm::GlobalValue::NotThreadLocal,
+      hooks.address_space(out.space));
+  global->setAlignment(llvm::Align(static_cast<uint64_t>(variable_align(variable))));
+  out.storage = global;
+  return {};
+}
+
+Expected<void> ModuleTranslator::add_body_variables(const ptx::Block& block,
+                                                    const std::string& owner, bool shared_only)
+{
+  for (const ptx::Statement& statement : block.statements) {
+    if (const auto* inner = std::get_if<ptx::Block>(&statement.value)) {
+      TRY(add_body_variables(*inner, owner, shared_only));
+      continue;
+    }
+    const auto* variable = std::get_if<ptx::Variable>(&statement.value);
+    if (variable == nullptr || variable->space == ".reg" || variable->space == ".local" ||
+        variable->space == ".param") {
+      continue;
+    }
+    bool shared = variable->space == ".shared";
+    if (shared_only != shared) {
+      continue;
+    }
+    Symbol symbol;
+    TRY(add_variable(*variable, owner + "." + variable->name, true, symbol));
+    m_has_dynamic_shared = m_has_dynamic_shared || symbol.dynamic_shared;
+    m_state.body_symbols[variable] = symbol;
+  }
+  return {};
+}
+
+// The dynamic array follows the static variables. A .func may address it on behalf of any kernel,
+// so on the host it sits at one module-wide offset: the largest kernel's static end, which then
+// is every kernel's static_shared_bytes.
+void ModuleTranslator::place_dynamic_shared()
+{
+  if (!m_has_dynamic_shared) {
+    return;
+  }
+  int64_t offset = align_up(m_state.module_shared_bytes, 16);
+  for (const KernelSignature& signature : m_translation.kernels) {
+    offset = std::max(offset, signature.static_shared_bytes);
+  }
+  for (KernelSignature& signature : m_translation.kernels) {
+    signature.static_shared_bytes = offset;
+    signature.uses_dynamic_shared = true;
+  }
+  for (auto& [name, symbol] : m_state.symbols) {
+    symbol.offset = symbol.dynamic_shared ? offset : symbol.offset;
+  }
+  for (auto& [variable, symbol] : m_state.body_symbols) {
+    symbol.offset = symbol.dynamic_shared ? offset : symbol.offset;
+  }
+}
+
+Expected<void> ModuleTranslator::declare_function(const ptx::Function& function)
+{
+  llvm::LLVMContext& context = m_state.context;
+  if (function.is_entry) {
+    KernelSignature* signature = nullptr;
+    for (KernelSignature& candidate : m_translation.kernels) {
+      if (candidate.name == function.name) {
+        signature = &candidate;
+      }
+    }
+    llvm::Function* kernel = m_state.hooks.declare_kernel(m_state.module, *signature);
+    m_state.llvm_functions[function.name] = kernel;
+    if (m_options.kind == TargetKind::amdgpu) {
+      set_workgroup_size(function, *kernel);
+    }
+    return {};
+  }
+  std::vector<llvm::Type*> params;
+  for (const ptx::Variable& param : function.params) {
+    auto type = variable_type(context, param);
+    if (!type) {
+      return std::unexpected(module_error("function " + function.name + ": " +
+                                          type.error().message));
+    }
+    params.push_back(*type);
+  }
+  if (m_state.hooks.funcs_take_thread()) {
+    params.push_back(llvm::PointerType::get(context, 0));
+  }
+  std::vector<llvm::Type*> results;
+  for (const ptx::Variable& result : function.returns) {
+    auto type = variable_type(context, result);
+    if (!type) {
+      return std::unexpected(module_error("function " + function.name + ": " +
+                                          type.error().message));
+    }
+    results.push_back(*type);
+  }
+  llvm::Type* result = results.empty()    ? llvm::Type::getVoidTy(context)
+                       : results.size() == 1 ? results.front()
+                                             : llvm::StructType::get(context, results);
+  llvm::FunctionType* type = llvm::FunctionType::get(result, params, false);
+  llvm::Function* existing = m_state.module.getFunction(function.name);
+  if (existing != nullptr) {
+    if (existing->getFunctionType() != type) {
+      return std::unexpected(module_error("function " + function.name +
+                                          " is declared twice with different parameters"));
+    }
+    if (function.body) {
+      existing->setLinkage(linkage(function.linkage));
+    }
+    return {};
+  }
+  llvm::GlobalValue::LinkageTypes kind =
+      function.body ? linkage(function.linkage) : llvm::GlobalValue::ExternalLinkage;
+  m_state.llvm_functions[function.name] =
+      llvm::Function::Create(type, kind, function.name, m_state.module);
+  return {};
+}
+
+Expected<void> ModuleTranslator::run()
+{
+  std::vector<const ptx::Function*> functions;
+  for (const ptx::Item& item : m_ptx.items) {
+    if (const auto* function = std::get_if<ptx::Function>(&item.value)) {
+      functions.push_back(function);
+      if (function->body || !m_state.functions.contains(function->name)) {
+        m_state.functions[function->name] = function;
+      }
+      if (function->is_entry) {
+        TRY_ASSIGN(KernelSignature signature, make_signature(*function));
+        m_translation.kernels.push_back(std::move(signature));
+      }
+    } else if (const auto* variable = std::get_if<ptx::Variable>(&item.value)) {
+      Symbol symbol;
+      TRY(add_variable(*variable, variable->name, false, symbol));
+      m_has_dynamic_shared = m_has_dynamic_shared || symbol.dynamic_shared;
+      m_state.symbols[variable->name] = symbol;
+    }
+  }
+  // .shared of .func bodies joins the module's part of the window; then each kernel's own part.
+  for (const ptx::Function* function : functions) {
+    if (!function->is_entry && function->body) {
+      TRY(add_body_variables(*function->body, function->name, true));
+      TRY(add_body_variables(*function->body, function->name, false));
+    }
+  }
+  m_state.module_shared_bytes = m_shared_end;
+  for (KernelSignature& signature : m_translation.kernels) {
+    m_state.kernels[signature.name] = &signature;
+  }
+  for (const ptx::Function* function : functions) {
+    if (!function->is_entry || !function->body) {
+      continue;
+    }
+    m_shared_end = m_state.module_shared_bytes;
+    TRY(add_body_variables(*function->body, function->name, true));
+    TRY(add_body_variables(*function->body, function->name, false));
+    KernelSignature& signature = *const_cast<KernelSignature*>(m_state.kernels[function->name]);
+    signature.static_shared_bytes = align_up(m_shared_end, 16);
+  }
+  place_dynamic_shared();
+  for (const ptx::Function* function : functions) {
+    TRY(declare_function(*function));
+  }
+  for (const ptx::Function* function : functions) {
+    if (!function->body) {
+      continue;
+    }
+    llvm::Function* target = m_state.module.getFunction(function->name);
+    if (!target->empty()) {
+      return std::unexpected(module_error("function " + function->name + " is defined twice"));
+    }
+    FunctionTranslator translator(m_state, *function, *target);
+    TRY(translator.translate());
+  }
+  return {};
+}
+
+} // namespace
+
+Expected<Translation> translate_module(const ptx::Module& module, const TranslateOptions& options)
+{
+  Translation translation;
+  translation.context = std::make_unique<llvm::LLVMContext>();
+  translation.module = std::make_unique<llvm::Module>("ptx", *translation.context);
+  TRY_ASSIGN(std::unique_ptr<TargetSetup> setup, make_target_setup(*translation.module, options));
+  ModuleTranslator translator(module, options, translation, *setup->hooks);
+  TRY(translator.run());
+  TRY(finish_module(translation, *setup));
+  return translation;
+}
+
+} // namespace d4r::compiler::translate

@@ -1,0 +1,86 @@
+// Translator errors: an unknown or not-yet-supported instruction is "unsupported: OPCODE at line
+// L", malformed instructions are clear errors naming the kernel and line; never a crash.
+
+#include "test_compiler_translate_support.hpp"
+
+namespace d4r::compiler::translate::test {
+namespace {
+
+std::string error_of(const std::string& body, TargetKind kind = TargetKind::host)
+{
+  TranslateOptions options = kind == TargetKind::host ? host_options() : amdgpu_options("gfx1201");
+  Expected<Translation> translation = translate_text(kernel_text(body), options);
+  if (translation) {
+    return "(translated)";
+  }
+  EXPECT_EQ(translation.error().code, ErrorCode::invalid_argument);
+  return translation.error().message;
+}
+
+TEST(TranslateErrors, UnsupportedOpcodeNamesItAndItsLine)
+{
+  // kernel_text puts the body on line 14.
+  std::string message = error_of("  frobnicate.b32 %r1, %r2;");
+  EXPECT_EQ(message, "translate: kernel k: unsupported: frobnicate.b32 at line 14");
+  EXPECT_NE(error_of("  frobnicate.b32 %r1, %r2;", TargetKind::amdgpu)
+                .find("unsupported: frobnicate.b32 at line 14"),
+            std::string::npos);
+}
+
+// Instructions no lowering is registered for (later stages register theirs in lowering.cpp; the
+// corpus test checks that the corpus stops only at those).
+TEST(TranslateErrors, UnregisteredInstructionsAreUnsupported)
+{
+  EXPECT_EQ(error_of("  wgmma.fence.sync.aligned;"),
+            "translate: kernel k: unsupported: wgmma.fence.sync.aligned at line 14");
+  EXPECT_EQ(error_of("  cp.async.bulk.commit_group;", TargetKind::amdgpu),
+            "translate: kernel k: unsupported: cp.async.bulk.commit_group at line 14");
+  // Registered opcodes decline forms they do not implement.
+  EXPECT_EQ(error_of("  add.cc.u32 %r1, %r2, %r3;"),
+            "translate: kernel k: unsupported: add.cc.u32 at line 14");
+  EXPECT_EQ(error_of("  bar.arrive 1, 64;"),
+            "translate: kernel k: unsupported: bar.arrive at line 14");
+  EXPECT_EQ(error_of("  cvta.param.u64 %rd3, %rd2;"),
+            "translate: kernel k: unsupported: cvta.param.u64 at line 14");
+}
+
+TEST(TranslateErrors, UndefinedRegister)
+{
+  EXPECT_EQ(error_of("  add.s32 %r1, %r2, %q9;"),
+            "translate: kernel k: line 14: undefined register %q9");
+  // %r<16> declares %r0..%r15 only.
+  EXPECT_EQ(error_of("  mov.u32 %r16, 1;"), "translate: kernel k: line 14: undefined register %r16");
+}
+
+TEST(TranslateErrors, BadOperandCounts)
+{
+  EXPECT_EQ(error_of("  add.s32 %r1, %r2;"),
+            "translate: kernel k: line 14: add takes 3 operands, not 2");
+  EXPECT_EQ(error_of("  ld.global.u32 %r1;"),
+            "translate: kernel k: line 14: ld takes 2 operands, not 1");
+  EXPECT_EQ(error_of("  selp.b32 %r1, %r2, %r3;"),
+            "translate: kernel k: line 14: selp takes 4 operands, not 3");
+}
+
+TEST(TranslateErrors, BadTargetsAndSymbols)
+{
+  EXPECT_EQ(error_of("  bra $L_nowhere;"),
+            "translate: kernel k: line 14: unknown branch target $L_nowhere");
+  EXPECT_EQ(error_of("  ld.global.u32 %r1, [nothing];"),
+            "translate: kernel k: line 14: undefined symbol nothing");
+  EXPECT_EQ(error_of("  call.uni nothing, (%r1);"),
+            "translate: kernel k: line 14: call of unknown function nothing");
+  EXPECT_EQ(error_of("  add.s32 %r1, %r2, [%rd1];"),
+            "translate: kernel k: line 14: an address, vector or list operand is not a value");
+}
+
+TEST(TranslateErrors, BadProcessorIsAnError)
+{
+  Expected<Translation> translation =
+      translate_text(kernel_text("  mov.u32 %r1, 1;"), amdgpu_options("gfx9999"));
+  ASSERT_FALSE(translation);
+  EXPECT_NE(translation.error().message.find("gfx9999"), std::string::npos);
+}
+
+} // namespace
+} // namespace d4r::compiler::translate::test

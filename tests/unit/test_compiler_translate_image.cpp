@@ -1,0 +1,184 @@
+// Stages 4 and 5 of the translator (lower_image.cpp, lower_fp8.cpp, image_hooks.cpp): every
+// instruction form translates for the host (calls of the host_abi.hpp runtime, or the support
+// library) and for the six AMDGPU targets (image instructions; hardware FP8 on gfx12 only), the
+// rewrite passes' helper calls translate like the instructions they replace, and forms that are
+// not implemented fail with "unsupported".
+
+#include "tests/unit/test_compiler_translate_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace d4r::compiler::translate::test {
+namespace {
+
+const std::string k_images =
+    "  tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd2, {%f5, %f6}];\n"
+    "  st.global.v4.f32 [%rd1], {%f1, %f2, %f3, %f4};\n"
+    "  suld.b.2d.v4.b16.zero {%rs1, %rs2, %rs3, %rs4}, [%rd2, {%r1, %r2}];\n"
+    "  suld.b.2d.b32.zero {%r3}, [%rd2, {%r1, %r2}];\n"
+    "  suld.b.2d.v2.b64.zero {%rd3, %rd4}, [%rd2, {%r1, %r2}];\n"
+    "  sust.b.2d.v4.b16.zero [%rd2, {%r1, %r2}], {%rs1, %rs2, %rs3, %rs4};\n"
+    "  sust.b.2d.v2.b16.zero [%rd2, {%r1, %r2}], {%rs1, %rs2};\n"
+    "  sust.b.2d.b32.zero [%rd2, {%r1, %r2}], {%r3};\n"
+    "  sust.b.2d.v2.b64.zero [%rd2, {%r1, %r2}], {%rd3, %rd4};\n"
+    "  sust.b.2d.b8.zero [%rd2, {%r1, %r2}], {%rs1};\n"
+    "  sust.p.2d.v4.b32.zero [%rd2, {%r1, %r2}], {%f1, %f2, %f3, %f4};\n";
+
+const std::string k_fp8 =
+    "  ld.global.u16 %rs1, [%rd2];\n"
+    "  ld.global.u32 %r1, [%rd2+4];\n"
+    "  ld.global.f32 %f1, [%rd2+8];\n"
+    "  ld.global.f32 %f2, [%rd2+12];\n"
+    "  cvt.rn.f16x2.e4m3x2 %r2, %rs1;\n"
+    "  cvt.rn.relu.f16x2.e5m2x2 %r3, %rs1;\n"
+    "  cvt.rn.satfinite.e4m3x2.f32 %rs2, %f1, %f2;\n"
+    "  cvt.rn.satfinite.relu.e5m2x2.f32 %rs3, %f1, %f2;\n"
+    "  cvt.rn.satfinite.e4m3x2.f16x2 %rs4, %r1;\n"
+    "  st.global.v2.u32 [%rd1], {%r2, %r3};\n"
+    "  st.global.v4.u16 [%rd1+8], {%rs2, %rs3, %rs4, %rs4};\n";
+
+// The same surface stores and FP8 decode the rewrite passes produce (compiler/passes/).
+const std::string k_rewritten =
+    ".version 8.0\n.target sm_89\n.address_size 64\n"
+    ".extern .func d4r_sust_v4b16(.param .b64 s, .param .b32 x, .param .b32 y, .param .b16 a, "
+    ".param .b16 b, .param .b16 c, .param .b16 d);\n"
+    ".extern .func d4r_sust_b32(.param .b64 s, .param .b32 x, .param .b32 y, .param .b32 v);\n"
+    ".extern .func d4r_sust_p_v4b32(.param .b64 s, .param .b32 x, .param .b32 y, .param .f32 a, "
+    ".param .f32 b, .param .f32 c, .param .f32 d);\n"
+    ".extern .func (.param .b32 r) d4r_dec_e4m3x2(.param .b16 a);\n"
+    ".visible .entry k(.param .u64 surf, .param .u64 out)\n{\n"
+    "  .reg .b16 %rs<4>;\n  .reg .b32 %r<4>;\n  .reg .f32 %f<2>;\n  .reg .b64 %rd<3>;\n"
+    "  ld.param.u64 %rd1, [surf];\n  ld.param.u64 %rd2, [out];\n"
+    "  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, %tid.y;\n  cvt.u16.u32 %rs1, %r1;\n"
+    "  mov.f32 %f1, 0f3F000000;\n"
+    "  {\n  .param .b64 p0;\n  st.param.b64 [p0], %rd1;\n  .param .b32 p1;\n"
+    "  st.param.b32 [p1], %r1;\n  .param .b32 p2;\n  st.param.b32 [p2], %r2;\n"
+    "  .param .b16 p3;\n  st.param.b16 [p3], %rs1;\n  .param .b16 p4;\n  st.param.b16 [p4], %rs1;\n"
+    "  .param .b16 p5;\n  st.param.b16 [p5], %rs1;\n  .param .b16 p6;\n  st.param.b16 [p6], %rs1;\n"
+    "  call d4r_sust_v4b16, (p0, p1, p2, p3, p4, p5, p6);\n  }\n"
+    "  {\n  .param .b64 q0;\n  st.param.b64 [q0], %rd1;\n  .param .b32 q1;\n"
+    "  st.param.b32 [q1], %r1;\n  .param .b32 q2;\n  st.param.b32 [q2], %r2;\n"
+    "  .param .b32 q3;\n  st.param.b32 [q3], %r1;\n  call d4r_sust_b32, (q0, q1, q2, q3);\n  }\n"
+    "  {\n  .param .b64 u0;\n  st.param.b64 [u0], %rd1;\n  .param .b32 u1;\n"
+    "  st.param.b32 [u1], %r1;\n  .param .b32 u2;\n  st.param.b32 [u2], %r2;\n"
+    "  .param .f32 u3;\n  st.param.f32 [u3], %f1;\n  .param .f32 u4;\n  st.param.f32 [u4], %f1;\n"
+    "  .param .f32 u5;\n  st.param.f32 [u5], %f1;\n  .param .f32 u6;\n  st.param.f32 [u6], %f1;\n"
+    "  call d4r_sust_p_v4b32, (u0, u1, u2, u3, u4, u5, u6);\n  }\n"
+    "  {\n  .param .b16 c0;\n  st.param.b16 [c0], %rs1;\n  .param .b32 d0;\n"
+    "  call (d0), d4r_dec_e4m3x2, (c0);\n  ld.param.b32 %r3, [d0];\n  }\n"
+    "  st.global.u32 [%rd2], %r3;\n  ret;\n}\n";
+
+int count(const std::string& text, const std::string& what)
+{
+  int found = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
+    ++found;
+  }
+  return found;
+}
+
+std::string disassembly(const std::string& text, const char* target)
+{
+  Expected<Translation> translation = translate_text(text, amdgpu_options(target));
+  EXPECT_TRUE(translation.has_value()) << target << ": " << translation.error().message;
+  if (!translation) {
+    return {};
+  }
+  Expected<std::vector<std::byte>> object = code_object(*translation, target);
+  EXPECT_TRUE(object.has_value()) << target << ": " << object.error().message;
+  return object ? disassemble(*object, target) : std::string();
+}
+
+TEST(TranslateImage, HostCallsTheRuntime)
+{
+  Expected<Translation> translation = translate_text(kernel_text(k_images), host_options());
+  ASSERT_TRUE(translation.has_value()) << translation.error().message;
+  std::string ir = ir_text(*translation->module);
+  EXPECT_EQ(count(ir, "call void @d4r_rt_tex_2d_f32("), 1) << ir;
+  EXPECT_EQ(count(ir, "call void @d4r_rt_suld_b_2d("), 3) << ir;
+  EXPECT_EQ(count(ir, "call void @d4r_rt_sust_b_2d("), 5) << ir;
+  EXPECT_EQ(count(ir, "call void @d4r_rt_sust_p_2d("), 1) << ir;
+}
+
+TEST(TranslateImage, AmdgpuUsesImageInstructions)
+{
+  for (const char* target : k_targets) {
+    std::string text = disassembly(kernel_text(k_images), target);
+    EXPECT_EQ(count(text, "image_sample_lz"), 1) << target << "\n" << text;
+    EXPECT_EQ(count(text, "image_load"), 3) << target << "\n" << text;
+    EXPECT_EQ(count(text, "image_store"), 6) << target << "\n" << text;
+  }
+}
+
+TEST(TranslateImage, RewrittenCallsTranslateLikeTheInstructions)
+{
+  Expected<Translation> host = translate_text(k_rewritten, host_options());
+  ASSERT_TRUE(host.has_value()) << host.error().message;
+  std::string ir = ir_text(*host->module);
+  EXPECT_EQ(count(ir, "call void @d4r_rt_sust_b_2d("), 2) << ir;
+  EXPECT_EQ(count(ir, "call void @d4r_rt_sust_p_2d("), 1) << ir;
+  EXPECT_EQ(count(ir, "call void @d4r_sust"), 0) << ir;
+  EXPECT_EQ(count(ir, "@d4r_dec_e4m3x2("), 0) << ir;
+  for (const char* target : k_targets) {
+    std::string text = disassembly(k_rewritten, target);
+    EXPECT_EQ(count(text, "image_store"), 3) << target << "\n" << text;
+    bool gfx12 = std::string(target).starts_with("gfx12");
+    EXPECT_EQ(count(text, "v_cvt_pk_f32_fp8") > 0, gfx12) << target << "\n" << text;
+  }
+}
+
+TEST(TranslateFp8, HostUsesTheSupportLibrary)
+{
+  Expected<Translation> translation = translate_text(kernel_text(k_fp8), host_options(false));
+  ASSERT_TRUE(translation.has_value()) << translation.error().message;
+  std::string ir = ir_text(*translation->module);
+  EXPECT_EQ(count(ir, "call i32 @__d4r_ptx_cvt_f16x2_e4m3x2("), 1) << ir;
+  EXPECT_EQ(count(ir, "call i32 @__d4r_ptx_cvt_f16x2_e5m2x2("), 1) << ir;
+  EXPECT_EQ(count(ir, "call i16 @__d4r_ptx_cvt_e4m3x2_f32("), 1) << ir;
+  EXPECT_EQ(count(ir, "call i16 @__d4r_ptx_cvt_e5m2x2_f32("), 1) << ir;
+  EXPECT_EQ(count(ir, "call i16 @__d4r_ptx_cvt_e4m3x2_f16x2("), 1) << ir;
+}
+
+TEST(TranslateFp8, HardwareOnGfx12Only)
+{
+  for (const char* target : k_targets) {
+    std::string text = disassembly(kernel_text(k_fp8), target);
+    bool gfx12 = std::string(target).starts_with("gfx12");
+    EXPECT_EQ(count(text, "v_cvt_pk_f32_fp8") > 0, gfx12) << target << "\n" << text;
+    EXPECT_EQ(count(text, "v_cvt_pk_f32_bf8") > 0, gfx12) << target << "\n" << text;
+    EXPECT_EQ(count(text, "v_cvt_pk_fp8_f32") > 0, gfx12) << target << "\n" << text;
+    EXPECT_EQ(count(text, "v_cvt_pk_bf8_f32") > 0, gfx12) << target << "\n" << text;
+  }
+}
+
+void expect_unsupported(const std::string& body, const TranslateOptions& options,
+                        const std::string& opcode)
+{
+  Expected<Translation> translation = translate_text(kernel_text(body), options);
+  ASSERT_FALSE(translation.has_value()) << body;
+  EXPECT_NE(translation.error().message.find("unsupported: " + opcode), std::string::npos)
+      << translation.error().message;
+}
+
+TEST(TranslateImage, UnsupportedFormsAreRejected)
+{
+  expect_unsupported("  tex.3d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd2, {%f5, %f6, %f7, %f8}];",
+                     host_options(), "tex");
+  expect_unsupported("  tex.2d.v4.s32.f32 {%r1, %r2, %r3, %r4}, [%rd2, {%f5, %f6}];",
+                     host_options(), "tex");
+  expect_unsupported("  sust.b.2d.v4.b64.zero [%rd2, {%r1, %r2}], {%rd3, %rd4, %rd5, %rd6};",
+                     host_options(), "sust");
+  expect_unsupported("  sust.p.2d.b32.zero [%rd2, {%r1, %r2}], {%r3};", host_options(), "sust");
+  // AMDGPU has no image size at hand for .clamp and .trap.
+  expect_unsupported("  sust.b.2d.b32.trap [%rd2, {%r1, %r2}], {%r3};", amdgpu_options("gfx1100"),
+                     "sust");
+  expect_unsupported("  suld.b.2d.b32.clamp {%r3}, [%rd2, {%r1, %r2}];", amdgpu_options("gfx1201"),
+                     "suld");
+  expect_unsupported("  cvt.rn.f16x2.e2m1x2 %r1, %rs1;", host_options(), "cvt");
+  expect_unsupported("  cvt.rn.e4m3x2.f32 %rs1, %f1, %f2;", host_options(), "cvt");
+}
+
+} // namespace
+} // namespace d4r::compiler::translate::test

@@ -1,0 +1,181 @@
+// mma.sync m16n8k16 (compiler/translate/lower_mma.cpp) for the AMDGPU targets: the mma_tile corpus
+// kernels translate and link for all six targets with the native WMMA lowering and with the
+// portable one (TranslateOptions::mma_native); the disassembly shows v_wmma on gfx11/gfx12 where
+// the types allow (e4m3 on gfx11: the portable ds_bpermute lowering), and none in portable mode;
+// forms other than m16n8k16.row.col with f16/bf16/e4m3/e5m2 inputs are "unsupported:" errors.
+
+#include "test_compiler_translate_support.hpp"
+
+#include <sstream>
+
+namespace d4r::compiler::translate::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_text(const fs::path& path)
+{
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The disassembly of one kernel: from its "<name>:" label to the next label.
+std::string kernel_disassembly(const std::string& text, const std::string& name)
+{
+  size_t start = text.find("<" + name + ">:");
+  if (start == std::string::npos) {
+    return "";
+  }
+  size_t end = text.find(">:\n", start + name.size() + 3);
+  return text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+bool contains(const std::string& text, const std::string& what)
+{
+  return text.find(what) != std::string::npos;
+}
+
+TranslateOptions gpu_options(const std::string& target, bool native)
+{
+  TranslateOptions options = amdgpu_options(target);
+  options.mma_native = native;
+  return options;
+}
+
+TEST(TranslateMma, CorpusTranslatesForTheHost)
+{
+  for (const char* name : {"mma_tile.sm_80.ptx", "mma_tile.sm_86.ptx", "mma_tile.sm_89.ptx",
+                           "mma_tile.sm_90.ptx"}) {
+    SCOPED_TRACE(name);
+    Expected<Translation> host = translate_text(read_text(fs::path(D4R_PTX_DIR) / name), host_options());
+    ASSERT_TRUE(host) << host.error().message;
+    EXPECT_EQ(verify_text(*host->module), "");
+    EXPECT_TRUE(contains(ir_text(*host->module), "d4r_rt_warp_gather"));
+  }
+}
+
+void check_target(const std::string& text, bool has_e4m3, const std::string& target, bool native)
+{
+  SCOPED_TRACE(target + (native ? " native" : " portable"));
+  Expected<Translation> gpu = translate_text(text, gpu_options(target, native));
+  ASSERT_TRUE(gpu) << gpu.error().message;
+  ASSERT_EQ(verify_text(*gpu->module), "");
+  Expected<std::vector<std::byte>> object = code_object(*gpu, target);
+  ASSERT_TRUE(object) << object.error().message;
+  std::string disassembly = disassemble(*object, target);
+  std::string f16 = kernel_disassembly(disassembly, "enc0_gemm_f16");
+  std::string e4m3 = kernel_disassembly(disassembly, "enc0_gemm_e4m3");
+  ASSERT_FALSE(f16.empty()) << disassembly.substr(0, 2000);
+  bool gfx12 = target.starts_with("gfx12");
+  if (!native) {
+    EXPECT_FALSE(contains(disassembly, "v_wmma"));
+    EXPECT_TRUE(contains(f16, "ds_bpermute_b32"));
+    return;
+  }
+  EXPECT_TRUE(contains(f16, "v_wmma_f32_16x16x16_f16")) << f16;
+  if (has_e4m3) {
+    ASSERT_FALSE(e4m3.empty());
+    if (gfx12) {
+      EXPECT_TRUE(contains(e4m3, "v_wmma_f32_16x16x16_fp8_fp8")) << e4m3;
+    } else { // gfx11 has no FP8 WMMA: the portable lowering
+      EXPECT_FALSE(contains(e4m3, "v_wmma")) << e4m3;
+      EXPECT_TRUE(contains(e4m3, "ds_bpermute_b32"));
+    }
+  }
+}
+
+TEST(TranslateMma, CorpusLinksForEveryTargetNativeAndPortable)
+{
+  for (const char* name : {"mma_tile.sm_86.ptx", "mma_tile.sm_89.ptx"}) {
+    SCOPED_TRACE(name);
+    std::string text = read_text(fs::path(D4R_PTX_DIR) / name);
+    bool has_e4m3 = contains(text, "e4m3.e4m3");
+    for (const char* target : k_targets) {
+      check_target(text, has_e4m3, target, true);
+      check_target(text, has_e4m3, target, false);
+    }
+  }
+}
+
+TEST(TranslateMma, OtherCorpusFilesTranslateForEveryTarget)
+{
+  for (const char* name : {"mma_tile.sm_80.ptx", "mma_tile.sm_90.ptx"}) {
+    std::string text = read_text(fs::path(D4R_PTX_DIR) / name);
+    for (const char* target : k_targets) {
+      SCOPED_TRACE(std::string(name) + " " + target);
+      Expected<Translation> gpu = translate_text(text, gpu_options(target, true));
+      ASSERT_TRUE(gpu) << gpu.error().message;
+      EXPECT_EQ(verify_text(*gpu->module), "");
+    }
+  }
+}
+
+std::string mma_kernel(const std::string& form, int a_words, int b_words, int c_words)
+{
+  auto list = [](const char* prefix, int first, int count) {
+    std::string text = "{";
+    for (int i = 0; i < count; ++i) {
+      text += (i != 0 ? ", " : "") + std::string(prefix) + std::to_string(first + i);
+    }
+    return text + "}";
+  };
+  bool c_f32 = c_words == 4;
+  std::string c_regs = c_f32 ? list("%f", 1, 4) : list("%r", 9, 2);
+  size_t d_at = form.find(".col.") + 5;
+  std::string d_regs = form.compare(d_at, 3, "f32") == 0 || form.compare(d_at, 3, "s32") == 0
+                           ? list("%f", 5, 4)
+                           : list("%r", 11, 2);
+  return kernel_text("  mma.sync.aligned." + form + " " + d_regs + ", " + list("%r", 1, a_words) +
+                     ", " + list("%r", 5, b_words) + ", " + c_regs + ";\n" + "  st.global.b32 [%rd1], %r11;\n");
+}
+
+TEST(TranslateMma, Bf16UsesTheBf16WmmaOnEveryRdnaGeneration)
+{
+  std::string text = mma_kernel("m16n8k16.row.col.f32.bf16.bf16.f32", 4, 2, 4);
+  for (const char* target : k_targets) {
+    SCOPED_TRACE(target);
+    Expected<Translation> gpu = translate_text(text, gpu_options(target, true));
+    ASSERT_TRUE(gpu) << gpu.error().message;
+    Expected<std::vector<std::byte>> object = code_object(*gpu, target);
+    ASSERT_TRUE(object) << object.error().message;
+    EXPECT_TRUE(contains(disassemble(*object, target), "v_wmma_f32_16x16x16_bf16"));
+  }
+}
+
+TEST(TranslateMma, OtherShapesAndFormsAreUnsupported)
+{
+  struct Form {
+    const char* modifiers;
+    int a, b, c;
+  };
+  for (const Form& form : {Form{"m16n8k8.row.col.f32.f16.f16.f32", 2, 1, 4},
+                           Form{"m16n8k32.row.col.f32.e4m3.e4m3.f32", 4, 2, 4},
+                           Form{"m8n8k4.row.col.f32.f16.f16.f32", 2, 2, 4},
+                           Form{"m16n8k16.row.col.s32.s8.s8.s32", 2, 1, 4},
+                           Form{"m16n8k16.row.col.f32.e4m3.e5m2.f32", 2, 1, 4},
+                           Form{"m16n8k16.row.col.f16.bf16.bf16.f16", 4, 2, 2}}) {
+    SCOPED_TRACE(form.modifiers);
+    std::string text = mma_kernel(form.modifiers, form.a, form.b, form.c);
+    for (const TranslateOptions& options : {host_options(), gpu_options("gfx1201", true)}) {
+      Expected<Translation> translation = translate_text(text, options);
+      ASSERT_FALSE(translation);
+      EXPECT_TRUE(contains(translation.error().message,
+                           std::string("unsupported: mma.sync.aligned.") + form.modifiers + " at line"))
+          << translation.error().message;
+    }
+  }
+}
+
+TEST(TranslateMma, WrongOperandCountIsAnError)
+{
+  std::string text = mma_kernel("m16n8k16.row.col.f32.f16.f16.f32", 3, 2, 4);
+  Expected<Translation> translation = translate_text(text, host_options());
+  ASSERT_FALSE(translation);
+  EXPECT_TRUE(contains(translation.error().message, "mma operand 2: expected {4 registers}"))
+      << translation.error().message;
+}
+
+} // namespace
+} // namespace d4r::compiler::translate::test

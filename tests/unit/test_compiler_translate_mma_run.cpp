@@ -1,0 +1,235 @@
+// mma.sync m16n8k16 translated for the host and run on the CPU executor: exact results for integer
+// inputs in every supported form (f16, bf16, e4m3, e5m2 inputs; f32 and f16 accumulators), and the
+// NVIDIA goldens of the mma_tile corpus (tests/golden/cases/corpus_gemm_*) within each case's
+// tolerance, reporting how many outputs are bit-exact.
+
+#include "compiler/cpu/executor.hpp"
+#include "compiler/cpu/launch_case.hpp"
+#include "compiler/translate/mma_layout.hpp"
+#include "test_compiler_translate_support.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <random>
+#include <sstream>
+
+namespace d4r::compiler::translate::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A small integer (|v| <= 15) in the element format: f16, bf16, e4m3 or e5m2 bits.
+uint32_t encode(const std::string& type, int value)
+{
+  if (value == 0) {
+    return 0;
+  }
+  uint32_t sign = value < 0 ? 1U : 0U;
+  int n = std::abs(value);
+  int e = 0;
+  while ((2 << e) <= n) {
+    ++e;
+  }
+  uint32_t rest = static_cast<uint32_t>(n - (1 << e));
+  if (type == "f16") {
+    return sign << 15 | static_cast<uint32_t>(e + 15) << 10 | rest << (10 - e);
+  }
+  if (type == "bf16") {
+    return sign << 15 | static_cast<uint32_t>(e + 127) << 7 | rest << (7 - e);
+  }
+  if (type == "e4m3") {
+    return sign << 7 | static_cast<uint32_t>(e + 7) << 3 | rest << (3 - e);
+  }
+  return sign << 7 | static_cast<uint32_t>(e + 15) << 2 | rest << (2 - e); // e5m2: |v| <= 7
+}
+
+uint32_t f16_of(float value)
+{
+  return encode("f16", static_cast<int>(value));
+}
+
+struct RunForm {
+  std::string in_type;
+  bool c_f32;
+  bool d_f32;
+};
+
+// One lane's words in memory: A, B, C (per the PTX fragment layout), 10 words a lane.
+constexpr int k_words = 10;
+
+std::string run_kernel(const RunForm& form)
+{
+  int bits = form.in_type == "e4m3" || form.in_type == "e5m2" ? 8 : 16;
+  int a_words = bits == 8 ? 2 : 4;
+  int b_words = bits == 8 ? 1 : 2;
+  std::string body = "  mov.u32 %r15, %tid.x;\n  mul.wide.u32 %rd3, %r15, 40;\n  add.s64 %rd4, %rd2, %rd3;\n"
+                     "  mul.wide.u32 %rd5, %r15, 16;\n  add.s64 %rd6, %rd1, %rd5;\n";
+  for (int i = 0; i < 10; ++i) {
+    body += "  ld.global.b32 %r" + std::to_string(i + 1) + ", [%rd4+" + std::to_string(4 * i) + "];\n";
+  }
+  auto list = [](int first, int count) {
+    std::string text = "{";
+    for (int i = 0; i < count; ++i) {
+      text += (i != 0 ? ", %r" : "%r") + std::to_string(first + i);
+    }
+    return text + "}";
+  };
+  std::string d = form.d_f32 ? "{%f1, %f2, %f3, %f4}" : "{%r11, %r12}";
+  body += "  mov.b32 %f5, %r7;\n  mov.b32 %f6, %r8;\n  mov.b32 %f7, %r9;\n  mov.b32 %f8, %r10;\n";
+  std::string c = form.c_f32 ? "{%f5, %f6, %f7, %f8}" : "{%r7, %r8}";
+  body += "  mma.sync.aligned.m16n8k16.row.col." + std::string(form.d_f32 ? "f32." : "f16.") + form.in_type +
+          "." + form.in_type + "." + (form.c_f32 ? "f32 " : "f16 ") + d + ", " + list(1, a_words) + ", " +
+          list(5 - (a_words == 2 ? 2 : 0), b_words) + ", " + c + ";\n";
+  if (form.d_f32) {
+    for (int i = 0; i < 4; ++i) {
+      body += "  st.global.f32 [%rd6+" + std::to_string(4 * i) + "], %f" + std::to_string(i + 1) + ";\n";
+    }
+  } else {
+    body += "  st.global.b32 [%rd6], %r11;\n  st.global.b32 [%rd6+4], %r12;\n";
+  }
+  return kernel_text(body);
+}
+
+TEST(TranslateMmaRun, IntegerInputsGiveExactResults)
+{
+  for (const RunForm& form : {RunForm{"f16", true, true}, RunForm{"bf16", true, true}, RunForm{"e4m3", true, true},
+                              RunForm{"e5m2", true, true}, RunForm{"f16", false, false},
+                              RunForm{"f16", true, false}, RunForm{"e4m3", false, true}}) {
+    SCOPED_TRACE(form.in_type + (form.c_f32 ? " c f32" : " c f16") + (form.d_f32 ? " d f32" : " d f16"));
+    int bits = form.in_type == "e4m3" || form.in_type == "e5m2" ? 8 : 16;
+    int limit = form.in_type == "e5m2" ? 3 : 4;
+    std::mt19937 random(static_cast<uint32_t>(bits + form.in_type.size()));
+    std::uniform_int_distribution<int> small(-limit, limit);
+    int a[16][16];
+    int b[16][8];
+    int c[16][8];
+    for (auto& row : a) { for (int& x : row) { x = small(random); } }
+    for (auto& row : b) { for (int& x : row) { x = small(random); } }
+    for (auto& row : c) { for (int& x : row) { x = small(random) * 8; } }
+    std::vector<uint32_t> in(32 * k_words, 0);
+    int per = 32 / bits;
+    MmaLayoutSpec a_spec{MmaLayout::ptx, MmaOperand::a, bits};
+    MmaLayoutSpec b_spec{MmaLayout::ptx, MmaOperand::b, bits};
+    int a_words = mma_layout_words(a_spec);
+    int b_words = mma_layout_words(b_spec);
+    for (int lane = 0; lane < 32; ++lane) {
+      uint32_t* words = &in[static_cast<size_t>(lane * k_words)];
+      for (int w = 0; w < a_words; ++w) {
+        for (int s = 0; s < per; ++s) {
+          MatrixPos pos = mma_layout_position(a_spec, lane, w, s);
+          words[w] |= encode(form.in_type, a[pos.row][pos.col]) << (bits * s);
+        }
+      }
+      for (int w = 0; w < b_words; ++w) {
+        for (int s = 0; s < per; ++s) {
+          MatrixPos pos = mma_layout_position(b_spec, lane, w, s);
+          words[a_words + w] |= encode(form.in_type, b[pos.row][pos.col]) << (bits * s);
+        }
+      }
+      for (int i = 0; i < 4; ++i) {
+        MatrixPos pos = mma_layout_position({MmaLayout::ptx, MmaOperand::c, 32}, lane, i, 0);
+        float value = static_cast<float>(c[pos.row][pos.col]);
+        if (form.c_f32) {
+          std::memcpy(&words[6 + i], &value, 4);
+        } else {
+          words[6 + i / 2] |= f16_of(value) << (16 * (i % 2));
+        }
+      }
+    }
+    Expected<Translation> translation = translate_text(run_kernel(form), host_options());
+    ASSERT_TRUE(translation) << translation.error().message;
+    Expected<std::unique_ptr<cpu::Executor>> executor = cpu::Executor::create(std::move(*translation));
+    ASSERT_TRUE(executor) << executor.error().message;
+    std::vector<uint32_t> out(32 * 4, 0xcdcdcdcdU);
+    std::array<uint64_t, 2> params{reinterpret_cast<uint64_t>(out.data()), reinterpret_cast<uint64_t>(in.data())};
+    Expected<cpu::LaunchStats> stats = (*executor)->launch(
+        "k", cpu::LaunchShape{{1, 1, 1}, {32, 1, 1}, 0},
+        std::span<const std::byte>(reinterpret_cast<const std::byte*>(params.data()), sizeof(params)));
+    ASSERT_TRUE(stats) << stats.error().message;
+    for (int lane = 0; lane < 32; ++lane) {
+      for (int i = 0; i < 4; ++i) {
+        MatrixPos pos = mma_layout_position({MmaLayout::ptx, MmaOperand::c, 32}, lane, i, 0);
+        int expected = c[pos.row][pos.col];
+        for (int k = 0; k < 16; ++k) {
+          expected += a[pos.row][k] * b[k][pos.col];
+        }
+        uint32_t word = out[static_cast<size_t>(lane * 4 + (form.d_f32 ? i : i / 2))];
+        if (form.d_f32) {
+          float got = 0;
+          std::memcpy(&got, &word, 4);
+          EXPECT_EQ(got, static_cast<float>(expected)) << "lane " << lane << " d" << i;
+        } else {
+          EXPECT_EQ((word >> (16 * (i % 2))) & 0xffffU, f16_of(static_cast<float>(expected)))
+              << "lane " << lane << " d" << i;
+        }
+      }
+    }
+  }
+}
+
+std::vector<std::byte> read_bytes(const fs::path& path)
+{
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string bytes = text.str();
+  std::vector<std::byte> out(bytes.size());
+  std::memcpy(out.data(), bytes.data(), bytes.size());
+  return out;
+}
+
+int64_t ulp_distance(uint32_t x, uint32_t y)
+{
+  auto ordered = [](uint32_t v) {
+    return (v & 0x80000000U) != 0 ? -static_cast<int64_t>(v & 0x7fffffffU) : static_cast<int64_t>(v);
+  };
+  return std::llabs(ordered(x) - ordered(y));
+}
+
+TEST(TranslateMmaRun, GoldenGemmCasesWithinTheirTolerance)
+{
+  const fs::path golden = fs::path(D4R_PTX_DIR).parent_path() / "golden";
+  int64_t total = 0;
+  int64_t exact = 0;
+  for (const char* name : {"corpus_gemm_f16_ints", "corpus_gemm_f16_random", "corpus_gemm_e4m3"}) {
+    SCOPED_TRACE(name);
+    Expected<cpu::LaunchCase> parsed = cpu::read_launch_case(golden / "cases" / (std::string(name) + ".case"));
+    ASSERT_TRUE(parsed) << parsed.error().message;
+    const fs::path repo = fs::path(D4R_PTX_DIR).parent_path().parent_path();
+    std::vector<std::byte> ptx = read_bytes(repo / parsed->ptx);
+    Expected<Translation> translation =
+        translate_text(std::string(reinterpret_cast<const char*>(ptx.data()), ptx.size()), host_options());
+    ASSERT_TRUE(translation) << translation.error().message;
+    Expected<std::unique_ptr<cpu::Executor>> executor = cpu::Executor::create(std::move(*translation));
+    ASSERT_TRUE(executor) << executor.error().message;
+    std::unique_ptr<cpu::HostLaunch> host = cpu::HostLaunch::create(*parsed);
+    cpu::LaunchShape shape{parsed->grid, parsed->block, static_cast<uint32_t>(parsed->dynamic_shared)};
+    Expected<cpu::LaunchStats> stats = (*executor)->launch(parsed->kernel, shape, host->params());
+    ASSERT_TRUE(stats) << stats.error().message;
+    std::vector<std::byte> expected = read_bytes(golden / "expected" / (std::string(name) + ".out0.bin"));
+    std::span<const std::byte> got = host->output_bytes(0);
+    Expected<void> same = cpu::compare_output(*parsed, 0, expected, got);
+    EXPECT_TRUE(same) << same.error().message;
+    ASSERT_EQ(got.size(), expected.size());
+    int64_t case_exact = 0;
+    int64_t worst = 0;
+    for (size_t i = 0; i + 4 <= got.size(); i += 4) {
+      uint32_t x = 0;
+      uint32_t y = 0;
+      std::memcpy(&x, got.data() + i, 4);
+      std::memcpy(&y, expected.data() + i, 4);
+      case_exact += x == y ? 1 : 0;
+      worst = std::max(worst, ulp_distance(x, y));
+    }
+    int64_t count = static_cast<int64_t>(got.size() / 4);
+    std::cout << name << ": " << case_exact << "/" << count << " bit-exact, worst " << worst << " ulp\n";
+    total += count;
+    exact += case_exact;
+  }
+  std::cout << "mma goldens: " << exact << "/" << total << " bit-exact\n";
+}
+
+} // namespace
+} // namespace d4r::compiler::translate::test

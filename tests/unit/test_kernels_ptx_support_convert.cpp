@@ -1,0 +1,291 @@
+// kernels/support/convert.c: cvt. Exhaustive over every f16 and bf16 value for the widening
+// conversions; narrowing f32/f64 -> f16/bf16 on a dense sweep plus every representable value, its
+// neighbours and midpoints, against the search reference; float -> int and rint against the host
+// (nearbyint under fesetround) with the ISA's saturation and NaN rules; int -> float against the
+// host conversion under fesetround. Built with -frounding-math.
+
+#include "test_kernels_ptx_support_common.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+
+namespace {
+
+using namespace d4r::test::ptx_support;
+
+template <typename F> auto under_mode(int mode, F f)
+{
+  // The volatile store pins the operation between the two calls: GCC otherwise moves FP
+  // arithmetic across fesetround (GCC bug 34678), even with -frounding-math.
+  std::fesetround(mode);
+  volatile auto r = f();
+  std::fesetround(FE_TONEAREST);
+  return static_cast<decltype(f())>(r);
+}
+
+TEST(KernelsPtxSupportConvert, EveryF16WidensExactly)
+{
+  const NarrowFormat& fmt = f16_format();
+  for (uint32_t h = 0; h < 65536; ++h) {
+    const float got = __d4r_ptx_cvt_f32_f16(static_cast<uint16_t>(h), 0, 0);
+    const double want = fmt.value[h];
+    if (std::isnan(want)) {
+      ASSERT_EQ(bits(got), 0x7fffffffu) << h;
+      ASSERT_EQ(bits(__d4r_ptx_cvt_f64_f16(static_cast<uint16_t>(h), 0)), 0x7fffffffffffffffull);
+    } else {
+      ASSERT_EQ(bits(got), bits(static_cast<float>(want))) << h;
+      ASSERT_EQ(bits(__d4r_ptx_cvt_f64_f16(static_cast<uint16_t>(h), 0)), bits(want)) << h;
+    }
+  }
+}
+
+TEST(KernelsPtxSupportConvert, EveryBf16WidensExactly)
+{
+  const NarrowFormat& fmt = bf16_format();
+  for (uint32_t h = 0; h < 65536; ++h) {
+    const float got = __d4r_ptx_cvt_f32_bf16(static_cast<uint16_t>(h));
+    ASSERT_EQ(bits(got), h << 16); // a bit copy, NaN payloads included
+    if (!std::isnan(fmt.value[h])) {
+      ASSERT_EQ(static_cast<double>(got), fmt.value[h]) << h;
+      ASSERT_EQ(bits(__d4r_ptx_cvt_f64_bf16(static_cast<uint16_t>(h))), bits(fmt.value[h]));
+    }
+  }
+}
+
+// Values that decide the narrowing: every value of the target, the f32 neighbours of it and of
+// the midpoints, plus a strided sweep of every f32 bit pattern.
+std::vector<float> narrowing_inputs(const NarrowFormat& fmt)
+{
+  std::vector<float> in;
+  for (uint32_t c = 0; c < 0x8000u; ++c) {
+    const double v = fmt.value[c];
+    if (std::isnan(v) || std::isinf(v)) {
+      continue;
+    }
+    const double next = c < fmt.max_code ? fmt.value[c + 1] : v * 2;
+    const float fv = static_cast<float>(v);
+    const float mid = static_cast<float>((v + next) / 2);
+    for (float x : {fv, mid}) {
+      for (int d = -2; d <= 2; ++d) {
+        const float y = f32(bits(x) + static_cast<uint32_t>(d));
+        in.push_back(y);
+        in.push_back(-y);
+      }
+    }
+  }
+  for (uint64_t u = 0; u < 0x100000000ull; u += 8191) {
+    in.push_back(f32(static_cast<uint32_t>(u)));
+  }
+  return in;
+}
+
+void check_narrow(bool bf16)
+{
+  const NarrowFormat& fmt = bf16 ? bf16_format() : f16_format();
+  int64_t failures = 0;
+  int64_t checked = 0;
+  for (float x : narrowing_inputs(fmt)) {
+    for (int m = 0; m < 4; ++m) {
+      for (int satfinite = 0; satfinite < 2; ++satfinite) {
+        const uint32_t want = std::isnan(x) ? 0x7fffu : reference_round(fmt, x, m, satfinite);
+        const uint16_t got = bf16 ? __d4r_ptx_cvt_bf16_f32_ex(x, m, 0, 0, satfinite)
+                                  : __d4r_ptx_cvt_f16_f32_ex(x, m, 0, 0, 0, satfinite);
+        const uint16_t got64 = bf16 ? __d4r_ptx_cvt_bf16_f64(x, m) : __d4r_ptx_cvt_f16_f64(x, m, 0);
+        ++checked;
+        if ((got != want || (!satfinite && got64 != want)) && failures++ < 10) {
+          ADD_FAILURE() << (bf16 ? "bf16" : "f16") << " mode " << m << " satfinite " << satfinite
+                        << std::hexfloat << " x " << x << std::hex << " got " << got << "/"
+                        << got64 << " want " << want;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(failures, 0) << "of " << checked;
+  std::printf("%s narrowing: %lld checks\n", bf16 ? "bf16" : "f16", static_cast<long long>(checked));
+}
+
+TEST(KernelsPtxSupportConvert, F32ToF16EveryModeAgainstSearch) { check_narrow(false); }
+TEST(KernelsPtxSupportConvert, F32ToBf16EveryModeAgainstSearch) { check_narrow(true); }
+
+TEST(KernelsPtxSupportConvert, F16FlagsSatReluFtz)
+{
+  EXPECT_EQ(__d4r_ptx_cvt_f16_f32(2.0f, 0, 0, 1), 0x3c00u);
+  EXPECT_EQ(__d4r_ptx_cvt_f16_f32(-2.0f, 0, 0, 1), 0u);
+  EXPECT_EQ(__d4r_ptx_cvt_f16_f32(f32(0x7fc00000u), 0, 0, 1), 0u);
+  EXPECT_EQ(__d4r_ptx_cvt_f16_f32(f32(0x7fc00001u), 0, 0, 0), 0x7fffu);
+  EXPECT_EQ(__d4r_ptx_cvt_f16_f32_ex(-3.0f, 0, 0, 0, 1, 0), 0u);
+  EXPECT_EQ(__d4r_ptx_cvt_f16_f32_ex(f32(0xffc00000u), 0, 0, 0, 1, 0), 0x7fffu);
+  EXPECT_EQ(__d4r_ptx_cvt_f16_f32_ex(1e6f, 0, 0, 0, 0, 1), 0x7bffu);
+  EXPECT_EQ(__d4r_ptx_cvt_f16_f32_ex(f32(0xff800000u), 0, 0, 0, 0, 1), 0xfbffu);
+  // rp of the smallest positive f32 subnormal is the smallest f16 subnormal, or +0 with .ftz.
+  EXPECT_EQ(__d4r_ptx_cvt_f16_f32(f32(1u), 3, 0, 0), 1u);
+  EXPECT_EQ(__d4r_ptx_cvt_f16_f32(f32(1u), 3, 1, 0), 0u);
+  // f64 -> f16 rounds once: 1 + 2^-11 + 2^-40 is above the midpoint (f32 would make it a tie).
+  EXPECT_EQ(__d4r_ptx_cvt_f16_f64(1.0 + 0x1p-11 + 0x1p-40, 0, 0), 0x3c01u);
+}
+
+TEST(KernelsPtxSupportConvert, F64ToF32EveryMode)
+{
+  Rng rng;
+  int64_t failures = 0;
+  for (int i = 0; i < 1000000; ++i) {
+    const double x = interesting_f64(rng);
+    for (int m = 0; m < 4; ++m) {
+      const float want = under_mode(k_modes[m], [&] {
+        volatile double v = x;
+        return static_cast<float>(v);
+      });
+      const float got = __d4r_ptx_cvt_f32_f64(x, m, 0, 0);
+      const uint32_t want_bits = std::isnan(want) ? 0x7fffffffu : bits(want);
+      if (bits(got) != want_bits && failures++ < 10) {
+        ADD_FAILURE() << "mode " << m << std::hexfloat << " x " << x << " got " << got;
+      }
+    }
+  }
+  EXPECT_EQ(failures, 0);
+}
+
+template <typename T> uint64_t reference_int(double x, int mode, bool nan_big)
+{
+  constexpr int width = static_cast<int>(sizeof(T) * 8);
+  if (std::isnan(x)) {
+    // sign-extended like the library's signed results
+    return nan_big ? static_cast<uint64_t>(static_cast<int64_t>(static_cast<T>(1ull << (width - 1)))) : 0;
+  }
+  const double r = under_mode(k_modes[mode], [&] { return std::nearbyint(x); });
+  const double lo = static_cast<double>(std::numeric_limits<T>::min());
+  const double hi = static_cast<double>(std::numeric_limits<T>::max());
+  if (r <= lo) {
+    return static_cast<uint64_t>(static_cast<int64_t>(std::numeric_limits<T>::min()));
+  }
+  if (r >= hi) {
+    return static_cast<uint64_t>(static_cast<int64_t>(std::numeric_limits<T>::max()));
+  }
+  return static_cast<uint64_t>(static_cast<int64_t>(static_cast<T>(r)));
+}
+
+TEST(KernelsPtxSupportConvert, FloatToIntSaturatesEveryMode)
+{
+  Rng rng;
+  int64_t failures = 0;
+  auto check = [&](uint64_t got, uint64_t want, const char* what, double x, int m) {
+    if (got != want && failures++ < 20) {
+      ADD_FAILURE() << what << " mode " << m << std::hexfloat << " x " << x << std::hex << " got "
+                    << got << " want " << want;
+    }
+  };
+  for (int i = 0; i < 300000; ++i) {
+    float xf = interesting_f32(rng);
+    if (i & 1) { // near integers and halves in every integer range
+      const double base = std::ldexp(static_cast<double>(rng.next() >> 11), -static_cast<int>(rng.next() % 64));
+      xf = static_cast<float>((rng.next() & 1) ? -base : base);
+    }
+    double xd = (i & 2) ? static_cast<double>(xf) : interesting_f64(rng);
+    if (i & 4) {
+      xd = std::ldexp(std::round(std::ldexp(xd, 1)) + 0.0, -1);
+    }
+    for (int m = 0; m < 4; ++m) {
+      check(static_cast<uint64_t>(__d4r_ptx_cvt_s64_f32(xf, m, 0)), reference_int<int64_t>(xf, m, true), "s64.f32", xf, m);
+      check(__d4r_ptx_cvt_u64_f32(xf, m, 0), reference_int<uint64_t>(xf, m, true), "u64.f32", xf, m);
+      check(static_cast<uint64_t>(static_cast<int64_t>(__d4r_ptx_cvt_s32_f32(xf, m, 0))), reference_int<int32_t>(xf, m, false), "s32.f32", xf, m);
+      check(__d4r_ptx_cvt_u32_f32(xf, m, 0), reference_int<uint32_t>(xf, m, false), "u32.f32", xf, m);
+      check(static_cast<uint64_t>(static_cast<int64_t>(__d4r_ptx_cvt_s16_f32(xf, m, 0))), reference_int<int16_t>(xf, m, false), "s16.f32", xf, m);
+      check(__d4r_ptx_cvt_u16_f32(xf, m, 0), reference_int<uint16_t>(xf, m, false), "u16.f32", xf, m);
+      check(static_cast<uint64_t>(static_cast<int64_t>(__d4r_ptx_cvt_s8_f32(xf, m, 0))), reference_int<int8_t>(xf, m, false), "s8.f32", xf, m);
+      check(__d4r_ptx_cvt_u8_f32(xf, m, 0), reference_int<uint8_t>(xf, m, false), "u8.f32", xf, m);
+      check(static_cast<uint64_t>(__d4r_ptx_cvt_s64_f64(xd, m)), reference_int<int64_t>(xd, m, true), "s64.f64", xd, m);
+      check(__d4r_ptx_cvt_u64_f64(xd, m), reference_int<uint64_t>(xd, m, true), "u64.f64", xd, m);
+      check(static_cast<uint64_t>(static_cast<int64_t>(__d4r_ptx_cvt_s32_f64(xd, m))), reference_int<int32_t>(xd, m, true), "s32.f64", xd, m);
+      check(__d4r_ptx_cvt_u32_f64(xd, m), reference_int<uint32_t>(xd, m, true), "u32.f64", xd, m);
+      check(static_cast<uint64_t>(static_cast<int64_t>(__d4r_ptx_cvt_s16_f64(xd, m))), reference_int<int16_t>(xd, m, true), "s16.f64", xd, m);
+      check(__d4r_ptx_cvt_u16_f64(xd, m), reference_int<uint16_t>(xd, m, true), "u16.f64", xd, m);
+      check(static_cast<uint64_t>(static_cast<int64_t>(__d4r_ptx_cvt_s8_f64(xd, m))), reference_int<int8_t>(xd, m, true), "s8.f64", xd, m);
+      check(__d4r_ptx_cvt_u8_f64(xd, m), reference_int<uint8_t>(xd, m, true), "u8.f64", xd, m);
+    }
+  }
+  EXPECT_EQ(failures, 0);
+  // .ftz: a subnormal rounds up to 1 in rpi, to 0 when flushed.
+  EXPECT_EQ(__d4r_ptx_cvt_s32_f32(f32(1u), 3, 0), 1);
+  EXPECT_EQ(__d4r_ptx_cvt_s32_f32(f32(1u), 3, 1), 0);
+}
+
+TEST(KernelsPtxSupportConvert, RintEveryMode)
+{
+  Rng rng;
+  int64_t failures = 0;
+  for (int i = 0; i < 500000; ++i) {
+    float x = interesting_f32(rng);
+    if (i & 1) {
+      x = std::ldexp(std::round(std::ldexp(x, 2)), -2);
+    }
+    const double xd = (i & 2) ? static_cast<double>(x) : interesting_f64(rng);
+    for (int m = 0; m < 4; ++m) {
+      const float want = under_mode(k_modes[m], [&] { return std::nearbyint(x); });
+      const double want_d = under_mode(k_modes[m], [&] { return std::nearbyint(xd); });
+      const uint32_t wb = std::isnan(want) ? 0x7fffffffu : bits(want);
+      const uint64_t wbd = std::isnan(want_d) ? 0x7fffffffffffffffull : bits(want_d);
+      if ((bits(__d4r_ptx_cvt_rint_f32(x, m, 0, 0)) != wb ||
+           bits(__d4r_ptx_cvt_rint_f64(xd, m)) != wbd) &&
+          failures++ < 10) {
+        ADD_FAILURE() << "mode " << m << std::hexfloat << " x " << x << " xd " << xd;
+      }
+    }
+  }
+  EXPECT_EQ(failures, 0);
+  // every f16 and bf16, through the f32 reference (integral values are representable)
+  for (uint32_t h = 0; h < 65536; ++h) {
+    for (int m = 0; m < 4; ++m) {
+      const double v = f16_format().value[h];
+      const double vb = bf16_format().value[h];
+      const uint16_t r = __d4r_ptx_cvt_rint_f16(static_cast<uint16_t>(h), m);
+      const uint16_t rb = __d4r_ptx_cvt_rint_bf16(static_cast<uint16_t>(h), m);
+      if (std::isnan(v)) {
+        ASSERT_EQ(r, 0x7fffu);
+      } else {
+        const double want = under_mode(k_modes[m], [&] { return std::nearbyint(v); });
+        ASSERT_EQ(bits(f16_format().value[r]), bits(want)) << h << " mode " << m;
+      }
+      if (std::isnan(vb)) {
+        ASSERT_EQ(rb, 0x7fffu);
+      } else {
+        const double want = under_mode(k_modes[m], [&] { return std::nearbyint(vb); });
+        ASSERT_EQ(bits(bf16_format().value[rb]), bits(want)) << h << " mode " << m;
+      }
+    }
+  }
+}
+
+TEST(KernelsPtxSupportConvert, IntToFloatEveryMode)
+{
+  Rng rng;
+  int64_t failures = 0;
+  for (int i = 0; i < 500000; ++i) {
+    const uint64_t u = rng.next() >> (rng.next() % 64);
+    const int64_t s = static_cast<int64_t>((rng.next() & 1) ? u : ~u);
+    for (int m = 0; m < 4; ++m) {
+      const float fs = under_mode(k_modes[m], [&] { volatile int64_t v = s; return static_cast<float>(v); });
+      const float fu = under_mode(k_modes[m], [&] { volatile uint64_t v = u; return static_cast<float>(v); });
+      const double ds = under_mode(k_modes[m], [&] { volatile int64_t v = s; return static_cast<double>(v); });
+      const double du = under_mode(k_modes[m], [&] { volatile uint64_t v = u; return static_cast<double>(v); });
+      const int32_t s32 = static_cast<int32_t>(s);
+      // f16 from an integer: exact in double below 2^53; above, far beyond f16's range, where the
+      // f32 result of the same mode overflows the same way.
+      const bool small = s > -(1ll << 53) && s < (1ll << 53);
+      const float fs32 = under_mode(k_modes[m], [&] { volatile int32_t v = s32; return static_cast<float>(v); });
+      bool ok = bits(__d4r_ptx_cvt_f32_s64(s, m)) == bits(fs) &&
+                bits(__d4r_ptx_cvt_f32_u64(u, m)) == bits(fu) &&
+                bits(__d4r_ptx_cvt_f64_s64(s, m)) == bits(ds) &&
+                bits(__d4r_ptx_cvt_f64_u64(u, m)) == bits(du) &&
+                bits(__d4r_ptx_cvt_f32_s32(s32, m)) == bits(fs32) &&
+                __d4r_ptx_cvt_f16_s64(s, m) == reference_round(f16_format(), small ? static_cast<double>(s) : static_cast<double>(fs), m, false);
+      if (!ok && failures++ < 10) {
+        ADD_FAILURE() << "mode " << m << " s " << s << " u " << u;
+      }
+    }
+  }
+  EXPECT_EQ(failures, 0);
+}
+
+} // namespace

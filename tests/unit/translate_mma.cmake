@@ -1,0 +1,17 @@
+# compiler/translate/lower_mma.cpp (mma.sync m16n8k16, stage 6). The lane maps against a host model
+# of the PTX and WMMA layouts (no code generation, quick to build); then the corpus kernels for the
+# host and the six AMDGPU targets (native WMMA and portable), unsupported forms, and host runs
+# against exact references and the NVIDIA goldens.
+d4r_test(test_compiler_translate_mma_layout
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_compiler_translate_mma_layout.cpp
+  LIBS d4r_translate d4r_util d4r_llvm)
+if(EXISTS ${PROJECT_SOURCE_DIR}/compiler/cpu/simt_block.cpp)
+  d4r_test(test_compiler_translate_mma
+    TIMEOUT 900
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_compiler_translate_mma.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/test_compiler_translate_mma_run.cpp
+    LIBS d4r_cpu d4r_translate d4r_compiler d4r_util d4r_llvm)
+  target_compile_definitions(test_compiler_translate_mma PRIVATE
+    D4R_LLVM_OBJDUMP="${D4R_LLVM_OBJDUMP}"
+    D4R_PTX_DIR="${PROJECT_SOURCE_DIR}/tests/ptx")
+endif()

@@ -1,0 +1,416 @@
+// d4r-golden: records golden vectors on an NVIDIA GPU through the CUDA driver API.
+//
+//   d4r-golden CASE.case... --root REPO --out DIR [--repeat N]
+//
+// For each case file (tests/golden/README.md): loads the PTX text with cuModuleLoadDataEx (the JIT
+// log is printed when that fails), builds the inputs with the same code the host tests use
+// (compiler/cpu/launch_case.cpp), launches, synchronises, copies every output back and writes it to
+// DIR/<case>.out<N>.bin. With --repeat N (default 2) the launch runs N times on fresh allocations
+// and an output that changes between runs is reported as nondeterministic (exit status 3), since a
+// golden vector must be reproducible. An output still all 0xCD after the launch is reported too
+// (a kernel that did not write where the case expects).
+//
+// Not part of the CMake build (CI has no cuda.h); tools/golden/record.sh builds and runs it.
+
+#include "compiler/cpu/launch_case.hpp"
+
+#include <cuda.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using d4r::compiler::cpu::Arg;
+using d4r::compiler::cpu::ArgKind;
+using d4r::compiler::cpu::Direction;
+using d4r::compiler::cpu::Field;
+using d4r::compiler::cpu::Fill;
+using d4r::compiler::cpu::ImageSpec;
+using d4r::compiler::cpu::LaunchCase;
+using d4r::compiler::cpu::Param;
+using d4r::compiler::cpu::ParamSlot;
+
+std::string cuda_error(CUresult result, const char* what)
+{
+  const char* name = nullptr;
+  const char* text = nullptr;
+  cuGetErrorName(result, &name);
+  cuGetErrorString(result, &text);
+  return std::string(what) + ": " + (name ? name : "?") + " (" + (text ? text : "?") + ")";
+}
+
+#define CU_CHECK(call_)                                                                            \
+  do {                                                                                             \
+    const CUresult cu_result_ = (call_);                                                           \
+    if (cu_result_ != CUDA_SUCCESS) {                                                              \
+      m_error = cuda_error(cu_result_, #call_);                                                    \
+      return false;                                                                                \
+    }                                                                                              \
+  } while (false)
+
+struct DeviceOutput {
+  bool is_image = false;
+  CUdeviceptr pointer = 0;
+  CUarray array = nullptr;
+  int64_t bytes = 0;
+  int64_t row_bytes = 0;
+  int64_t rows = 0;
+};
+
+// One launch of one case: device resources, released in the destructor.
+class DeviceLaunch {
+public:
+  DeviceLaunch(const LaunchCase& launch_case, CUmodule module) : m_case(launch_case), m_module(module) {}
+  ~DeviceLaunch();
+  bool run(std::vector<std::vector<std::byte>>& outputs);
+  const std::string& error() const { return m_error; }
+
+private:
+  const LaunchCase& m_case;
+  CUmodule m_module;
+  std::string m_error;
+  std::vector<CUdeviceptr> m_buffers;
+  std::vector<CUarray> m_arrays;
+  std::vector<CUtexObject> m_textures;
+  std::vector<CUsurfObject> m_surfaces;
+  std::vector<DeviceOutput> m_outputs;
+  bool place(const Arg& arg, uint64_t* bits);
+  bool place_buffer(const Arg& arg, uint64_t* bits);
+  bool place_image(const Arg& arg, uint64_t* bits);
+  bool read_back(std::vector<std::vector<std::byte>>& outputs);
+};
+
+DeviceLaunch::~DeviceLaunch()
+{
+  for (CUtexObject texture : m_textures) {
+    cuTexObjectDestroy(texture);
+  }
+  for (CUsurfObject surface : m_surfaces) {
+    cuSurfObjectDestroy(surface);
+  }
+  for (CUarray array : m_arrays) {
+    cuArrayDestroy(array);
+  }
+  for (CUdeviceptr buffer : m_buffers) {
+    cuMemFree(buffer);
+  }
+}
+
+bool DeviceLaunch::place(const Arg& arg, uint64_t* bits)
+{
+  if (arg.kind == ArgKind::scalar) {
+    *bits = arg.scalar.bits;
+    return true;
+  }
+  return arg.kind == ArgKind::buffer ? place_buffer(arg, bits) : place_image(arg, bits);
+}
+
+bool DeviceLaunch::place_buffer(const Arg& arg, uint64_t* bits)
+{
+  const std::vector<std::byte> data = d4r::compiler::cpu::generate_fill(
+      arg.buffer.direction == Direction::out ? Fill{} : arg.buffer.fill, arg.buffer.type, arg.buffer.count);
+  CUdeviceptr pointer = 0;
+  CU_CHECK(cuMemAlloc(&pointer, data.empty() ? 16 : data.size()));
+  m_buffers.push_back(pointer);
+  if (!data.empty()) {
+    CU_CHECK(cuMemcpyHtoD(pointer, data.data(), data.size()));
+  }
+  if (arg.output_index >= 0) {
+    DeviceOutput& output = m_outputs.at(static_cast<size_t>(arg.output_index));
+    output.pointer = pointer;
+    output.bytes = static_cast<int64_t>(data.size());
+  }
+  *bits = pointer;
+  return true;
+}
+
+CUarray_format array_format(d4r_host_image_format format)
+{
+  switch (format) {
+  case d4r_image_u8:
+    return CU_AD_FORMAT_UNSIGNED_INT8;
+  case d4r_image_f16:
+    return CU_AD_FORMAT_HALF;
+  case d4r_image_f32:
+    return CU_AD_FORMAT_FLOAT;
+  case d4r_image_u32:
+    return CU_AD_FORMAT_UNSIGNED_INT32;
+  }
+  return CU_AD_FORMAT_UNSIGNED_INT8;
+}
+
+bool DeviceLaunch::place_image(const Arg& arg, uint64_t* bits)
+{
+  const ImageSpec& spec = arg.image;
+  CUDA_ARRAY3D_DESCRIPTOR descriptor{};
+  descriptor.Width = static_cast<size_t>(spec.width);
+  descriptor.Height = static_cast<size_t>(spec.height);
+  descriptor.Depth = 0;
+  descriptor.Format = array_format(spec.format);
+  descriptor.NumChannels = static_cast<unsigned>(spec.channels);
+  descriptor.Flags = spec.texture ? 0 : CUDA_ARRAY3D_SURFACE_LDST;
+  CUarray array = nullptr;
+  CU_CHECK(cuArray3DCreate(&array, &descriptor));
+  m_arrays.push_back(array);
+  const std::vector<std::byte> data = d4r::compiler::cpu::generate_image(spec);
+  const int64_t row_bytes = spec.width * d4r::compiler::cpu::texel_bytes(spec);
+  CUDA_MEMCPY2D copy{};
+  copy.srcMemoryType = CU_MEMORYTYPE_HOST;
+  copy.srcHost = data.data();
+  copy.srcPitch = static_cast<size_t>(row_bytes);
+  copy.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+  copy.dstArray = array;
+  copy.WidthInBytes = static_cast<size_t>(row_bytes);
+  copy.Height = static_cast<size_t>(spec.height);
+  CU_CHECK(cuMemcpy2D(&copy));
+  CUDA_RESOURCE_DESC resource{};
+  resource.resType = CU_RESOURCE_TYPE_ARRAY;
+  resource.res.array.hArray = array;
+  if (!spec.texture) {
+    CUsurfObject surface = 0;
+    CU_CHECK(cuSurfObjectCreate(&surface, &resource));
+    m_surfaces.push_back(surface);
+    DeviceOutput& output = m_outputs.at(static_cast<size_t>(arg.output_index));
+    output.is_image = true;
+    output.array = array;
+    output.bytes = static_cast<int64_t>(data.size());
+    output.row_bytes = row_bytes;
+    output.rows = spec.height;
+    *bits = surface;
+    return true;
+  }
+  static const CUaddress_mode k_address[] = {CU_TR_ADDRESS_MODE_CLAMP, CU_TR_ADDRESS_MODE_WRAP,
+                                             CU_TR_ADDRESS_MODE_MIRROR, CU_TR_ADDRESS_MODE_BORDER};
+  CUDA_TEXTURE_DESC texture_desc{};
+  for (CUaddress_mode& mode : texture_desc.addressMode) {
+    mode = k_address[spec.address];
+  }
+  texture_desc.filterMode = spec.filter == 0 ? CU_TR_FILTER_MODE_POINT : CU_TR_FILTER_MODE_LINEAR;
+  texture_desc.flags = spec.normalized ? CU_TRSF_NORMALIZED_COORDINATES : 0;
+  CUtexObject texture = 0;
+  CU_CHECK(cuTexObjectCreate(&texture, &resource, &texture_desc, nullptr));
+  m_textures.push_back(texture);
+  *bits = texture;
+  return true;
+}
+
+bool DeviceLaunch::run(std::vector<std::vector<std::byte>>& outputs)
+{
+  m_outputs.assign(m_case.outputs.size(), DeviceOutput{});
+  int64_t total = 0;
+  const std::vector<ParamSlot> slots = d4r::compiler::cpu::param_layout(m_case, &total);
+  std::vector<std::vector<std::byte>> values(m_case.params.size());
+  std::vector<void*> pointers;
+  for (size_t i = 0; i < m_case.params.size(); ++i) {
+    const Param& param = m_case.params[i];
+    values[i].assign(static_cast<size_t>(slots[i].size), std::byte{0});
+    if (!param.is_struct) {
+      uint64_t bits = 0;
+      if (!place(param.arg, &bits)) {
+        return false;
+      }
+      std::memcpy(values[i].data(), &bits, values[i].size());
+    }
+    for (const Field& field : param.fields) {
+      uint64_t bits = 0;
+      if (!place(field.arg, &bits)) {
+        return false;
+      }
+      const int64_t size = field.arg.kind == ArgKind::scalar ? d4r::compiler::cpu::element_size(field.arg.scalar.type) : 8;
+      std::memcpy(values[i].data() + field.offset, &bits, static_cast<size_t>(size));
+    }
+    pointers.push_back(values[i].data());
+  }
+  CUfunction function = nullptr;
+  CU_CHECK(cuModuleGetFunction(&function, m_module, m_case.kernel.c_str()));
+  if (m_case.dynamic_shared > 48 * 1024) {
+    CU_CHECK(cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                static_cast<int>(m_case.dynamic_shared)));
+  }
+  CU_CHECK(cuLaunchKernel(function, m_case.grid[0], m_case.grid[1], m_case.grid[2], m_case.block[0],
+                          m_case.block[1], m_case.block[2], m_case.dynamic_shared, nullptr, pointers.data(),
+                          nullptr));
+  CU_CHECK(cuCtxSynchronize());
+  return read_back(outputs);
+}
+
+bool DeviceLaunch::read_back(std::vector<std::vector<std::byte>>& outputs)
+{
+  outputs.assign(m_outputs.size(), {});
+  for (size_t i = 0; i < m_outputs.size(); ++i) {
+    const DeviceOutput& output = m_outputs[i];
+    outputs[i].assign(static_cast<size_t>(output.bytes), std::byte{0});
+    if (output.bytes == 0) {
+      continue;
+    }
+    if (!output.is_image) {
+      CU_CHECK(cuMemcpyDtoH(outputs[i].data(), output.pointer, outputs[i].size()));
+      continue;
+    }
+    CUDA_MEMCPY2D copy{};
+    copy.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+    copy.srcArray = output.array;
+    copy.dstMemoryType = CU_MEMORYTYPE_HOST;
+    copy.dstHost = outputs[i].data();
+    copy.dstPitch = static_cast<size_t>(output.row_bytes);
+    copy.WidthInBytes = static_cast<size_t>(output.row_bytes);
+    copy.Height = static_cast<size_t>(output.rows);
+    CU_CHECK(cuMemcpy2D(&copy));
+  }
+  return true;
+}
+
+bool read_text(const std::string& path, std::string* text)
+{
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return false;
+  }
+  std::ostringstream out;
+  out << in.rdbuf();
+  *text = out.str();
+  return true;
+}
+
+bool load_module(const std::string& ptx, const std::string& label, CUmodule* module)
+{
+  static char info_log[16384];
+  static char error_log[16384];
+  info_log[0] = error_log[0] = 0;
+  CUjit_option options[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
+                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void* values[] = {info_log, reinterpret_cast<void*>(sizeof(info_log)), error_log,
+                    reinterpret_cast<void*>(sizeof(error_log))};
+  const CUresult result = cuModuleLoadDataEx(module, ptx.c_str(), 4, options, values);
+  if (result != CUDA_SUCCESS) {
+    std::fprintf(stderr, "%s: %s\njit error log:\n%s\njit info log:\n%s\n", label.c_str(),
+                 cuda_error(result, "cuModuleLoadDataEx").c_str(), error_log, info_log);
+    return false;
+  }
+  return true;
+}
+
+bool all_cd(const std::vector<std::byte>& bytes)
+{
+  for (std::byte b : bytes) {
+    if (b != std::byte{0xCD}) {
+      return false;
+    }
+  }
+  return !bytes.empty();
+}
+
+// 0 ok, 1 failed, 3 nondeterministic.
+int record(const std::string& case_path, const std::string& root, const std::string& out_dir, int repeat)
+{
+  d4r::Expected<LaunchCase> parsed = d4r::compiler::cpu::read_launch_case(case_path);
+  if (!parsed) {
+    std::fprintf(stderr, "%s\n", parsed.error().message.c_str());
+    return 1;
+  }
+  const LaunchCase& launch_case = *parsed;
+  std::string ptx;
+  if (!read_text(root + "/" + launch_case.ptx, &ptx)) {
+    std::fprintf(stderr, "golden case %s: cannot read %s\n", launch_case.name.c_str(), launch_case.ptx.c_str());
+    return 1;
+  }
+  CUmodule module = nullptr;
+  if (!load_module(ptx, "golden case " + launch_case.name + ": " + launch_case.ptx, &module)) {
+    return 1;
+  }
+  std::vector<std::vector<std::byte>> first;
+  int status = 0;
+  for (int run = 0; run < repeat; ++run) {
+    std::vector<std::vector<std::byte>> outputs;
+    DeviceLaunch launch(launch_case, module);
+    if (!launch.run(outputs)) {
+      std::fprintf(stderr, "golden case %s: %s\n", launch_case.name.c_str(), launch.error().c_str());
+      return 1;
+    }
+    if (run == 0) {
+      first = std::move(outputs);
+      continue;
+    }
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      if (outputs[i] != first[i] && launch_case.outputs[i].compare.kind == d4r::compiler::cpu::CompareKind::exact) {
+        std::fprintf(stderr, "golden case %s: out%zu differs between runs (nondeterministic)\n",
+                     launch_case.name.c_str(), i);
+        status = 3;
+      }
+    }
+  }
+  cuModuleUnload(module);
+  std::string summary;
+  for (size_t i = 0; i < first.size(); ++i) {
+    const std::string path = out_dir + "/" + launch_case.name + ".out" + std::to_string(i) + ".bin";
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(first[i].data()), static_cast<std::streamsize>(first[i].size()));
+    if (!out) {
+      std::fprintf(stderr, "golden case %s: cannot write %s\n", launch_case.name.c_str(), path.c_str());
+      return 1;
+    }
+    if (all_cd(first[i])) {
+      std::fprintf(stderr, "golden case %s: out%zu is still all 0xCD (suspicious)\n", launch_case.name.c_str(), i);
+    }
+    summary += " out" + std::to_string(i) + "=" + std::to_string(first[i].size()) + "B";
+  }
+  std::printf("%s: ok%s%s\n", launch_case.name.c_str(), summary.c_str(), status == 3 ? " (NONDETERMINISTIC)" : "");
+  return status;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  std::vector<std::string> cases;
+  std::string root = ".";
+  std::string out_dir;
+  int repeat = 2;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if ((arg == "--root" || arg == "--out" || arg == "--repeat") && i + 1 < argc) {
+      const std::string value = argv[++i];
+      if (arg == "--root") {
+        root = value;
+      } else if (arg == "--out") {
+        out_dir = value;
+      } else {
+        repeat = std::max(1, std::atoi(value.c_str()));
+      }
+    } else {
+      cases.push_back(arg);
+    }
+  }
+  if (cases.empty() || out_dir.empty()) {
+    std::fprintf(stderr, "usage: d4r-golden CASE.case... --root REPO --out DIR [--repeat N]\n");
+    return 2;
+  }
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  CUresult result = cuInit(0);
+  if (result == CUDA_SUCCESS) {
+    result = cuDeviceGet(&device, 0);
+  }
+  if (result == CUDA_SUCCESS) {
+    result = cuDevicePrimaryCtxRetain(&context, device);
+  }
+  if (result == CUDA_SUCCESS) {
+    result = cuCtxSetCurrent(context);
+  }
+  if (result != CUDA_SUCCESS) {
+    std::fprintf(stderr, "d4r-golden: %s\n", cuda_error(result, "cuInit/context").c_str());
+    return 1;
+  }
+  int status = 0;
+  for (const std::string& path : cases) {
+    const int case_status = record(path, root, out_dir, repeat);
+    status = std::max(status, case_status);
+  }
+  cuDevicePrimaryCtxRelease(device);
+  return status;
+}
