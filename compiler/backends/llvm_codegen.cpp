@@ -51,6 +51,9 @@ struct Diagnostics {
 void collect_diagnostic(const llvm::DiagnosticInfo* diagnostic, void* context)
 {
   const llvm::DiagnosticInfo& info = *diagnostic;
+  if (info.getSeverity() == llvm::DS_Remark) {
+    return; // optimisation remarks ("N instructions in function") are not messages for people
+  }
   Diagnostics& diagnostics = *static_cast<Diagnostics*>(context);
   llvm::raw_string_ostream os(diagnostics.text);
   os << llvm::LLVMContext::getDiagnosticMessagePrefix(info.getSeverity()) << ": ";

@@ -227,6 +227,15 @@ TEST(TranslateControl, GuardsLoopsAndScopes)
   EXPECT_EQ(values, (Values{"37", "6B", "63", "37"}));
 }
 
+// PTX register names need no '%' (nvcc's inline-asm scopes: ".reg .f16 low, high;").
+TEST(TranslateControl, RegistersNamedWithoutPercent)
+{
+  Values values = host_stores("  {\n  .reg .f16 low, high;\n  mov.b32 {low, high}, 0x40003C00;\n"
+                              "  mov.b16 %rs1, high;\n  mov.b16 %rs2, low;\n  }\n"
+                              "  st.global.u16 [%rd1], %rs1;\n  st.global.u16 [%rd1+2], %rs2;\n");
+  EXPECT_EQ(values, (Values{"4000", "3C00"}));
+}
+
 TEST(TranslateControl, FunctionCallsWithParamsAndRegisters)
 {
   std::string text = ".version 8.0\n.target sm_86\n.address_size 64\n"

@@ -128,7 +128,7 @@ std::string mma_kernel(const std::string& form, int a_words, int b_words, int c_
                            ? list("%f", 5, 4)
                            : list("%r", 11, 2);
   return kernel_text("  mma.sync.aligned." + form + " " + d_regs + ", " + list("%r", 1, a_words) +
-                     ", " + list("%r", 5, b_words) + ", " + c_regs + ";\n" + "  st.global.b32 [%rd1], %r11;\n");
+                     ", " + list("%r", 5, b_words) + ", " + c_regs + ";\n" + "  st.global.b32 [%rd1], %r11;\n  st.global.f32 [%rd1+4], %f5;\n");
 }
 
 TEST(TranslateMma, Bf16UsesTheBf16WmmaOnEveryRdnaGeneration)

@@ -1,0 +1,3 @@
+// Empty on purpose: bench/hip/cuda_shim.h (passed with -include) declares what the corpus
+// sources use from <cuda_fp8.h>. Debian ships no CUDA or HIP headers.
+#pragma once
