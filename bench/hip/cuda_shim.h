@@ -468,3 +468,79 @@ __device__ inline void surf2Dwrite(float4 v, cudaSurfaceObject_t s, int x, int y
   const __d4r_v4f data = {v.x, v.y, v.z, v.w};
   D4R_IMAGE_STORE(data, "0xf", "", 4);
 }
+
+// Conversions -----------------------------------------------------------------------------------
+// C++ conversions to float round to nearest even, and AMDGPU's float -> int instructions
+// truncate and saturate (NaN -> 0) as PTX's cvt.rzi does: those are native. The other rounding
+// directions are not (D4R_SHIM_MISSING).
+__device__ inline double rint(double a) { return __builtin_rint(a); }
+__device__ inline double floor(double a) { return __builtin_floor(a); }
+__device__ inline double ceil(double a) { return __builtin_ceil(a); }
+__device__ inline double trunc(double a) { return __builtin_trunc(a); }
+__device__ inline long long __double_as_longlong(double a) { return __builtin_bit_cast(long long, a); }
+__device__ inline __half __ushort_as_half(unsigned short a) { return __half(__builtin_bit_cast(_Float16, a)); }
+__device__ inline __half __double2half(double a) { return __half(static_cast<_Float16>(a)); }
+__device__ inline float __double2float_rn(double a) { return static_cast<float>(a); }
+#define D4R_SHIM_CAST(name, from, to) \
+  __device__ inline to name(from a) { return static_cast<to>(a); }
+D4R_SHIM_CAST(__int2float_rn, int, float)
+D4R_SHIM_CAST(__uint2float_rn, unsigned, float)
+D4R_SHIM_CAST(__ll2float_rn, long long, float)
+D4R_SHIM_CAST(__ull2float_rn, unsigned long long, float)
+D4R_SHIM_CAST(__ll2double_rn, long long, double)
+D4R_SHIM_CAST(__ull2double_rn, unsigned long long, double)
+D4R_SHIM_CAST(__float2ll_rz, float, long long)
+D4R_SHIM_CAST(__float2ull_rz, float, unsigned long long)
+D4R_SHIM_CAST(__double2int_rz, double, int)
+D4R_SHIM_CAST(__double2uint_rz, double, unsigned)
+D4R_SHIM_CAST(__double2ll_rz, double, long long)
+D4R_SHIM_CAST(__double2ull_rz, double, unsigned long long)
+__device__ inline __half __int2half_rn(int a) { return __half(static_cast<_Float16>(a)); }
+__device__ inline int __half2int_rz(__half a) { return static_cast<int>(a.v); }
+__device__ inline unsigned __half2uint_rz(__half a) { return static_cast<unsigned>(a.v); }
+__device__ inline short __half2short_rz(__half a) { return static_cast<short>(a.v); }
+__device__ inline unsigned short __half2ushort_rz(__half a) { return static_cast<unsigned short>(a.v); }
+__device__ inline signed char __half2char_rz(__half a) { return static_cast<signed char>(a.v); }
+__device__ inline unsigned char __half2uchar_rz(__half a) { return static_cast<unsigned char>(a.v); }
+struct __nv_bfloat16 {
+  __bf16 v;
+};
+__device__ inline unsigned short __bfloat16_as_ushort(__nv_bfloat16 a) { return __builtin_bit_cast(unsigned short, a.v); }
+__device__ inline __nv_bfloat16 __float2bfloat16_rn(float a) { return {static_cast<__bf16>(a)}; }
+#define D4R_SHIM_MISSING_RZ_RD_RU(name, from, to) \
+  D4R_SHIM_MISSING(to name##_rz(from)); D4R_SHIM_MISSING(to name##_rd(from)); \
+  D4R_SHIM_MISSING(to name##_ru(from))
+#define D4R_SHIM_MISSING_ALL(name, from, to) \
+  D4R_SHIM_MISSING_RZ_RD_RU(name, from, to); D4R_SHIM_MISSING(to name##_rn(from))
+D4R_SHIM_MISSING_RZ_RD_RU(__double2float, double, float);
+D4R_SHIM_MISSING_RZ_RD_RU(__int2float, int, float);
+D4R_SHIM_MISSING_RZ_RD_RU(__uint2float, unsigned, float);
+D4R_SHIM_MISSING_RZ_RD_RU(__ll2float, long long, float);
+D4R_SHIM_MISSING_RZ_RD_RU(__ull2float, unsigned long long, float);
+D4R_SHIM_MISSING_RZ_RD_RU(__ll2double, long long, double);
+D4R_SHIM_MISSING_RZ_RD_RU(__ull2double, unsigned long long, double);
+D4R_SHIM_MISSING_RZ_RD_RU(__int2half, int, __half);
+D4R_SHIM_MISSING_RZ_RD_RU(__float2bfloat16, float, __nv_bfloat16);
+D4R_SHIM_MISSING(long long __float2ll_rn(float));
+D4R_SHIM_MISSING(long long __float2ll_rd(float));
+D4R_SHIM_MISSING(long long __float2ll_ru(float));
+D4R_SHIM_MISSING(unsigned long long __float2ull_rn(float));
+D4R_SHIM_MISSING(unsigned long long __float2ull_rd(float));
+D4R_SHIM_MISSING(unsigned long long __float2ull_ru(float));
+D4R_SHIM_MISSING(int __double2int_rn(double));
+D4R_SHIM_MISSING(int __double2int_rd(double));
+D4R_SHIM_MISSING(int __double2int_ru(double));
+D4R_SHIM_MISSING(long long __double2ll_rn(double));
+D4R_SHIM_MISSING(long long __double2ll_rd(double));
+D4R_SHIM_MISSING(long long __double2ll_ru(double));
+D4R_SHIM_MISSING(int __half2int_rn(__half));
+D4R_SHIM_MISSING(short __half2short_rn(__half));
+D4R_SHIM_MISSING(short __half2short_rd(__half));
+D4R_SHIM_MISSING(short __half2short_ru(__half));
+D4R_SHIM_MISSING(unsigned short __half2ushort_rn(__half));
+D4R_SHIM_MISSING(unsigned short __half2ushort_rd(__half));
+D4R_SHIM_MISSING(unsigned short __half2ushort_ru(__half));
+// FP8 encoding (cvt to e4m3x2/e5m2x2): gfx12 has it only with saturation to the finite range.
+enum __nv_saturation_t { __NV_NOSAT, __NV_SATFINITE };
+D4R_SHIM_MISSING(__nv_fp8x2_storage_t __nv_cvt_float2_to_fp8x2(float2, __nv_saturation_t,
+                                                              __nv_fp8_interpretation_t));

@@ -8,6 +8,7 @@
 #include <llvm/IRReader/IRReader.h>
 #include <llvm/Support/Program.h>
 #include <llvm/Support/SourceMgr.h>
+#include <llvm/Support/TargetSelect.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
 #include <cctype>
@@ -226,6 +227,10 @@ NativeKernel build_one(const llvm::Module& whole, const std::string& kernel,
     return result;
   }
   Expected<std::string> built = run_isolated([&]() -> Expected<std::string> {
+    // The shim's image accesses are inline assembly, which the object streamer parses.
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTargetMC();
+    LLVMInitializeAMDGPUAsmParser();
     compiler::CodegenOptions options;
     options.target = target;
     options.optimise = false; // clang ran -O3
@@ -289,15 +294,18 @@ Expected<InstructionCount> count_instructions(const fs::path& code_object, const
                                          code_object.string()}, listing));
   InstructionCount count;
   bool in_kernel = false;
+  bool symbol_counted = true; // a symbol counts as a function once it holds an instruction
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
     if (!line.empty() && std::isxdigit(static_cast<unsigned char>(line[0])) &&
         line.find(" <") != std::string::npos && line.back() == ':') {
-      ++count.functions;
+      symbol_counted = false;
       in_kernel = line.find(" <" + kernel + ">:") != std::string::npos;
     } else if (line.size() > 1 && line[0] == '\t' && line.find("s_code_end") == std::string::npos) {
       ++count.total;
       count.kernel += in_kernel ? 1 : 0;
+      count.functions += symbol_counted ? 0 : 1;
+      symbol_counted = true;
     }
   }
   if (count.kernel == 0) {

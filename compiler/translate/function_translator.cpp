@@ -424,6 +424,10 @@ Expected<llvm::Value*> FunctionTranslator::read_symbol(const ptx::Operand& opera
     return adapt_value(m_builder, m_builder.CreatePtrToInt(function, m_builder.getInt64Ty()), from,
                        type);
   }
+  if (operand.text == "WARP_SZ") { // the ISA's one predefined identifier: the warp size
+    llvm::Value* size = m_builder.getInt32(static_cast<uint32_t>(32 + offset));
+    return adapt_value(m_builder, size, PtxType{PtxType::Kind::unsigned_int, 32, false}, type);
+  }
   return std::unexpected(error(*m_current, "undefined symbol " + operand.text));
 }
 

@@ -1,8 +1,9 @@
 // Integer arithmetic and logic as the PTX ISA defines it, including the cases where LLVM's
 // instruction would be undefined: shifts by the width or more (shl/shr.u give 0, shr.s the sign),
-// division by zero (NVIDIA's results: unsigned quotient all ones and remainder the dividend; signed
-// quotient -1 or 1 after the dividend's sign) and INT_MIN / -1 (INT_MIN, remainder 0). Float forms
-// of the shared opcodes go to lower_float.cpp, packed f16x2/bf16x2 add/sub/mul/fma too.
+// division by zero (the PTX ISA leaves it undefined; an H200 gives all ones for div and rem,
+// signed and unsigned, 32 and 64 bit, whatever the dividend: golden cases alu_int*_edges) and
+// INT_MIN / -1 (INT_MIN, remainder 0), and sad (c + |a - b|, the difference modulo 2^n). Float
+// forms of the shared opcodes go to lower_float.cpp, packed f16x2/bf16x2 add/sub/mul/fma too.
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#integer-arithmetic-instructions
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#logic-and-shift-instructions
 
@@ -89,6 +90,9 @@ llvm::Value* all_ones(llvm::Value* like)
   return llvm::ConstantInt::getAllOnesValue(like->getType());
 }
 
+// PTX div/rem with the results an H200 gives where LLVM's would be undefined: all ones for any
+// division by zero, INT_MIN / -1 = INT_MIN with remainder 0. The divisor is made safe (1) first
+// so that the LLVM division itself is always defined (on the host and on AMDGPU alike).
 llvm::Value* divide(Builder& b, llvm::Value* x, llvm::Value* y, bool is_signed, bool remainder)
 {
   llvm::Type* type = x->getType();
@@ -98,7 +102,7 @@ llvm::Value* divide(Builder& b, llvm::Value* x, llvm::Value* y, bool is_signed, 
   if (!is_signed) {
     llvm::Value* safe = b.CreateSelect(by_zero, one, y);
     llvm::Value* result = remainder ? b.CreateURem(x, safe) : b.CreateUDiv(x, safe);
-    return b.CreateSelect(by_zero, remainder ? x : all_ones(x), result);
+    return b.CreateSelect(by_zero, all_ones(x), result);
   }
   unsigned bits = type->getIntegerBitWidth();
   llvm::Value* overflow =
@@ -106,11 +110,25 @@ llvm::Value* divide(Builder& b, llvm::Value* x, llvm::Value* y, bool is_signed, 
                   b.CreateICmpEQ(y, all_ones(y)));
   llvm::Value* safe = b.CreateSelect(b.CreateOr(by_zero, overflow), one, y);
   llvm::Value* result = remainder ? b.CreateSRem(x, safe) : b.CreateSDiv(x, safe);
-  if (remainder) {
-    return b.CreateSelect(by_zero, x, b.CreateSelect(overflow, zero, result));
+  // With the divisor 1, x / 1 = x = INT_MIN and x % 1 = 0: the overflow results already.
+  return b.CreateSelect(by_zero, all_ones(x), result);
+}
+
+// sad.type d, a, b, c: c + (a < b ? b - a : a - b), the comparison after the type's sign and the
+// arithmetic modulo 2^n.
+Expected<void> lower_sad(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  TRY_ASSIGN(PtxType type, last_type(t, instruction));
+  if (type.is_float() || type.kind == PtxType::Kind::pred) {
+    return std::unexpected(t.unsupported(instruction));
   }
-  llvm::Value* by_zero_result = b.CreateSelect(b.CreateICmpSLT(x, zero), one, all_ones(x));
-  return b.CreateSelect(by_zero, by_zero_result, b.CreateSelect(overflow, x, result));
+  TRY_ASSIGN(Operands in, sources(t, instruction, 3, type));
+  Builder& b = t.builder();
+  llvm::Value* x = in.values[0];
+  llvm::Value* y = in.values[1];
+  llvm::Value* less = type.is_signed() ? b.CreateICmpSLT(x, y) : b.CreateICmpULT(x, y);
+  llvm::Value* difference = b.CreateSelect(less, b.CreateSub(y, x), b.CreateSub(x, y));
+  return t.write(instruction.operands[0], b.CreateAdd(in.values[2], difference), type);
 }
 
 // Shift amounts are .u32; PTX clamps amounts beyond the width.
@@ -303,6 +321,7 @@ void add_arith_lowerings(LoweringTable& table)
   table["shr"] = lower_shr;
   table["bfe"] = lower_bfe;
   table["bfi"] = lower_bfi;
+  table["sad"] = lower_sad;
   add_bit_lowerings(table);
 }
 

@@ -1,6 +1,6 @@
 // Float arithmetic (f32, f64; f16/bf16 scalars through the support library). Round-to-nearest
 // add/sub/mul/fma/div/sqrt/rcp are LLVM's own IEEE operations, exact on both targets, wrapped in
-// .ftz flushing, .sat clamping and NVIDIA's canonical NaN (lowering_support.hpp); the directed
+// .ftz flushing, .sat clamping and NVIDIA's NaN rules (lowering_support.hpp); the directed
 // modes (.rz/.rm/.rp), min/max and the .approx/.full instructions call the support library's
 // __d4r_ptx_* functions. No global strict-FP mode is used anywhere.
 // mul/add/sub without a rounding modifier may be fused into fma by NVIDIA's ptxas; here they are
@@ -43,8 +43,10 @@ Expected<FloatOp> read_sources(FunctionTranslator& t, const ptx::Instruction& in
   return op;
 }
 
-// Round-to-nearest result of a native operation, with PTX's flushing, saturation and NaN.
-llvm::Value* finish(Builder& b, const FloatOp& op, llvm::Value* result)
+// Round-to-nearest result of a native operation on `in` (the operands after .ftz), with PTX's
+// flushing, saturation and NaN rule.
+llvm::Value* finish(Builder& b, const FloatOp& op, llvm::Value* result,
+                    const std::vector<llvm::Value*>& in)
 {
   if (op.ftz) {
     result = flush_subnormal(b, result);
@@ -52,7 +54,7 @@ llvm::Value* finish(Builder& b, const FloatOp& op, llvm::Value* result)
   if (op.sat) {
     result = saturate(b, result);
   }
-  return canonical_nan(b, result);
+  return nan_result(b, result, in);
 }
 
 std::vector<llvm::Value*> flushed_inputs(Builder& b, const FloatOp& op)
@@ -88,7 +90,7 @@ llvm::Value* rounded(FunctionTranslator& t, const std::string& name, const Float
     } else {
       result = b.CreateIntrinsic(llvm::Intrinsic::fma, {type}, {in[0], in[1], in[2]});
     }
-    return finish(b, op, result);
+    return finish(b, op, result, in);
   }
   std::vector<llvm::Value*> args = op.in;
   args.push_back(t.i32(static_cast<uint32_t>(op.mode)));
@@ -167,7 +169,7 @@ Expected<llvm::Value*> special(FunctionTranslator& t, const ptx::Instruction& in
   } else {
     result = b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, in[0]);
   }
-  return finish(b, op, result);
+  return finish(b, op, result, in);
 }
 
 // testp.op.type p, a.
@@ -269,8 +271,10 @@ Expected<void> lower_float(FunctionTranslator& t, const ptx::Instruction& instru
   } else if (basic) {
     result = rounded(t, arith, op);
   } else if (name == "abs" || name == "neg") {
+    // Bit operations, except that an f32 NaN becomes 0x7fffffff (lowering_support.hpp).
     llvm::Value* x = op.ftz ? flush_subnormal(b, op.in[0]) : op.in[0];
     result = name == "abs" ? b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x) : b.CreateFNeg(x);
+    result = type.bits == 32 ? canonical_nan(b, result) : result;
   } else if (name == "min" || name == "max") {
     TRY_ASSIGN(result, min_max(t, instruction, op));
   } else if (name == "copysign") {

@@ -105,11 +105,29 @@ llvm::Value* canonical_nan(llvm::IRBuilder<>& builder, llvm::Value* value)
   if (value->getType()->isFloatTy()) {
     nan = builder.CreateBitCast(builder.getInt32(0x7fffffffU), value->getType());
   } else if (value->getType()->isDoubleTy()) {
-    nan = builder.CreateBitCast(builder.getInt64(0x7fffffffffffffffULL), value->getType());
+    nan = builder.CreateBitCast(builder.getInt64(0xfff8000000000000ULL), value->getType());
   } else {
     return value;
   }
   return builder.CreateSelect(builder.CreateFCmpUNO(value, value), nan, value);
+}
+
+llvm::Value* nan_result(llvm::IRBuilder<>& builder, llvm::Value* value,
+                        std::span<llvm::Value* const> operands)
+{
+  if (!value->getType()->isDoubleTy()) {
+    return canonical_nan(builder, value);
+  }
+  // Innermost select first: the last operand, then earlier ones override, so the first NaN wins.
+  llvm::Type* i64 = builder.getInt64Ty();
+  llvm::Value* nan = builder.getInt64(0xfff8000000000000ULL);
+  for (auto it = operands.rbegin(); it != operands.rend(); ++it) {
+    llvm::Value* quiet = builder.CreateOr(builder.CreateBitCast(*it, i64),
+                                          builder.getInt64(0x0008000000000000ULL));
+    nan = builder.CreateSelect(builder.CreateFCmpUNO(*it, *it), quiet, nan);
+  }
+  llvm::Value* is_nan = builder.CreateFCmpUNO(value, value);
+  return builder.CreateSelect(is_nan, builder.CreateBitCast(nan, value->getType()), value);
 }
 
 } // namespace d4r::compiler::translate

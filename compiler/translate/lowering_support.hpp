@@ -1,19 +1,48 @@
 #pragma once
 // Helpers the lower_*.cpp files share: modifiers, operand counts, and the float details PTX fixes
-// exactly (subnormal flushing for .ftz, saturation for .sat, NVIDIA's canonical NaN).
+// exactly (subnormal flushing for .ftz, saturation for .sat, the NaN a result carries).
 //
-// NaN: an f32 operation of NVIDIA hardware whose result is NaN returns the canonical 0x7fffffff,
-// whatever the inputs' payloads; x86 returns 0xffc00000 or a quieted input, AMDGPU a quieted
-// input. The lowering rewrites NaN results of f32 arithmetic (add, sub, mul, fma/mad, div, sqrt,
-// rcp, min/max of two NaNs, conversions to f32) to 0x7fffffff on both targets, so the host run is
-// bit-exact with NVIDIA and the GPU code computes the same bits the game saw on NVIDIA. The cost is
-// one compare and select per operation, which LLVM drops where it proves the result is not NaN.
-// f64 NaN results become 0x7fffffffffffffff the same way (the support library's convention).
-// Directed rounding (.rz/.rm/.rp), conversions and the .approx instructions call the support
-// library (kernels/support/d4r_ptx_support.h), which follows the same NaN rule.
+// NaN rules. PTX leaves most NaN bit patterns unspecified; these are what an NVIDIA H200 wrote
+// (tests/golden/expected/, inputs from the cases' seeds), and both targets reproduce them (the
+// host run bit for bit; on AMDGPU the game sees NVIDIA's bits). x86 and AMDGPU hardware propagate
+// input payloads differently, so every float result that can be NaN gets an explicit select (one
+// compare, which LLVM drops where it proves the result is not NaN).
+//   f32 arithmetic (add, sub, mul, fma/mad, div, sqrt, rcp, the .approx functions, every rounding
+//     mode, .ftz or not): the canonical 0x7fffffff, whatever the inputs' sign and payload
+//     (float_arith_*: host x + y keeps the input payload, the GPU does not). f16/bf16: 0x7fff.
+//   f64 arithmetic (add, sub, mul, fma, div, sqrt, rcp, every rounding mode): the FIRST NaN operand
+//     in operand order (a, b, c), quieted, sign and payload kept; a NaN made from non-NaN operands
+//     (0 * inf, inf - inf, 0 / 0, sqrt(-1)) is 0xfff8000000000000 (double_arith_*: 100% of 1,900
+//     NaN results: add(0x7ff0000000000001, 0x7ff8000000000000) = 0x7ff8000000000001,
+//     add(0x7ff8000000000000, 0x7ff0000000000001) = 0x7ff8000000000000, fma(1, 2, 0x7ff8..05) =
+//     0x7ff8..05, sub(x, NaN) keeps the NaN's sign, 0 * inf = 0xfff8000000000000).
+//   min/max f32: one NaN operand gives the other operand; two NaNs, or .NaN with any NaN, give
+//     0x7fffffff (float_minmax_*). min/max f64: one NaN gives the other; two NaNs give a, quieted
+//     (double_arith_*: fmin(0xffffffffffffffff, 0x7ff8000000000000) = 0xffffffffffffffff).
+//   abs.f32, neg.f32 (.ftz or not) are NOT bit operations on NVIDIA: a NaN input gives 0x7fffffff
+//     (float_minmax_*: neg(0xffc00000) = abs(0x7fc00001) = 0x7fffffff); other inputs are bit
+//     operations (neg(+0) = -0). copysign is a pure bit operation, NaNs included
+//     (copysign(0x7f800001 with a negative sign) = 0xff800001, not quieted). abs/neg .f64: no
+//     golden covers them; kept as bit operations.
+//   cvt f32 -> f64: sign and payload kept (payload << 29), quiet bit set (cvt_f32_*: 0x7fc00001 ->
+//     0x7ff8000020000000, 0xffffffff -> 0xffffffffe0000000, sNaN 0x7f800001 -> 0x7ff8000020000000);
+//     cvt.ftz.f64.f32 first turns the NaN into the canonical f32 NaN (cvt_f32_ftz_*: every NaN ->
+//     0x7fffffffe0000000). cvt f64 -> f32 (every mode, .ftz or not) and f64 -> f16: sign and the
+//     payload's top bits kept, quiet bit set (cvt_f64_*: 0xfff4000000000000 -> 0xffe00000 and
+//     f16 0xff00). cvt.rXi.f64.f64: the input quieted (0xfff4.. -> 0xfffc..).
+//   cvt f32 -> f16/bf16, f16 -> f32 and cvt{.rXi}{.ftz}.f32.f32: canonical (0x7fff, 0x7fffffff;
+//     cvt_f32_*, cvt_f16_exhaustive: all 2,046 NaN halves -> 0x7fffffff). .sat makes NaN +0.
+//     f16/bf16 -> f64, bf16 <-> f64: no golden covers them; canonical.
+//   mov, ld, st, selp, shfl, prmt and every other data movement never touch bits: a NaN travels
+//     unchanged (shfl_widths: lane 8's 0xffa00000 comes back from cvt.f64.f32, mul.f64, two
+//     shfl.bfly of the halves, sub.f64 and cvt.rn.f32.f64 as 0xffe00000, the f64 rules above).
+// Round-to-nearest f32/f64 arithmetic is native LLVM wrapped in nan_result(); directed rounding,
+// min/max, conversions and the .approx instructions call the support library
+// (kernels/support/d4r_ptx_support.h), which implements the same rules.
 
 #include "compiler/translate/function_translator.hpp"
 
+#include <span>
 #include <string_view>
 
 namespace d4r::compiler::translate {
@@ -34,8 +63,14 @@ namespace d4r::compiler::translate {
 llvm::Value* flush_subnormal(llvm::IRBuilder<>& builder, llvm::Value* value);
 // .sat on an f32: clamped to [0, 1], NaN gives +0.
 llvm::Value* saturate(llvm::IRBuilder<>& builder, llvm::Value* value);
-// A NaN f32 becomes 0x7fffffff, a NaN f64 0x7fffffffffffffff (see the file comment).
+// A NaN f32 becomes 0x7fffffff (see the file comment); other types are returned unchanged, except
+// f64, which becomes 0xfff8000000000000 (the NaN f64 arithmetic makes from non-NaN operands; use
+// nan_result where the operands are known).
 llvm::Value* canonical_nan(llvm::IRBuilder<>& builder, llvm::Value* value);
+// The NaN rule of an arithmetic result (file comment): f32 canonical; f64 the first NaN among
+// `operands` quieted, else 0xfff8000000000000.
+llvm::Value* nan_result(llvm::IRBuilder<>& builder, llvm::Value* value,
+                        std::span<llvm::Value* const> operands);
 
 // The float forms of add, sub, mul, mad, fma, div, abs, neg, min, max, rcp, sqrt, rsqrt, ex2, lg2,
 // sin, cos, tanh, copysign, testp (lower_float.cpp).

@@ -246,7 +246,7 @@ D4R_API float __d4r_ptx_div_approx_f32(float a, float b, int ftz)
 D4R_API double __d4r_ptx_rsqrt_approx_f64(double x)
 {
   if (d4r_isnan_f64(x) || x < 0) {
-    return d4r_nan_f64();
+    return d4r_nan_result_f64(x, 0.0, 0.0);
   }
   return 1.0 / __builtin_sqrt(x);
 }

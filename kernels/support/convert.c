@@ -11,15 +11,33 @@
  *   .sat on a float destination clamps to [0, 1] and turns NaN into +0.0 (we also turn -0.0 into
  *     +0.0); .relu turns negative results into +0.0 and keeps NaN canonical; .satfinite maps
  *     overflow and infinities to the largest finite value of that sign.
- *   NaN results are canonical (f32 0x7fffffff, f64 0x7fffffffffffffff, f16/bf16 0x7fff), except
- *     cvt.f32.bf16, which is a bit copy (the ISA leaves its NaN unspecified).
+ *   NaN results (d4r_ptx_support.h, "NaN rules", measured on an H200): conversions between f32 and
+ *     f64, f64 -> f16 and cvt.rXi.f64.f64 keep the NaN's sign and payload (the payload's top bits
+ *     when narrowing) and set the quiet bit; cvt.ftz.f64.f32 widens the canonical f32 NaN
+ *     (0x7fffffffe0000000). Every other conversion with a float result gives the canonical NaN of
+ *     its format (f32 0x7fffffff, f16/bf16 0x7fff), except cvt.f32.bf16, which is a bit copy (the
+ *     ISA leaves its NaN unspecified).
  */
 #include "d4r_ptx_internal.h"
 
 /* ---- float -> float ---- */
 
+/* A NaN narrowed from f64 to a format of frac_bits fraction bits: sign, all-ones exponent, the
+ * payload's top frac_bits bits with the quiet bit set (cvt_f64_random: 0xfff4000000000000 gives f32
+ * 0xffe00000 and f16 0xff00). */
+D4R_INLINE uint64_t d4r_narrow_nan(const D4rFormat* f, double x)
+{
+  const uint64_t u = d4r_bits_f64(x);
+  const uint64_t payload = (u & ((1ull << 52) - 1)) >> (52 - f->frac_bits);
+  const uint64_t quiet = 1ull << (f->frac_bits - 1);
+  return ((u >> 63) << f->sign_shift) | f->inf_code | quiet | payload;
+}
+
 D4R_API float __d4r_ptx_cvt_f32_f64(double x, int mode, int ftz, int sat)
 {
+  if (d4r_isnan_f64(x)) {
+    return sat ? 0.0f : d4r_f32_bits((uint32_t)d4r_narrow_nan(&d4r_f32, x));
+  }
   return d4r_finish_f32((uint32_t)d4r_encode_f64(&d4r_f32, x, mode, 0), ftz, sat);
 }
 
@@ -29,7 +47,13 @@ D4R_API double __d4r_ptx_cvt_f64_f32(float x, int ftz, int sat)
     x = d4r_ftz_f32(x);
   }
   if (x != x) {
-    return d4r_nan_f64();
+    if (sat) {
+      return 0.0;
+    }
+    /* Sign and payload kept, quieted (0x7f800001 -> 0x7ff8000020000000); with .ftz the canonical
+     * f32 NaN is widened (cvt_f32_ftz_*: every NaN -> 0x7fffffffe0000000). */
+    const uint64_t u = ftz ? 0x7fffffffu : d4r_bits_f32(x);
+    return d4r_f64_bits(((u >> 31) << 63) | 0x7ff8000000000000ull | ((u & 0x7fffffu) << 29));
   }
   const double d = x;
   return sat ? __d4r_ptx_sat_f64(d) : d;
@@ -72,6 +96,9 @@ D4R_API uint16_t __d4r_ptx_cvt_f16_f32(float x, int mode, int ftz, int sat)
 
 D4R_API uint16_t __d4r_ptx_cvt_f16_f64(double x, int mode, int sat)
 {
+  if (d4r_isnan_f64(x)) {
+    return sat ? 0 : (uint16_t)d4r_narrow_nan(&d4r_f16, x);
+  }
   return d4r_narrow16(&d4r_f16, x, mode, sat, 0, 0);
 }
 
@@ -183,7 +210,7 @@ D4R_API float __d4r_ptx_cvt_rint_f32(float x, int mode, int ftz, int sat)
 D4R_API double __d4r_ptx_cvt_rint_f64(double x, int mode)
 {
   if (d4r_isnan_f64(x)) {
-    return d4r_nan_f64();
+    return d4r_quiet_f64(x); /* cvt_f64_random: 0xfff4000000000000 -> 0xfffc000000000000 */
   }
   return d4r_f64_bits(d4r_rint_bits(d4r_bits_f64(x), 52, 1023, 63, mode));
 }

@@ -79,6 +79,28 @@ D4R_INLINE float d4r_nan_f32(void) { return d4r_f32_bits(D4R_F32_NAN); }
 D4R_INLINE double d4r_nan_f64(void) { return d4r_f64_bits(D4R_F64_NAN); }
 D4R_INLINE double d4r_fabs(double x) { return d4r_f64_bits(d4r_bits_f64(x) & ~(1ull << 63)); }
 
+/* NaN results of f64 operations (d4r_ptx_support.h, "NaN rules"): the first NaN operand in operand
+ * order, quieted (sign and payload kept); a NaN made from non-NaN operands (0 * inf, inf - inf,
+ * sqrt(-1)) is 0xfff8000000000000. Operands that do not exist are passed as 0. */
+#define D4R_F64_DEFAULT_NAN 0xfff8000000000000ull
+D4R_INLINE double d4r_quiet_f64(double x)
+{
+  return d4r_f64_bits(d4r_bits_f64(x) | 0x0008000000000000ull);
+}
+D4R_INLINE double d4r_nan_result_f64(double a, double b, double c)
+{
+  if (d4r_isnan_f64(a)) {
+    return d4r_quiet_f64(a);
+  }
+  if (d4r_isnan_f64(b)) {
+    return d4r_quiet_f64(b);
+  }
+  if (d4r_isnan_f64(c)) {
+    return d4r_quiet_f64(c);
+  }
+  return d4r_f64_bits(D4R_F64_DEFAULT_NAN);
+}
+
 /* The code of an overflowed result (|value| beyond the largest finite), per IEEE 754 directions. */
 D4R_INLINE uint64_t d4r_overflow(const D4rFormat* f, int sign, int mode, int satfinite)
 {

@@ -16,8 +16,12 @@
  *   int satfinite 1: a result beyond the largest finite value (infinities included) becomes the
  *              largest finite value of that sign; NaN stays NaN.
  *   f16, bf16, e4m3, e5m2 values travel as their bits (uint16_t, or uint8_t pairs in a uint16_t).
- *   Canonical NaNs (what NVIDIA GPUs write for a NaN result): f32 0x7fffffff, f64
- *   0x7fffffffffffffff, f16 0x7fff, bf16 0x7fff, e4m3 0x7f, e5m2 0x7f.
+ *   NaN rules (measured on an H200; evidence in compiler/translate/lowering_support.hpp): f32, f16,
+ *   bf16, e4m3, e5m2 results are canonical (f32 0x7fffffff, f16/bf16 0x7fff, e4m3/e5m2 0x7f).
+ *   f64 arithmetic returns the first NaN operand (a, b, c order) quieted, or 0xfff8000000000000
+ *   for a NaN made from non-NaN operands; f64 min/max of two NaNs returns a quieted. cvt between
+ *   f32 and f64, f64 -> f16 and cvt.rXi.f64 keep sign and payload (quieted; cvt.ftz.f64.f32 widens
+ *   the canonical f32 NaN).
  *   Rounding is exact in every mode without touching the FP environment: the library assumes the
  *   default environment (round to nearest, subnormals kept) for f32 and f64.
  *

@@ -17,8 +17,9 @@
  *     residual by FMA, then encoded with the scale; fma: a 128-bit integer implementation for the
  *     directed modes, the hardware FMA for rn.
  *   f16/bf16: the same through double (products of two f16/bf16 are exact there).
- * NaN results are the canonical NaNs (f32 0x7fffffff as NVIDIA writes them; f64 and f16/bf16 see
- * d4r_ptx_support.h), whatever the input NaNs were.
+ * NaN results follow d4r_ptx_support.h ("NaN rules"): f32, f16 and bf16 results are the canonical
+ * NaNs whatever the inputs were; f64 results propagate the first NaN operand, quieted
+ * (d4r_nan_result_f64).
  */
 #include "d4r_ptx_internal.h"
 
@@ -155,7 +156,8 @@ D4R_API float __d4r_ptx_sqrt_f32(float a, int mode, int ftz)
   return d4r_finish_f32(code, ftz, 0);
 }
 
-/* min/max (PTX ISA, min): min_num unless nan; -0.0 < +0.0; NaN results canonical. */
+/* min/max (PTX ISA, min): min_num unless nan; -0.0 < +0.0; NaN results canonical (two NaN
+ * operands, or .NaN with one). */
 D4R_INLINE float d4r_minmax_f32(float a, float b, int ftz, int nan, int is_max)
 {
   if (ftz) {
@@ -192,12 +194,13 @@ D4R_API float __d4r_ptx_max_f32(float a, float b, int ftz, int nan)
   return d4r_minmax_f32(a, b, ftz, nan, 1);
 }
 
+/* f64 min/max: one NaN operand gives the other operand; two give a, quieted (the f64 rule). */
 D4R_INLINE double d4r_minmax_f64(double a, double b, int is_max)
 {
   const int a_nan = d4r_isnan_f64(a);
   const int b_nan = d4r_isnan_f64(b);
   if (a_nan && b_nan) {
-    return d4r_nan_f64();
+    return d4r_nan_result_f64(a, b, 0.0);
   }
   if (a_nan) {
     return b;
@@ -226,7 +229,7 @@ D4R_API double __d4r_ptx_add_f64(double a, double b, int mode)
 {
   const double s = a + b;
   if (d4r_isnan_f64(s)) {
-    return d4r_nan_f64();
+    return d4r_nan_result_f64(a, b, 0.0);
   }
   if (d4r_isinf_f64(a) || d4r_isinf_f64(b)) {
     return s;
@@ -239,6 +242,9 @@ D4R_API double __d4r_ptx_add_f64(double a, double b, int mode)
 
 D4R_API double __d4r_ptx_sub_f64(double a, double b, int mode)
 {
+  if (d4r_isnan_f64(a) || d4r_isnan_f64(b)) {
+    return d4r_nan_result_f64(a, b, 0.0); /* b's NaN keeps its sign: not negated */
+  }
   return __d4r_ptx_add_f64(a, -b, mode);
 }
 
@@ -246,7 +252,7 @@ D4R_API double __d4r_ptx_mul_f64(double a, double b, int mode)
 {
   const double p = a * b;
   if (d4r_isnan_f64(p)) {
-    return d4r_nan_f64();
+    return d4r_nan_result_f64(a, b, 0.0);
   }
   if (mode == D4R_RN || a == 0 || b == 0 || d4r_isinf_f64(a) || d4r_isinf_f64(b)) {
     return p;
@@ -271,7 +277,7 @@ D4R_API double __d4r_ptx_div_f64(double a, double b, int mode)
 {
   const double q = a / b;
   if (d4r_isnan_f64(q)) {
-    return d4r_nan_f64();
+    return d4r_nan_result_f64(a, b, 0.0);
   }
   if (mode == D4R_RN || a == 0 || b == 0 || d4r_isinf_f64(a) || d4r_isinf_f64(b)) {
     return q;
@@ -291,7 +297,7 @@ D4R_API double __d4r_ptx_rcp_f64(double a, int mode) { return __d4r_ptx_div_f64(
 D4R_API double __d4r_ptx_sqrt_f64(double a, int mode)
 {
   if (d4r_isnan_f64(a) || a < 0) {
-    return d4r_nan_f64();
+    return d4r_nan_result_f64(a, 0.0, 0.0);
   }
   if (mode == D4R_RN || a == 0 || d4r_isinf_f64(a)) {
     return __builtin_sqrt(a);
@@ -396,7 +402,7 @@ D4R_API double __d4r_ptx_fma_f64(double a, double b, double c, int mode)
 {
   const double r = __builtin_fma(a, b, c);
   if (d4r_isnan_f64(r)) {
-    return d4r_nan_f64();
+    return d4r_nan_result_f64(a, b, c);
   }
   if (mode == D4R_RN || d4r_isinf_f64(a) || d4r_isinf_f64(b) || d4r_isinf_f64(c)) {
     return r;

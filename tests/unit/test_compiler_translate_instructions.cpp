@@ -32,20 +32,89 @@ std::string store32(const std::string& reg, int index)
   return "  st.global.u32 [%rd1+" + std::to_string(4 * index) + "], " + reg + ";\n";
 }
 
+// The constants kernel `k` stores, translated for gfx1100 (the lowering is shared, so these must
+// equal host_stores).
+Values amdgpu_stores(const std::string& body)
+{
+  Expected<Translation> translation = translate_text(kernel_text(body), amdgpu_options("gfx1100"));
+  if (!translation) {
+    ADD_FAILURE() << translation.error().message;
+    return {};
+  }
+  EXPECT_EQ(verify_text(*translation->module), "");
+  return stored_values(*translation->module, "k");
+}
+
+// Stores the 64-bit register `reg` at out + 8 * index.
+std::string store64(const std::string& reg, int index)
+{
+  return "  st.global.u64 [%rd1+" + std::to_string(8 * index) + "], " + reg + ";\n";
+}
+
+// What an H200 computed (golden cases alu_int32_edges, alu_int64_edges): every division by zero
+// gives all ones, quotient and remainder, signed and unsigned; INT_MIN / -1 is INT_MIN rem 0.
 TEST(TranslateInteger, DivisionByZeroAndOverflowFollowNvidia)
 {
-  Values values = host_stores("  mov.u32 %r1, 7;\n  mov.u32 %r2, 0;\n  mov.u32 %r3, -7;\n"
-                              "  mov.u32 %r4, 0x80000000;\n  mov.u32 %r5, -1;\n"
-                              "  div.u32 %r6, %r1, %r2;\n" + store32("%r6", 0) +
-                              "  rem.u32 %r6, %r1, %r2;\n" + store32("%r6", 1) +
-                              "  div.s32 %r6, %r3, %r2;\n" + store32("%r6", 2) +
-                              "  div.s32 %r6, %r1, %r2;\n" + store32("%r6", 3) +
-                              "  div.s32 %r6, %r4, %r5;\n" + store32("%r6", 4) +
-                              "  rem.s32 %r6, %r4, %r5;\n" + store32("%r6", 5) +
-                              "  div.s32 %r6, %r3, 2;\n" + store32("%r6", 6) +
-                              "  rem.s32 %r6, %r3, 2;\n" + store32("%r6", 7));
-  EXPECT_EQ(values, (Values{"FFFFFFFF", "7", "1", "FFFFFFFF", "80000000", "0", "FFFFFFFD",
-                            "FFFFFFFF"}));
+  std::string body = "  mov.u32 %r1, 7;\n  mov.u32 %r2, 0;\n  mov.u32 %r3, -7;\n"
+                     "  mov.u32 %r4, 0x80000000;\n  mov.u32 %r5, -1;\n"
+                     "  div.u32 %r6, %r1, %r2;\n" + store32("%r6", 0) +
+                     "  rem.u32 %r6, %r1, %r2;\n" + store32("%r6", 1) +
+                     "  div.s32 %r6, %r3, %r2;\n" + store32("%r6", 2) +
+                     "  div.s32 %r6, %r1, %r2;\n" + store32("%r6", 3) +
+                     "  div.s32 %r6, %r4, %r5;\n" + store32("%r6", 4) +
+                     "  rem.s32 %r6, %r4, %r5;\n" + store32("%r6", 5) +
+                     "  div.s32 %r6, %r3, 2;\n" + store32("%r6", 6) +
+                     "  rem.s32 %r6, %r3, 2;\n" + store32("%r6", 7) +
+                     "  rem.s32 %r6, %r3, %r2;\n" + store32("%r6", 8) +
+                     "  rem.s32 %r6, %r2, %r2;\n" + store32("%r6", 9) +
+                     "  div.u32 %r6, %r4, %r5;\n" + store32("%r6", 10) +
+                     "  rem.u32 %r6, %r4, %r5;\n" + store32("%r6", 11);
+  Values expected{"FFFFFFFF", "FFFFFFFF", "FFFFFFFF", "FFFFFFFF", "80000000", "0",
+                  "FFFFFFFD", "FFFFFFFF", "FFFFFFFF", "FFFFFFFF", "0",        "80000000"};
+  EXPECT_EQ(host_stores(body), expected);
+  EXPECT_EQ(amdgpu_stores(body), expected);
+}
+
+TEST(TranslateInteger, Division64ByZeroAndOverflowFollowNvidia)
+{
+  std::string body = "  mov.u64 %rd3, -3;\n  mov.u64 %rd4, 0;\n  mov.u64 %rd5, -1;\n"
+                     "  mov.u64 %rd6, 0x8000000000000000;\n"
+                     "  div.s64 %rd7, %rd3, %rd4;\n" + store64("%rd7", 0) +
+                     "  rem.s64 %rd7, %rd3, %rd4;\n" + store64("%rd7", 1) +
+                     "  div.u64 %rd7, %rd3, %rd4;\n" + store64("%rd7", 2) +
+                     "  rem.u64 %rd7, %rd4, %rd4;\n" + store64("%rd7", 3) +
+                     "  div.s64 %rd7, %rd6, %rd5;\n" + store64("%rd7", 4) +
+                     "  rem.s64 %rd7, %rd6, %rd5;\n" + store64("%rd7", 5) +
+                     "  div.s64 %rd7, %rd3, 2;\n" + store64("%rd7", 6);
+  Values expected{"FFFFFFFFFFFFFFFF", "FFFFFFFFFFFFFFFF", "FFFFFFFFFFFFFFFF", "FFFFFFFFFFFFFFFF",
+                  "8000000000000000", "0",                "FFFFFFFFFFFFFFFF"};
+  EXPECT_EQ(host_stores(body), expected);
+  EXPECT_EQ(amdgpu_stores(body), expected);
+}
+
+// sad: c + |a - b| with the comparison after the sign and the sum modulo 2^n.
+TEST(TranslateInteger, SumOfAbsoluteDifferences)
+{
+  std::string body = "  mov.u32 %r1, -5;\n  mov.u32 %r2, 3;\n"
+                     "  sad.s32 %r3, %r1, %r2, 10;\n" + store32("%r3", 0) +
+                     "  sad.u32 %r3, %r1, %r2, 10;\n" + store32("%r3", 1) +
+                     "  sad.s32 %r3, 0x7fffffff, 0x80000000, 0;\n" + store32("%r3", 2) +
+                     "  sad.u32 %r3, %r2, %r1, 0;\n" + store32("%r3", 3) +
+                     "  sad.u64 %rd3, 1, 5, 0x100000000;\n" + store64("%rd3", 2) +
+                     "  sad.s16 %rs1, -1, 1, 0;\n  st.global.u16 [%rd1+24], %rs1;\n";
+  Values expected{"12", "2", "FFFFFFFF", "FFFFFFF8", "100000004", "2"};
+  EXPECT_EQ(host_stores(body), expected);
+  EXPECT_EQ(amdgpu_stores(body), expected);
+}
+
+// WARP_SZ, the ISA's predefined identifier, is 32 on both targets.
+TEST(TranslateInteger, PredefinedWarpSize)
+{
+  std::string body = "  mov.u32 %r1, WARP_SZ;\n" + store32("%r1", 0) +
+                     "  add.u32 %r2, %r1, WARP_SZ;\n" + store32("%r2", 1);
+  Values expected{"20", "40"};
+  EXPECT_EQ(host_stores(body), expected);
+  EXPECT_EQ(amdgpu_stores(body), expected);
 }
 
 TEST(TranslateInteger, ShiftsClampTheirAmount)
@@ -118,8 +187,13 @@ TEST(TranslateFloat, NaNResultsAreCanonical)
       "  sub.rn.f32 %f4, %f3, %f3;\n  st.global.f32 [%rd1+4], %f4;\n"
       "  mul.ftz.f32 %f4, %f3, 0f00000000;\n  st.global.f32 [%rd1+8], %f4;\n"
       "  neg.f32 %f4, %f1;\n  st.global.f32 [%rd1+12], %f4;\n"
-      "  abs.f32 %f4, 0fFFC00000;\n  st.global.f32 [%rd1+16], %f4;\n");
-  EXPECT_EQ(values, (Values{"7FFFFFFF", "7FFFFFFF", "7FFFFFFF", "FFC00001", "7FC00000"}));
+      "  abs.f32 %f4, 0fFFC00000;\n  st.global.f32 [%rd1+16], %f4;\n"
+      "  add.f64 %fd1, 0d0000000000000000, 0dFFF4000000000000;\n  st.global.f64 [%rd1+24], %fd1;\n"
+      "  mul.f64 %fd1, 0d0000000000000000, 0d7FF0000000000000;\n  st.global.f64 [%rd1+32], %fd1;\n");
+  // neg/abs.f32 of a NaN give 0x7fffffff on an H200 (golden float_minmax_*); f64 arithmetic keeps
+  // the first NaN operand, quieted, and makes 0xfff8000000000000 (double_arith_*).
+  EXPECT_EQ(values, (Values{"7FFFFFFF", "7FFFFFFF", "7FFFFFFF", "7FFFFFFF", "7FFFFFFF",
+                            "FFFC000000000000", "FFF8000000000000"}));
 }
 
 TEST(TranslateFloat, FlushToZeroAndSaturate)

@@ -94,7 +94,13 @@ void check_narrow(bool bf16)
                                   : __d4r_ptx_cvt_f16_f32_ex(x, m, 0, 0, 0, satfinite);
         const uint16_t got64 = bf16 ? __d4r_ptx_cvt_bf16_f64(x, m) : __d4r_ptx_cvt_f16_f64(x, m, 0);
         ++checked;
-        if ((got != want || (!satfinite && got64 != want)) && failures++ < 10) {
+        // f64 -> f16 keeps the NaN's sign and payload (cvt_f64_random: 0xfff4.. -> 0xff00);
+        // f64 -> bf16 and f32 -> f16/bf16 give the canonical NaN.
+        const uint32_t want64 =
+            std::isnan(x) && !bf16
+                ? ((bits(x) >> 31) << 15) | 0x7e00u | ((bits(x) & 0x7fffffu) >> 13)
+                : want;
+        if ((got != want || (!satfinite && got64 != want64)) && failures++ < 10) {
           ADD_FAILURE() << (bf16 ? "bf16" : "f16") << " mode " << m << " satfinite " << satfinite
                         << std::hexfloat << " x " << x << std::hex << " got " << got << "/"
                         << got64 << " want " << want;
@@ -138,7 +144,11 @@ TEST(KernelsPtxSupportConvert, F64ToF32EveryMode)
         return static_cast<float>(v);
       });
       const float got = __d4r_ptx_cvt_f32_f64(x, m, 0, 0);
-      const uint32_t want_bits = std::isnan(want) ? 0x7fffffffu : bits(want);
+      // NaN: sign and the payload's top bits, quieted (cvt_f64_random: 0xfff4.. -> 0xffe00000).
+      const uint32_t want_bits =
+          std::isnan(want) ? static_cast<uint32_t>(((bits(x) >> 63) << 31) | 0x7fc00000u |
+                                                   ((bits(x) & 0xfffffffffffffull) >> 29))
+                           : bits(want);
       if (bits(got) != want_bits && failures++ < 10) {
         ADD_FAILURE() << "mode " << m << std::hexfloat << " x " << x << " got " << got;
       }
@@ -225,7 +235,8 @@ TEST(KernelsPtxSupportConvert, RintEveryMode)
       const float want = under_mode(k_modes[m], [&] { return std::nearbyint(x); });
       const double want_d = under_mode(k_modes[m], [&] { return std::nearbyint(xd); });
       const uint32_t wb = std::isnan(want) ? 0x7fffffffu : bits(want);
-      const uint64_t wbd = std::isnan(want_d) ? 0x7fffffffffffffffull : bits(want_d);
+      // cvt.rXi.f64.f64 quiets the NaN, sign and payload kept (cvt_f64_random).
+      const uint64_t wbd = std::isnan(want_d) ? bits(xd) | 0x0008000000000000ull : bits(want_d);
       if ((bits(__d4r_ptx_cvt_rint_f32(x, m, 0, 0)) != wb ||
            bits(__d4r_ptx_cvt_rint_f64(xd, m)) != wbd) &&
           failures++ < 10) {
@@ -286,6 +297,26 @@ TEST(KernelsPtxSupportConvert, IntToFloatEveryMode)
     }
   }
   EXPECT_EQ(failures, 0);
+}
+
+// NaN bit patterns an H200 wrote (tests/golden/expected/cvt_f32_*, cvt_f64_*, lowering_support.hpp).
+TEST(KernelsPtxSupportConvert, NanPayloadsFromH200)
+{
+  EXPECT_EQ(bits(__d4r_ptx_cvt_f64_f32(f32(0x7fc00001u), 0, 0)), 0x7ff8000020000000ull);
+  EXPECT_EQ(bits(__d4r_ptx_cvt_f64_f32(f32(0x7f800001u), 0, 0)), 0x7ff8000020000000ull);
+  EXPECT_EQ(bits(__d4r_ptx_cvt_f64_f32(f32(0xffffffffu), 0, 0)), 0xffffffffe0000000ull);
+  EXPECT_EQ(bits(__d4r_ptx_cvt_f64_f32(f32(0xffc00000u), 1, 0)), 0x7fffffffe0000000ull); // .ftz
+  for (int m = 0; m < 4; ++m) {
+    EXPECT_EQ(bits(__d4r_ptx_cvt_f32_f64(f64(0xfff8000000000000ull), m, 0, 0)), 0xffc00000u);
+    EXPECT_EQ(bits(__d4r_ptx_cvt_f32_f64(f64(0xfff4000000000000ull), m, 1, 0)), 0xffe00000u);
+    EXPECT_EQ(bits(__d4r_ptx_cvt_f32_f64(f64(0xffffffffffffffffull), m, 0, 0)), 0xffffffffu);
+    EXPECT_EQ(bits(__d4r_ptx_cvt_rint_f64(f64(0xfff4000000000000ull), m)), 0xfffc000000000000ull);
+    EXPECT_EQ(bits(__d4r_ptx_cvt_rint_f32(f32(0xffc00000u), m, 0, 0)), 0x7fffffffu);
+  }
+  EXPECT_EQ(__d4r_ptx_cvt_f16_f64(f64(0xfff4000000000000ull), 0, 0), 0xff00u);
+  EXPECT_EQ(__d4r_ptx_cvt_f16_f64(f64(0x7ff8000000000000ull), 0, 0), 0x7e00u);
+  EXPECT_EQ(__d4r_ptx_cvt_f16_f32(f32(0xffc00000u), 0, 0, 0), 0x7fffu);
+  EXPECT_EQ(bits(__d4r_ptx_cvt_f32_f16(0xfe00u, 0, 0)), 0x7fffffffu);
 }
 
 } // namespace
