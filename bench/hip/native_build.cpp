@@ -301,7 +301,8 @@ Expected<InstructionCount> count_instructions(const fs::path& code_object, const
         line.find(" <") != std::string::npos && line.back() == ':') {
       symbol_counted = false;
       in_kernel = line.find(" <" + kernel + ">:") != std::string::npos;
-    } else if (line.size() > 1 && line[0] == '\t' && line.find("s_code_end") == std::string::npos) {
+    } else if (line.size() > 1 && line[0] == '\t' && line.find("s_code_end") == std::string::npos &&
+               line.find_first_not_of('\t') != line.find("...")) { // "...": elided zero padding
       ++count.total;
       count.kernel += in_kernel ? 1 : 0;
       count.functions += symbol_counted ? 0 : 1;
