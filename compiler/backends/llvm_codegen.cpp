@@ -1,6 +1,7 @@
 #include "compiler/backends/llvm_codegen.hpp"
 
 #include "compiler/backends/backend_support.hpp"
+#include "compiler/translate/amdgpu_target.hpp"
 
 #include <lld/Common/Driver.h>
 #include <llvm/ADT/SmallVector.h>
@@ -9,16 +10,13 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
-#include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/FileSystem.h>
-#include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
 
 #include <cstring>
-#include <mutex>
 #include <system_error>
 
 LLD_HAS_DRIVER(elf)
@@ -26,20 +24,6 @@ LLD_HAS_DRIVER(elf)
 namespace d4r::compiler {
 
 namespace {
-
-constexpr const char* k_triple = "amdgcn-amd-amdhsa";
-
-// Only the AMDGPU target: this process never generates code for anything else.
-void initialise_amdgpu_target()
-{
-  static std::once_flag once;
-  std::call_once(once, [] {
-    LLVMInitializeAMDGPUTargetInfo();
-    LLVMInitializeAMDGPUTarget();
-    LLVMInitializeAMDGPUTargetMC();
-    LLVMInitializeAMDGPUAsmPrinter();
-  });
-}
 
 // LLVM's own diagnostics (errors in codegen, warnings), collected instead of printed: the
 // default handler exits the process on an error.
@@ -83,25 +67,6 @@ private:
   llvm::DiagnosticHandler::DiagnosticHandlerTy m_previous;
   void* m_previous_context;
 };
-
-Expected<std::unique_ptr<llvm::TargetMachine>> make_target_machine(const CodegenOptions& options)
-{
-  initialise_amdgpu_target();
-  std::string error;
-  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(k_triple, error);
-  if (target == nullptr) {
-    return make_error(ErrorCode::internal, options.label + ": " + error);
-  }
-  const char* features = options.wave64 ? "+wavefrontsize64" : "+wavefrontsize32";
-  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      k_triple, options.target, features, llvm::TargetOptions(), llvm::Reloc::PIC_, std::nullopt,
-      llvm::CodeGenOptLevel::Aggressive));
-  if (machine == nullptr) {
-    return make_error(ErrorCode::internal,
-                      options.label + ": cannot create the AMDGPU target machine");
-  }
-  return machine;
-}
 
 void optimise(llvm::Module& module, llvm::TargetMachine& machine)
 {
@@ -201,12 +166,12 @@ codegen_code_object(llvm::Module& module, const CodegenOptions& options, std::st
   DiagnosticScope scope(module.getContext(), diagnostics);
   std::string triple = module.getTargetTriple();
   if (triple.empty()) {
-    module.setTargetTriple(k_triple);
+    module.setTargetTriple(translate::k_amdgpu_triple);
   } else if (triple.rfind("amdgcn-", 0) != 0) {
     return make_error(ErrorCode::rejected,
                       options.label + ": the module is for " + triple + ", not amdgcn");
   }
-  TRY_ASSIGN(std::unique_ptr<llvm::TargetMachine> machine, make_target_machine(options));
+  TRY_ASSIGN(std::unique_ptr<llvm::TargetMachine> machine, translate::make_amdgpu_target_machine(options.target, options.wave64, options.label));
   module.setDataLayout(machine->createDataLayout());
   if (options.optimise) {
     optimise(module, *machine);

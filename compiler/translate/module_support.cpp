@@ -1,5 +1,7 @@
 #include "compiler/translate/module_support.hpp"
 
+#include "compiler/translate/amdgpu_target.hpp"
+
 #if __has_include("compiler/translate/support_library.hpp")
 #include "compiler/translate/support_library.hpp"
 #define D4R_HAVE_SUPPORT_LIBRARY 1
@@ -9,55 +11,26 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Linker/Linker.h>
-#include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/MemoryBuffer.h>
-#include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/TargetParser.h>
 
-#include <mutex>
 
 namespace d4r::compiler::translate {
 
 namespace {
 
-constexpr const char* k_amdgpu_triple = "amdgcn-amd-amdhsa";
-
-void initialise_amdgpu()
-{
-  static std::once_flag once;
-  std::call_once(once, [] {
-    LLVMInitializeAMDGPUTargetInfo();
-    LLVMInitializeAMDGPUTarget();
-    LLVMInitializeAMDGPUTargetMC();
-    LLVMInitializeAMDGPUAsmPrinter();
-  });
-}
-
 Expected<std::unique_ptr<llvm::TargetMachine>> amdgpu_machine(const std::string& processor)
 {
-  initialise_amdgpu();
   if (llvm::AMDGPU::parseArchAMDGCN(processor) == llvm::AMDGPU::GK_NONE) {
     return make_error(ErrorCode::invalid_argument,
                       "translate: unknown AMDGPU processor " + processor);
   }
-  std::string error;
-  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(k_amdgpu_triple, error);
-  if (target == nullptr) {
-    return make_error(ErrorCode::internal, "translate: " + error);
-  }
-  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      k_amdgpu_triple, processor, "+wavefrontsize32", llvm::TargetOptions(), llvm::Reloc::PIC_,
-      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
-  if (machine == nullptr) {
-    return make_error(ErrorCode::invalid_argument,
-                      "translate: cannot create an AMDGPU target machine for " + processor);
-  }
-  return machine;
+  return make_amdgpu_target_machine(processor, false, "translate");
 }
 
 // Links the support library's bitcode, only the functions the module calls.
