@@ -74,6 +74,21 @@ std::span<const std::byte> as_bytes(const std::string& text)
   return {reinterpret_cast<const std::byte*>(text.data()), text.size()};
 }
 
+// A case that traps on the GPU (`expect = trap`) passes when the executor's launch traps too; its
+// outputs are undefined and not compared.
+RunReport trap_report(const std::string& kernel, const Expected<cpu::LaunchStats>& launched)
+{
+  RunReport report;
+  report.compared = 1;
+  if (launched) {
+    report.mismatches = 1;
+    report.summary = kernel + ": completed, but the case expects a trap\n";
+  } else {
+    report.summary = kernel + ": trapped as the case expects: " + launched.error().message + "\n";
+  }
+  return report;
+}
+
 } // namespace
 
 Expected<TranslateOutput> translate_ptx_file(const PtxTranslateCommand& cmd, std::ostream& log)
@@ -119,7 +134,11 @@ Expected<RunReport> run_ptx_file(const PtxRunCommand& cmd)
   TRY_ASSIGN(std::unique_ptr<cpu::Executor> executor, cpu::Executor::create(std::move(translation)));
   std::unique_ptr<cpu::HostLaunch> host = cpu::HostLaunch::create(launch);
   cpu::LaunchShape shape{launch.grid, launch.block, launch.dynamic_shared};
-  TRY_ASSIGN(cpu::LaunchStats stats, executor->launch(cmd.kernel, shape, host->params()));
+  Expected<cpu::LaunchStats> launched = executor->launch(cmd.kernel, shape, host->params());
+  if (launch.expect == cpu::Expect::trap) {
+    return trap_report(cmd.kernel, launched);
+  }
+  TRY_ASSIGN(cpu::LaunchStats stats, std::move(launched));
   RunReport report;
   report.summary = cmd.kernel + ": " + std::to_string(stats.threads_run) + " threads in " +
                    std::to_string(stats.seconds) + " s\n";

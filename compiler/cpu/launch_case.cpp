@@ -362,6 +362,13 @@ Expected<void> Parser::line(std::string_view key, const std::vector<std::string>
     (key == "ptx" ? m_have_ptx : m_have_kernel) = true;
     return {};
   }
+  if (key == "expect") {
+    if (tokens.size() != 1 || (tokens[0] != "complete" && tokens[0] != "trap")) {
+      return std::unexpected(error("`expect` is `complete` or `trap`"));
+    }
+    m_case.expect = tokens[0] == "trap" ? Expect::trap : Expect::complete;
+    return {};
+  }
   if (key == "grid" || key == "block") {
     using Shape = std::array<uint32_t, 3>;
     TRY_ASSIGN(const Shape shape, dims(tokens));

@@ -110,10 +110,15 @@ struct OutputInfo {
   std::string what;                   // "buffer out f32 512", "surface f16x4 24x20"
 };
 
+// What the launch must do: complete (outputs are compared), or trap (the GPU fails the launch; the
+// outputs are undefined and not compared).
+enum class Expect { complete, trap };
+
 struct LaunchCase {
   std::string name;
   std::string ptx;                    // repo-relative path
   std::string kernel;
+  Expect expect = Expect::complete;
   std::array<uint32_t, 3> grid{1, 1, 1};
   std::array<uint32_t, 3> block{1, 1, 1};
   uint32_t dynamic_shared = 0;

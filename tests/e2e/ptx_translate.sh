@@ -3,7 +3,8 @@
 # translate: the recipe's passes, then our translator, make a gfx1201 code object that holds the
 # asked kernel and only it; --emit-llvm shows host IR; an unknown instruction is exit 6 with
 # "unsupported:". run: a golden case on the CPU executor equals what the H200 computed (exit 0),
-# and a changed expected file is a mismatch (exit 1).
+# and a changed expected file is a mismatch (exit 1); a case that traps on the GPU traps here too
+# (exit 0), and the same launch made to stay inside the surface is a mismatch (exit 1).
 set -u
 kernel=$1
 objdump=$2
@@ -58,4 +59,13 @@ cp "$repo/tests/golden/expected/vote.out0.bin" "$work/changed/vote.out0.bin"
 printf '\377' | dd of="$work/changed/vote.out0.bin" bs=1 seek=0 conv=notrunc 2>/dev/null
 expect_status 1 ptx run "$ptx" --kernel "$name" --inputs "$work/changed"
 grep -q 'differ' "$work/out" || fail "no difference reported: $(cat "$work/out")"
+# A .trap surface store one texel left of the image: the H200 failed the launch, so must we.
+trap_ptx="$repo/tests/ptx/isa/surface_modes.sm_90.ptx"
+trap_case="$repo/tests/golden/cases/surface_trap_store_outside.case"
+expect_status 0 ptx run "$trap_ptx" --kernel surface_trap --inputs "$trap_case"
+grep -q 'trapped as the case expects: .*sust.b.2d out of range: x -4' "$work/out" || fail "no trap reported: $(cat "$work/out")"
+mkdir "$work/inside"
+sed 's/^param  = s32 -1$/param  = s32 1/' "$trap_case" > "$work/inside/surface_trap_store_outside.case"
+expect_status 1 ptx run "$trap_ptx" --kernel surface_trap --inputs "$work/inside"
+grep -q 'completed, but the case expects a trap' "$work/out" || fail "no missing trap reported: $(cat "$work/out")"
 echo "ptx_translate: ok"

@@ -4,8 +4,8 @@
 // NVIDIA H200 computed (tests/golden/expected/, recorded by tools/golden/record.sh): bit for bit
 // unless the case names a tolerance, with its reason, on a `compare` line.
 //
-// A case whose PTX the translator rejects as "unsupported: ..." is skipped with that message (the
-// stages of issue 5 land one by one); every other failure fails.
+// A case with `expect = trap` failed its launch on the GPU (expected/<case>.trap holds the driver's
+// error): the executor must fail the launch with a trap too. A case that does not translate fails.
 
 #include "compiler/cpu/executor.hpp"
 #include "compiler/cpu/launch_case.hpp"
@@ -78,6 +78,13 @@ TEST_P(GoldenVectors, ExecutorMatchesNvidia)
   shape.block = launch_case.block;
   shape.dynamic_shared_bytes = launch_case.dynamic_shared;
   d4r::Expected<cpu::LaunchStats> stats = (*executor)->launch(launch_case.kernel, shape, host->params());
+  if (launch_case.expect == cpu::Expect::trap) {
+    const std::vector<std::byte> recorded = read_bytes(k_golden / "expected" / (launch_case.name + ".trap"));
+    ASSERT_FALSE(recorded.empty()) << "no recorded GPU failure for " << launch_case.name;
+    ASSERT_FALSE(stats.has_value()) << "the GPU trapped, the executor completed the launch";
+    EXPECT_NE(stats.error().message.find("trap"), std::string::npos) << stats.error().message;
+    return;
+  }
   ASSERT_TRUE(stats.has_value()) << stats.error().message;
   for (size_t i = 0; i < launch_case.outputs.size(); ++i) {
     const std::vector<std::byte> expected =

@@ -212,12 +212,20 @@ TEST(LaunchCase, RejectsBadCases)
       {k_head + "param = buffer out u32 4\ncompare = out1 exact\n", "the case has 1 outputs"},
       {k_head + "param = buffer out u32 4\ncompare = out0 ulp 2\n", "`ulp` needs a float output"},
       {k_head + "no equals sign\n", "expected `key = value`"},
+      {k_head + "expect = crash\n", "`expect` is `complete` or `trap`"},
   };
   for (const auto& [text, message] : cases) {
     const std::string error = parse_error(text);
     EXPECT_NE(error.find(message), std::string::npos) << "got: " << error;
     EXPECT_EQ(error.rfind("golden case t: line ", 0), 0u) << error;
   }
+}
+
+TEST(LaunchCase, ExpectsCompletionUnlessTold)
+{
+  EXPECT_EQ(parse_ok(k_head).expect, Expect::complete);
+  EXPECT_EQ(parse_ok(k_head + "expect = trap\n").expect, Expect::trap);
+  EXPECT_EQ(parse_ok(k_head + "expect = complete\n").expect, Expect::complete);
 }
 
 TEST(LaunchCase, ComparesExactlyOrWithinUlp)
@@ -294,8 +302,15 @@ TEST(LaunchCase, CheckedInCasesMatchTheirExpectedFiles)
     ASSERT_TRUE(parsed.has_value()) << parsed.error().message;
     EXPECT_TRUE(fs::exists(fs::path(D4R_TEST_SOURCE_DIR).parent_path() / parsed->ptx)) << parsed->ptx;
     EXPECT_FALSE(parsed->outputs.empty()) << parsed->name;
+    const bool trap = parsed->expect == Expect::trap;
+    EXPECT_EQ(fs::exists(k_golden_dir / "expected" / (parsed->name + ".trap")), trap) << parsed->name;
     for (size_t i = 0; i < parsed->outputs.size(); ++i) {
       const fs::path expected = k_golden_dir / "expected" / (parsed->name + ".out" + std::to_string(i) + ".bin");
+      // A launch that traps has no outputs to record.
+      if (trap) {
+        EXPECT_FALSE(fs::exists(expected)) << expected;
+        continue;
+      }
       ASSERT_TRUE(fs::exists(expected)) << expected;
       EXPECT_EQ(static_cast<int64_t>(fs::file_size(expected)), parsed->outputs[i].bytes) << expected;
     }

@@ -9,6 +9,9 @@
 // and an output that changes between runs is reported as nondeterministic (exit status 3), since a
 // golden vector must be reproducible. An output still all 0xCD after the launch is reported too
 // (a kernel that did not write where the case expects).
+// A case with `expect = trap` must fail its launch: it runs once, and the driver's error is written
+// to DIR/<case>.trap instead of outputs. A failed launch leaves the context unusable, so such a case
+// must be the last (record.sh runs one case per process).
 //
 // Not part of the CMake build (CI has no cuda.h); tools/golden/record.sh builds and runs it.
 
@@ -69,11 +72,15 @@ public:
   ~DeviceLaunch();
   bool run(std::vector<std::vector<std::byte>>& outputs);
   const std::string& error() const { return m_error; }
+  // Whether run() failed in the launch or the synchronisation (the kernel's fault), rather than in
+  // setting the launch up.
+  bool launch_failed() const { return m_launch_failed; }
 
 private:
   const LaunchCase& m_case;
   CUmodule m_module;
   std::string m_error;
+  bool m_launch_failed = false;
   std::vector<CUdeviceptr> m_buffers;
   std::vector<CUarray> m_arrays;
   std::vector<CUtexObject> m_textures;
@@ -232,10 +239,12 @@ bool DeviceLaunch::run(std::vector<std::vector<std::byte>>& outputs)
     CU_CHECK(cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                 static_cast<int>(m_case.dynamic_shared)));
   }
+  m_launch_failed = true;
   CU_CHECK(cuLaunchKernel(function, m_case.grid[0], m_case.grid[1], m_case.grid[2], m_case.block[0],
                           m_case.block[1], m_case.block[2], m_case.dynamic_shared, nullptr, pointers.data(),
                           nullptr));
   CU_CHECK(cuCtxSynchronize());
+  m_launch_failed = false;
   return read_back(outputs);
 }
 
@@ -305,6 +314,30 @@ bool all_cd(const std::vector<std::byte>& bytes)
   return !bytes.empty();
 }
 
+// An `expect = trap` case: one launch, which must fail; the driver's error goes to <case>.trap.
+int record_trap(const LaunchCase& launch_case, CUmodule module, const std::string& out_dir)
+{
+  std::vector<std::vector<std::byte>> outputs;
+  DeviceLaunch launch(launch_case, module);
+  if (launch.run(outputs)) {
+    std::fprintf(stderr, "golden case %s: expected the launch to trap, but it completed\n", launch_case.name.c_str());
+    return 1;
+  }
+  if (!launch.launch_failed()) {
+    std::fprintf(stderr, "golden case %s: %s\n", launch_case.name.c_str(), launch.error().c_str());
+    return 1;
+  }
+  const std::string path = out_dir + "/" + launch_case.name + ".trap";
+  std::ofstream out(path, std::ios::binary);
+  out << launch.error() << "\n";
+  if (!out) {
+    std::fprintf(stderr, "golden case %s: cannot write %s\n", launch_case.name.c_str(), path.c_str());
+    return 1;
+  }
+  std::printf("%s: trapped as expected: %s\n", launch_case.name.c_str(), launch.error().c_str());
+  return 0;
+}
+
 // 0 ok, 1 failed, 3 nondeterministic.
 int record(const std::string& case_path, const std::string& root, const std::string& out_dir, int repeat)
 {
@@ -322,6 +355,9 @@ int record(const std::string& case_path, const std::string& root, const std::str
   CUmodule module = nullptr;
   if (!load_module(ptx, "golden case " + launch_case.name + ": " + launch_case.ptx, &module)) {
     return 1;
+  }
+  if (launch_case.expect == d4r::compiler::cpu::Expect::trap) {
+    return record_trap(launch_case, module, out_dir);
   }
   std::vector<std::vector<std::byte>> first;
   int status = 0;
