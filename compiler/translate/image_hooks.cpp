@@ -26,8 +26,11 @@
 // sust.b of the corpus: v4.b16 on RGBA16F, v2.b16 on RG16F, b32 on R32). The data of a .b access
 // travels in the instruction's own width (d16 for b16, dwords for b32/b64): formatted image
 // stores and loads of a format of that width move the bits unchanged. .zero is what the hardware
-// does for an out-of-range store (dropped) or load (zeros); .clamp and .trap need the image size
-// from the descriptor and are not implemented on AMDGPU (unsupported).
+// does for an out-of-range store (dropped) or load (zeros). .clamp and .trap need the image size:
+// image_get_resinfo reads it from the descriptor (no hand-decoded V# bits), then .clamp moves the
+// texel coordinates to the nearest texel inside (what NVIDIA does, golden case surface_clamp) and
+// .trap branches to llvm.trap (s_trap 2: the queue reports the fault, as the launch fails on
+// NVIDIA, golden cases surface_trap_*).
 
 #include "compiler/translate/host_abi.hpp"
 
@@ -60,8 +63,6 @@ llvm::FunctionCallee runtime(llvm::IRBuilder<>& b, const char* name, llvm::Type*
 
 class HostImageHooks final : public ImageHooks {
 public:
-  bool supports(ImageClamp) const override { return true; }
-
   std::array<llvm::Value*, 4> texture_2d(HookEnv env, llvm::Value* handle, llvm::Value* x,
                                          llvm::Value* y) override
   {
@@ -135,8 +136,6 @@ public:
 
 class AmdgpuImageHooks final : public ImageHooks {
 public:
-  bool supports(ImageClamp clamp) const override { return clamp == ImageClamp::zero; }
-
   std::array<llvm::Value*, 4> texture_2d(HookEnv env, llvm::Value* handle, llvm::Value* x,
                                          llvm::Value* y) override
   {
@@ -182,11 +181,11 @@ public:
     int lanes = access.element_bits == 64 ? access.count * 2 : access.count;
     llvm::Type* lane = d16 ? b.getHalfTy() : b.getFloatTy();
     llvm::Type* type = lanes == 1 ? lane : llvm::FixedVectorType::get(lane, static_cast<unsigned>(lanes));
-    llvm::Value* base = b.CreateIntToPtr(access.handle, b.getPtrTy(k_constant_space));
+    llvm::Value* rsrc = resource(b, access);
+    const Texel texel = bounded(b, access, rsrc, element_x(b, access));
     llvm::Value* loaded = b.CreateIntrinsic(
         llvm::Intrinsic::amdgcn_image_load_2d, {type, b.getInt32Ty()},
-        {b.getInt32((1u << lanes) - 1), element_x(b, access), access.y, descriptor(b, base, 8),
-         b.getInt32(0), b.getInt32(0)});
+        {b.getInt32((1u << lanes) - 1), texel.x, texel.y, rsrc, b.getInt32(0), b.getInt32(0)});
     std::vector<llvm::Value*> values;
     for (int i = 0; i < lanes; ++i) {
       llvm::Value* value = lanes == 1 ? loaded : b.CreateExtractElement(loaded, static_cast<uint64_t>(i));
@@ -196,6 +195,11 @@ public:
   }
 
 private:
+  struct Texel {
+    llvm::Value* x;
+    llvm::Value* y;
+  };
+
   // The descriptor of `dwords` dwords at `pointer` (constant memory, never written by a kernel).
   static llvm::Value* descriptor(llvm::IRBuilder<>& b, llvm::Value* pointer, unsigned dwords)
   {
@@ -204,6 +208,55 @@ private:
     load->setMetadata(llvm::LLVMContext::MD_invariant_load,
                       llvm::MDNode::get(b.getContext(), {}));
     return load;
+  }
+
+  // The image resource descriptor of a surface access.
+  static llvm::Value* resource(llvm::IRBuilder<>& b, const SurfaceAccess& access)
+  {
+    return descriptor(b, b.CreateIntToPtr(access.handle, b.getPtrTy(k_constant_space)), 8);
+  }
+
+  // The texel an access reaches at texel column `x`, row access.y, by its out-of-range mode: .zero
+  // leaves the coordinates to the hardware (an access outside is dropped, a load reads zeros);
+  // .clamp and .trap compare them with the image's mip-0 width and height.
+  static Texel bounded(llvm::IRBuilder<>& b, const SurfaceAccess& access, llvm::Value* rsrc,
+                       llvm::Value* x)
+  {
+    if (access.clamp == ImageClamp::zero) {
+      return {x, access.y};
+    }
+    llvm::Type* v2f32 = llvm::FixedVectorType::get(b.getFloatTy(), 2);
+    llvm::Value* size = b.CreateIntrinsic(
+        llvm::Intrinsic::amdgcn_image_getresinfo_2d, {v2f32, b.getInt32Ty()},
+        {b.getInt32(0x3), b.getInt32(0), rsrc, b.getInt32(0), b.getInt32(0)});
+    // The result lanes are integers in float registers.
+    llvm::Value* width = b.CreateBitCast(b.CreateExtractElement(size, uint64_t{0}), b.getInt32Ty());
+    llvm::Value* height = b.CreateBitCast(b.CreateExtractElement(size, uint64_t{1}), b.getInt32Ty());
+    if (access.clamp == ImageClamp::clamp) {
+      return {clamp_index(b, x, width), clamp_index(b, access.y, height)};
+    }
+    // Unsigned compares: a negative coordinate is outside too. Lanes that branch to the trap
+    // while others go on are handled by the backend like any divergent exit (the trap block runs
+    // under their exec mask); the s_trap fails the dispatch as one thread's trap fails the launch
+    // on NVIDIA.
+    llvm::Value* inside = b.CreateAnd(b.CreateICmpULT(x, width), b.CreateICmpULT(access.y, height));
+    llvm::Function* function = b.GetInsertBlock()->getParent();
+    llvm::BasicBlock* fault = llvm::BasicBlock::Create(b.getContext(), "surface.trap", function);
+    llvm::BasicBlock* next = llvm::BasicBlock::Create(b.getContext(), "surface.inside", function);
+    b.CreateCondBr(inside, next, fault);
+    b.SetInsertPoint(fault);
+    b.CreateIntrinsic(llvm::Intrinsic::trap, {}, {});
+    b.CreateUnreachable();
+    b.SetInsertPoint(next);
+    return {x, access.y};
+  }
+
+  // `index` moved into [0, size - 1] (signed: a negative index goes to 0).
+  static llvm::Value* clamp_index(llvm::IRBuilder<>& b, llvm::Value* index, llvm::Value* size)
+  {
+    llvm::Value* last = b.CreateSub(size, b.getInt32(1));
+    llvm::Value* low = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, index, b.getInt32(0));
+    return b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, low, last);
   }
 
   // The texel index of a byte-addressed access: x / (texel bytes), an arithmetic shift, so a
@@ -266,10 +319,11 @@ private:
         data = b.CreateInsertElement(data, lanes[i], static_cast<uint64_t>(i));
       }
     }
-    llvm::Value* base = b.CreateIntToPtr(access.handle, b.getPtrTy(k_constant_space));
+    llvm::Value* rsrc = resource(b, access);
+    const Texel texel = bounded(b, access, rsrc, x);
     b.CreateIntrinsic(llvm::Intrinsic::amdgcn_image_store_2d, {data->getType(), b.getInt32Ty()},
-                      {data, b.getInt32((1u << count) - 1), x, access.y, descriptor(b, base, 8),
-                       b.getInt32(0), b.getInt32(0)});
+                      {data, b.getInt32((1u << count) - 1), texel.x, texel.y, rsrc, b.getInt32(0),
+                       b.getInt32(0)});
   }
 };
 

@@ -39,9 +39,6 @@ class ImageHooks {
 public:
   virtual ~ImageHooks() = default;
 
-  // Whether this target implements a clamp mode for surface accesses (a form it does not is
-  // "unsupported").
-  virtual bool supports(ImageClamp clamp) const = 0;
   // tex.2d.v4.f32.f32: the four f32 channels at float coordinates (x, y).
   virtual std::array<llvm::Value*, 4> texture_2d(HookEnv env, llvm::Value* handle, llvm::Value* x,
                                                  llvm::Value* y) = 0;

@@ -98,9 +98,8 @@ ImageClamp clamp_mode(const ptx::Instruction& instruction)
   return has_modifier(instruction, "clamp") ? ImageClamp::clamp : ImageClamp::trap;
 }
 
-// Checks the modifiers common to suld/sust: .2d, a clamp mode the target implements, and no
-// modifier this lowering does not know (.cg/.ca cache hints are accepted and ignored).
-bool surface_form_ok(FunctionTranslator& t, const ptx::Instruction& instruction, const char* kind)
+// Checks the modifiers common to suld/sust: .2d, and no modifier this lowering does not know (.cg/.ca cache hints are accepted and ignored).
+bool surface_form_ok(const ptx::Instruction& instruction, const char* kind)
 {
   bool kind_seen = false;
   bool geometry_seen = false;
@@ -116,7 +115,7 @@ bool surface_form_ok(FunctionTranslator& t, const ptx::Instruction& instruction,
       return false;
     }
   }
-  return kind_seen && geometry_seen && images(t).supports(clamp_mode(instruction));
+  return kind_seen && geometry_seen;
 }
 
 Expected<SurfaceAccess> read_access(FunctionTranslator& t, const ImageAddress& address,
@@ -158,7 +157,7 @@ Expected<void> lower_tex(FunctionTranslator& t, const ptx::Instruction& instruct
 Expected<void> lower_suld(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
   SurfaceShape shape = surface_shape(instruction);
-  if (!surface_form_ok(t, instruction, "b") || shape.bits == 0 ||
+  if (!surface_form_ok(instruction, "b") || shape.bits == 0 ||
       instruction.operands.size() != 2 || (shape.bits == 64 && shape.count == 4)) {
     return std::unexpected(t.unsupported(instruction));
   }
@@ -192,7 +191,7 @@ Expected<void> lower_sust(FunctionTranslator& t, const ptx::Instruction& instruc
   SurfaceShape shape = surface_shape(instruction);
   bool shape_ok = formatted ? shape.bits == 32 && shape.count == 4
                             : shape.bits != 0 && !(shape.bits == 64 && shape.count == 4);
-  if (!surface_form_ok(t, instruction, formatted ? "p" : "b") || !shape_ok ||
+  if (!surface_form_ok(instruction, formatted ? "p" : "b") || !shape_ok ||
       instruction.operands.size() != 2) {
     return std::unexpected(t.unsupported(instruction));
   }
@@ -219,9 +218,6 @@ Expected<void> lower_sust_call(FunctionTranslator& t, const ptx::Instruction& in
   if (!call.results.empty() || static_cast<int>(call.arguments.size()) != 3 + shape.count) {
     return std::unexpected(t.error(instruction, "call of " + call.name +
                                                     " has the wrong number of arguments"));
-  }
-  if (!images(t).supports(ImageClamp::zero)) {
-    return std::unexpected(t.unsupported(instruction));
   }
   SurfaceAccess access;
   access.element_bits = shape.bits;

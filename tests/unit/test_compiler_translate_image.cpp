@@ -1,8 +1,9 @@
 // Stages 4 and 5 of the translator (lower_image.cpp, lower_fp8.cpp, image_hooks.cpp): every
 // instruction form translates for the host (calls of the host_abi.hpp runtime, or the support
 // library) and for the six AMDGPU targets (image instructions; hardware FP8 on gfx12 only), the
-// rewrite passes' helper calls translate like the instructions they replace, and forms that are
-// not implemented fail with "unsupported".
+// rewrite passes' helper calls translate like the instructions they replace, .clamp and .trap
+// surface accesses bound the texel by the image size on AMDGPU, and forms that are not
+// implemented fail with "unsupported".
 
 #include "tests/unit/test_compiler_translate_support.hpp"
 
@@ -109,6 +110,63 @@ TEST(TranslateImage, AmdgpuUsesImageInstructions)
     EXPECT_EQ(count(text, "image_sample_lz"), 1) << target << "\n" << text;
     EXPECT_EQ(count(text, "image_load"), 3) << target << "\n" << text;
     EXPECT_EQ(count(text, "image_store"), 6) << target << "\n" << text;
+    EXPECT_EQ(count(text, "image_get_resinfo"), 0) << target << "\n" << text;
+    EXPECT_EQ(count(text, "s_trap"), 0) << target << "\n" << text;
+  }
+}
+
+// .clamp and .trap read the image size from the descriptor (image_get_resinfo); .zero leaves the
+// bounds to the hardware and needs no size.
+// Coordinates and data the optimiser cannot fold.
+const std::string k_surface_operands =
+    "  ld.global.v4.u32 {%r1, %r2, %r4, %r5}, [%rd1];\n"
+    "  ld.global.v4.u16 {%rs1, %rs2, %rs3, %rs4}, [%rd1+16];\n"
+    "  ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1+32];\n";
+const std::string k_clamped = k_surface_operands +
+    "  suld.b.2d.b32.clamp {%r3}, [%rd2, {%r1, %r2}];\n"
+    "  st.global.u32 [%rd1], %r3;\n"
+    "  sust.b.2d.v4.b16.clamp [%rd2, {%r1, %r2}], {%rs1, %rs2, %rs3, %rs4};\n"
+    "  sust.p.2d.v4.b32.clamp [%rd2, {%r1, %r2}], {%f1, %f2, %f3, %f4};\n";
+const std::string k_trapping = k_surface_operands +
+    "  suld.b.2d.b32.trap {%r3}, [%rd2, {%r1, %r2}];\n"
+    "  sust.b.2d.b32 [%rd2, {%r1, %r2}], {%r3};\n"; // no mode: .trap, PTX's default
+
+TEST(TranslateImage, AmdgpuClampMovesTheTexelInsideTheImage)
+{
+  for (const char* target : k_targets) {
+    Expected<Translation> translation = translate_text(kernel_text(k_clamped), amdgpu_options(target));
+    ASSERT_TRUE(translation.has_value()) << translation.error().message;
+    std::string ir = ir_text(*translation->module);
+    // Width and height (dmask 3) of mip level 0.
+    EXPECT_GE(count(ir, "@llvm.amdgcn.image.getresinfo.2d.v2f32."), 1) << ir;
+    EXPECT_GE(count(ir, "(i32 3, i16 0,") + count(ir, "(i32 3, i32 0,"), 1) << ir;
+    // max(v, 0), then min(v, size - 1): the three accesses' x (in texels: x / 4, x / 8 and the
+    // element x of .p) and their common y.
+    EXPECT_GE(count(ir, "@llvm.smax.i32("), 4) << ir;
+    EXPECT_GE(count(ir, "@llvm.smin.i32("), 4) << ir;
+    EXPECT_EQ(count(ir, "@llvm.trap"), 0) << ir;
+    std::string text = disassembly(kernel_text(k_clamped), target);
+    EXPECT_GE(count(text, "image_get_resinfo"), 1) << target << "\n" << text;
+    EXPECT_EQ(count(text, "image_load"), 1) << target << "\n" << text;
+    EXPECT_EQ(count(text, "image_store"), 2) << target << "\n" << text;
+    EXPECT_EQ(count(text, "s_trap"), 0) << target << "\n" << text;
+  }
+}
+
+TEST(TranslateImage, AmdgpuTrapFaultsOutsideTheImage)
+{
+  for (const char* target : k_targets) {
+    Expected<Translation> translation = translate_text(kernel_text(k_trapping), amdgpu_options(target));
+    ASSERT_TRUE(translation.has_value()) << translation.error().message;
+    std::string ir = ir_text(*translation->module);
+    EXPECT_GE(count(ir, "@llvm.amdgcn.image.getresinfo.2d"), 1) << ir;
+    EXPECT_GE(count(ir, "icmp ult i32"), 2) << ir;
+    EXPECT_GE(count(ir, "call void @llvm.trap()"), 1) << ir;
+    std::string text = disassembly(kernel_text(k_trapping), target);
+    EXPECT_GE(count(text, "image_get_resinfo"), 1) << target << "\n" << text;
+    EXPECT_GE(count(text, "s_trap 2"), 1) << target << "\n" << text;
+    EXPECT_EQ(count(text, "image_load"), 1) << target << "\n" << text;
+    EXPECT_EQ(count(text, "image_store"), 1) << target << "\n" << text;
   }
 }
 
@@ -171,11 +229,6 @@ TEST(TranslateImage, UnsupportedFormsAreRejected)
   expect_unsupported("  sust.b.2d.v4.b64.zero [%rd2, {%r1, %r2}], {%rd3, %rd4, %rd5, %rd6};",
                      host_options(), "sust");
   expect_unsupported("  sust.p.2d.b32.zero [%rd2, {%r1, %r2}], {%r3};", host_options(), "sust");
-  // AMDGPU has no image size at hand for .clamp and .trap.
-  expect_unsupported("  sust.b.2d.b32.trap [%rd2, {%r1, %r2}], {%r3};", amdgpu_options("gfx1100"),
-                     "sust");
-  expect_unsupported("  suld.b.2d.b32.clamp {%r3}, [%rd2, {%r1, %r2}];", amdgpu_options("gfx1201"),
-                     "suld");
   expect_unsupported("  cvt.rn.f16x2.e2m1x2 %r1, %rs1;", host_options(), "cvt");
   expect_unsupported("  cvt.rn.e4m3x2.f32 %rs1, %f1, %f2;", host_options(), "cvt");
 }
