@@ -118,8 +118,12 @@ struct SpliceConfig {
   }
   const bool address = words.size() >= 2 && words[1].size() >= 2 && words[1].front() == '['
                        && words[1].back() == ']';
-  if (!address || words.size() > 3 || (words.size() == 3 && !words[2].starts_with('#'))) {
-    return config_error("argument '" + text + "': expected '%reg' or 'OPCODE [+OFFSET] [#I]'");
+  // The element is written {I}, as PTX writes vector operands; not #I, since `#` starts a
+  // comment in a recipe.
+  const bool element = words.size() == 3 && words[2].size() >= 3 && words[2].front() == '{' &&
+                       words[2].back() == '}';
+  if (!address || words.size() > 3 || (words.size() == 3 && !element)) {
+    return config_error("argument '" + text + "': expected '%reg' or 'OPCODE [+OFFSET] [{I}]'");
   }
   std::vector<std::string> parts = split(words[0], '.');
   pattern.opcode = parts.front();
@@ -128,7 +132,7 @@ struct SpliceConfig {
   offset.erase(0, offset.starts_with('+') ? 1 : 0);
   pattern.offset = offset == "0" ? "" : offset;
   if (words.size() == 3) {
-    const std::string_view digits = std::string_view(words[2]).substr(1);
+    const std::string_view digits = std::string_view(words[2]).substr(1, words[2].size() - 2);
     const auto [end, error] =
         std::from_chars(digits.data(), digits.data() + digits.size(), pattern.element);
     if (error != std::errc() || end != digits.data() + digits.size() || pattern.element < 0) {

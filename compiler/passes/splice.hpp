@@ -5,7 +5,7 @@
 //   occurrence  "N" (1-based) or "last"; absent: the cut instruction must be unique
 //   expect      the instructions ending at the cut, as PTX; opcodes and modifiers must match
 //   function    the tail's name
-//   arguments   ';'-separated: "%r5" (a register), or "OPCODE [+OFFSET]" with an optional "#I":
+//   arguments   ';'-separated: "%r5" (a register), or "OPCODE [+OFFSET]" with an optional "{I}":
 //               the destination (element I of a vector) of the unique such instruction
 // Applies to options.kernels, or to every .entry when none are named.
 

@@ -61,7 +61,7 @@ Parameters good_parameters()
           {"occurrence", "last"},
           {"expect", "mul.lo.s32 %r0, %r0, %r0; st.global.u32 [%rd0], %r0; bar.warp.sync -1;"},
           {"function", "d4r_enc0_tail"},
-          {"arguments", "ld.param.u64 [+40]; ld.param.v2.u32 [+8] #0; ld.param.v2.u32 [+8] #1; %r3"}};
+          {"arguments", "ld.param.u64 [+40]; ld.param.v2.u32 [+8] {0}; ld.param.v2.u32 [+8] {1}; %r3"}};
 }
 
 d4r::Expected<passes::PassResult> run_splice(ptx::Module& module, const Parameters& parameters)
@@ -184,7 +184,7 @@ TEST(CompilerPassSplice, RefusesArgumentsNotFoundOrAmbiguous)
   Parameters parameters = good_parameters();
   parameters["arguments"] = "ld.param.u64 [+48]";
   EXPECT_NE(refusal(parameters).find("matches 0 instructions"), std::string::npos);
-  parameters["arguments"] = "ld.param.u64 [+40]; ld.param.v2.u32 [+8]"; // a vector without #I
+  parameters["arguments"] = "ld.param.u64 [+40]; ld.param.v2.u32 [+8]"; // a vector without {I}
   EXPECT_NE(refusal(parameters).find("not the register asked for"), std::string::npos);
   parameters["arguments"] = "%p1";
   EXPECT_NE(refusal(parameters).find("has type .pred"), std::string::npos);
@@ -248,7 +248,7 @@ Parameters head_parameters()
           {"replace_through", "mul.lo.s32 %r6, %r5, %r2"},
           {"expect", "mov.u32 %r0, %tid.x; setp.gt.u32 %p0, %r0, 31;"},
           {"function", "d4r_dec0_head"},
-          {"arguments", "ld.param.u64 [+40]; ld.param.v2.u32 [+8] #1"}};
+          {"arguments", "ld.param.u64 [+40]; ld.param.v2.u32 [+8] {1}"}};
 }
 
 TEST(CompilerPassSplice, HeadModeReplacesARangeAndKeepsTheRest)
