@@ -13,6 +13,7 @@ packages=(
   liblz4-dev libsystemd-dev systemd python3
   libamd-comgr-dev libamd-comgr2
   libclang-rt-19-dev  # tests/fuzz: libFuzzer and the sanitizer runtimes of clang-19
+  llvm-19-tools       # tests/compiler: lit and FileCheck
 )
 
 missing=()
