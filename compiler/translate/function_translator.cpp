@@ -129,6 +129,16 @@ llvm::AllocaInst* FunctionTranslator::entry_alloca(llvm::Type* type, int64_t ali
   return slot;
 }
 
+llvm::AllocaInst* FunctionTranslator::carry_flag()
+{
+  if (m_carry == nullptr) {
+    m_carry = entry_alloca(m_builder.getInt1Ty(), 0, "cc.cf");
+    llvm::IRBuilder<> entry(m_entry);
+    entry.CreateStore(entry.getFalse(), m_carry);
+  }
+  return m_carry;
+}
+
 Expected<void> FunctionTranslator::translate()
 {
   m_entry = llvm::BasicBlock::Create(context(), "entry", &m_target);

@@ -119,6 +119,9 @@ public:
   llvm::Value* i32(uint32_t value) { return m_builder.getInt32(value); }
   // A stack slot in the entry block (private address space on AMDGPU).
   llvm::AllocaInst* entry_alloca(llvm::Type* type, int64_t align, const std::string& name);
+  // PTX's carry flag CC.CF (add.cc, addc, ...; lower_carry.cpp): an i1 slot made on first use and
+  // cleared in the entry block, so that a chain the function never started reads 0.
+  llvm::AllocaInst* carry_flag();
 
 private:
   struct RegDecl {
@@ -154,6 +157,7 @@ private:
   std::vector<Scope> m_scopes;
   std::unordered_map<std::string, llvm::BasicBlock*> m_labels;
   const ptx::Instruction* m_current = nullptr;
+  llvm::AllocaInst* m_carry = nullptr;
 };
 
 // Converts `value` between integer, float and pointer-free representations of `from` -> `to`

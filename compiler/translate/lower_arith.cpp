@@ -2,7 +2,8 @@
 // instruction would be undefined: shifts by the width or more (shl/shr.u give 0, shr.s the sign),
 // division by zero (the PTX ISA leaves it undefined; an H200 gives all ones for div and rem,
 // signed and unsigned, 32 and 64 bit, whatever the dividend: golden cases alu_int*_edges) and
-// INT_MIN / -1 (INT_MIN, remainder 0), and sad (c + |a - b|, the difference modulo 2^n). Float
+// INT_MIN / -1 (INT_MIN, remainder 0), sad (c + |a - b|, the difference modulo 2^n) and the
+// 24-bit mul24/mad24. The .cc forms of add/sub/mad go to lower_carry.cpp. Float
 // forms of the shared opcodes go to lower_float.cpp, packed f16x2/bf16x2 add/sub/mul/fma too.
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#integer-arithmetic-instructions
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#logic-and-shift-instructions
@@ -17,6 +18,9 @@
 #include <iterator>
 
 namespace d4r::compiler::translate {
+
+// add.cc, sub.cc, mad.cc (lower_carry.cpp).
+Expected<void> lower_carry_out(FunctionTranslator& t, const ptx::Instruction& instruction);
 
 namespace {
 
@@ -76,7 +80,7 @@ Expected<void> lower_int_mul(FunctionTranslator& t, const ptx::Instruction& inst
     product = b.CreateMul(x, y);
   }
   if (mad) {
-    if (has_modifier(instruction, "sat") || has_modifier(instruction, "cc")) {
+    if (has_modifier(instruction, "sat")) {
       return std::unexpected(t.unsupported(instruction));
     }
     TRY_ASSIGN(llvm::Value * addend, t.read(instruction.operands[3], result_type));
@@ -88,6 +92,42 @@ Expected<void> lower_int_mul(FunctionTranslator& t, const ptx::Instruction& inst
 llvm::Value* all_ones(llvm::Value* like)
 {
   return llvm::ConstantInt::getAllOnesValue(like->getType());
+}
+
+// mul24.mode.type d, a, b and mad24.mode{.sat}.type d, a, b, c: the 48-bit product of a's and
+// b's low 24 bits (sign-extended from bit 23 for .s32); .lo keeps bits 31..0, .hi bits 47..16;
+// mad24 adds c to those 32 bits, and .sat (only mad24.hi.sat.s32) clamps that sum to the s32
+// range. Golden cases int_dot_* (the 24-bit boundary patterns 0x7fffff, 0x800000, 0xffffff,
+// 0x1000000 among them) confirm every form on an H200.
+Expected<void> lower_mul24(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  bool mad = instruction.opcode == "mad24";
+  TRY_ASSIGN(PtxType type, last_type(t, instruction));
+  bool hi = has_modifier(instruction, "hi");
+  bool sat = has_modifier(instruction, "sat");
+  bool integer = type.kind == PtxType::Kind::unsigned_int || type.kind == PtxType::Kind::signed_int;
+  if (!integer || type.bits != 32 || hi == has_modifier(instruction, "lo")) {
+    return std::unexpected(t.error(instruction, instruction.opcode +
+                                                    " takes .lo or .hi and .u32 or .s32"));
+  }
+  if (sat && !(mad && hi && type.is_signed())) {
+    return std::unexpected(t.error(instruction, ".sat is only mad24.hi.sat.s32"));
+  }
+  TRY_ASSIGN(Operands in, sources(t, instruction, mad ? 3 : 2, type));
+  Builder& b = t.builder();
+  llvm::Type* i64 = b.getInt64Ty();
+  auto operand24 = [&](llvm::Value* x) {
+    llvm::Value* up = b.CreateShl(b.CreateZExt(x, i64), 40);
+    return type.is_signed() ? b.CreateAShr(up, 40) : b.CreateLShr(up, 40);
+  };
+  llvm::Value* product = b.CreateMul(operand24(in.values[0]), operand24(in.values[1]));
+  llvm::Value* result = b.CreateTrunc(hi ? b.CreateLShr(product, 16) : product, b.getInt32Ty());
+  if (mad) {
+    llvm::Value* c = in.values[2];
+    result = sat ? b.CreateBinaryIntrinsic(llvm::Intrinsic::sadd_sat, result, c)
+                 : b.CreateAdd(result, c);
+  }
+  return t.write(instruction.operands[0], result, type);
 }
 
 // PTX div/rem with the results an H200 gives where LLVM's would be undefined: all ones for any
@@ -190,7 +230,7 @@ Expected<void> lower_integer(FunctionTranslator& t, const ptx::Instruction& inst
   llvm::Value* x = in.values[0];
   llvm::Value* y = unary ? nullptr : in.values[1];
   bool sat = has_modifier(instruction, "sat");
-  if (has_modifier(instruction, "cc") || (sat && !type.is_signed())) {
+  if (sat && !type.is_signed()) {
     return std::unexpected(t.unsupported(instruction));
   }
   llvm::Value* result = nullptr;
@@ -238,6 +278,9 @@ Expected<void> lower_integer(FunctionTranslator& t, const ptx::Instruction& inst
 
 Expected<void> lower_arith(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
+  if (has_modifier(instruction, "cc")) {
+    return lower_carry_out(t, instruction);
+  }
   if (has_packed_type(instruction)) {
     return lower_packed_half(t, instruction);
   }
@@ -306,8 +349,10 @@ Expected<void> lower_bfi(FunctionTranslator& t, const ptx::Instruction& instruct
 
 } // namespace
 
-// prmt, lop3, shf, bfind (lower_bits.cpp).
+// prmt, lop3, shf, bfind, dp4a, dp2a (lower_bits.cpp).
 void add_bit_lowerings(LoweringTable& table);
+// addc, subc, madc (lower_carry.cpp).
+void add_carry_lowerings(LoweringTable& table);
 
 void add_arith_lowerings(LoweringTable& table)
 {
@@ -322,7 +367,10 @@ void add_arith_lowerings(LoweringTable& table)
   table["bfe"] = lower_bfe;
   table["bfi"] = lower_bfi;
   table["sad"] = lower_sad;
+  table["mul24"] = lower_mul24;
+  table["mad24"] = lower_mul24;
   add_bit_lowerings(table);
+  add_carry_lowerings(table);
 }
 
 } // namespace d4r::compiler::translate

@@ -1,4 +1,5 @@
-// Byte and bit manipulation: prmt (all modes), lop3, shf (funnel shifts, .wrap/.clamp), bfind.
+// Byte and bit manipulation: prmt (all modes), lop3, shf (funnel shifts, .wrap/.clamp), bfind,
+// and the byte dot products dp4a and dp2a.
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-prmt
 
 #include "compiler/translate/function_translator.hpp"
@@ -6,6 +7,7 @@
 #include "compiler/translate/lowering_support.hpp"
 
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsAMDGPU.h>
 
 namespace d4r::compiler::translate {
 
@@ -139,6 +141,61 @@ Expected<void> lower_bfind(FunctionTranslator& t, const ptx::Instruction& instru
   return t.write(instruction.operands[0], result, u32_type());
 }
 
+// Field `index` of `bits` bits of x, sign- or zero-extended to i32.
+llvm::Value* lane(Builder& b, llvm::Value* x, int index, int bits, bool is_signed)
+{
+  llvm::Value* up = b.CreateShl(x, static_cast<uint64_t>(32 - bits * (index + 1)));
+  return is_signed ? b.CreateAShr(up, static_cast<uint64_t>(32 - bits))
+                   : b.CreateLShr(up, static_cast<uint64_t>(32 - bits));
+}
+
+// dp4a.atype.btype d, a, b, c: c + sum of a.byte[i] * b.byte[i], i = 0..3;
+// dp2a.mode.atype.btype d, a, b, c: c + sum of a.half[i] * b.byte[n + i], i = 0..1, n = 0 for .lo
+// and 2 for .hi. Each lane is extended after its operand's type; the sum wraps at 32 bits (c is
+// .s32 when either type is, which has the same bits). Plain IR, from which LLVM selects
+// v_dot4_u32_u8 (u32.u32) and v_dot4_i32_iu8 (s32.s32) on gfx11/gfx12 by itself; it does not
+// match the mixed dp4a forms, so those call llvm.amdgcn.sudot4 (v_dot4_i32_iu8 with a sign per
+// operand, clamp off: the same 32-bit wrap), which every gfx11 and gfx12 target has.
+// https://docs.nvidia.com/cuda/parallel-thread-execution/#integer-arithmetic-instructions-dp4a
+Expected<void> lower_dot(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  bool four = instruction.opcode == "dp4a";
+  TRY(expect_operands(t, instruction, 4));
+  using Types = std::pair<PtxType, PtxType>;
+  TRY_ASSIGN(Types types, two_types(t, instruction));
+  auto is_word = [](PtxType type) {
+    return type.bits == 32 && (type.kind == PtxType::Kind::unsigned_int ||
+                               type.kind == PtxType::Kind::signed_int);
+  };
+  bool hi = has_modifier(instruction, "hi");
+  bool lo = has_modifier(instruction, "lo");
+  bool mode_ok = four ? !hi && !lo : hi != lo;
+  if (!is_word(types.first) || !is_word(types.second) || !mode_ok) {
+    return std::unexpected(t.error(instruction, four ? "dp4a takes .atype.btype, each .u32 or .s32"
+                                                     : "dp2a takes .lo or .hi, then .atype.btype, "
+                                                       "each .u32 or .s32"));
+  }
+  Builder& b = t.builder();
+  TRY_ASSIGN(llvm::Value * a, t.read(instruction.operands[1], u32_type()));
+  TRY_ASSIGN(llvm::Value * bb, t.read(instruction.operands[2], u32_type()));
+  TRY_ASSIGN(llvm::Value * sum, t.read(instruction.operands[3], u32_type()));
+  bool mixed = types.first.is_signed() != types.second.is_signed();
+  if (four && mixed && t.hooks().kind() == TargetKind::amdgpu) {
+    llvm::Value* sum_dot = b.CreateIntrinsic(
+        llvm::Intrinsic::amdgcn_sudot4, {},
+        {b.getInt1(types.first.is_signed()), a, b.getInt1(types.second.is_signed()), bb, sum,
+         b.getFalse()});
+    return t.write(instruction.operands[0], sum_dot, u32_type());
+  }
+  int first = hi ? 2 : 0;
+  for (int i = 0; i < (four ? 4 : 2); ++i) {
+    llvm::Value* x = lane(b, a, i, four ? 8 : 16, types.first.is_signed());
+    llvm::Value* y = lane(b, bb, four ? i : first + i, 8, types.second.is_signed());
+    sum = b.CreateAdd(sum, b.CreateMul(x, y));
+  }
+  return t.write(instruction.operands[0], sum, u32_type());
+}
+
 } // namespace
 
 void add_bit_lowerings(LoweringTable& table)
@@ -147,6 +204,8 @@ void add_bit_lowerings(LoweringTable& table)
   table["lop3"] = lower_lop3;
   table["shf"] = lower_shf;
   table["bfind"] = lower_bfind;
+  table["dp4a"] = lower_dot;
+  table["dp2a"] = lower_dot;
 }
 
 } // namespace d4r::compiler::translate

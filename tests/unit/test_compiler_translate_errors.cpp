@@ -36,8 +36,8 @@ TEST(TranslateErrors, UnregisteredInstructionsAreUnsupported)
   EXPECT_EQ(error_of("  cp.async.bulk.commit_group;", TargetKind::amdgpu),
             "translate: kernel k: unsupported: cp.async.bulk.commit_group at line 14");
   // Registered opcodes decline forms they do not implement.
-  EXPECT_EQ(error_of("  add.cc.u32 %r1, %r2, %r3;"),
-            "translate: kernel k: unsupported: add.cc.u32 at line 14");
+  EXPECT_EQ(error_of("  add.sat.u32 %r1, %r2, %r3;"),
+            "translate: kernel k: unsupported: add.sat.u32 at line 14");
   EXPECT_EQ(error_of("  bar.arrive 1, 64;"),
             "translate: kernel k: unsupported: bar.arrive at line 14");
   EXPECT_EQ(error_of("  cvta.param.u64 %rd3, %rd2;"),
