@@ -28,6 +28,18 @@ llvm::Value* round_f32_to_f16(llvm::IRBuilder<>& b, llvm::Value* value)
   return b.CreateSelect(b.CreateFCmpUNO(value, value), b.getInt16(0x7fff), bits);
 }
 
+// cvt{.ftz}.f32.f16 is exact (every f16 value, subnormals included, is a normal f32 or zero, so
+// .ftz changes nothing): LLVM's fpext (one v_cvt_f32_f16 on AMDGPU; F16C or libgcc's
+// __extendhfsf2 on the host) instead of the support library's decode through f64, which cost
+// about 15 instructions and a branch per conversion (72 per texture_layers layer). NaN is the
+// canonical 0x7fffffff (cvt_f16_exhaustive: every NaN half); .sat clamps after that.
+llvm::Value* widen_f16(llvm::IRBuilder<>& b, llvm::Value* bits, bool sat)
+{
+  llvm::Value* value = b.CreateFPExt(b.CreateBitCast(bits, b.getHalfTy()), b.getFloatTy());
+  value = canonical_nan(b, value);
+  return sat ? saturate(b, value) : value;
+}
+
 PtxType bits_type(int bits)
 {
   return PtxType{PtxType::Kind::bits, bits, false};
@@ -135,7 +147,7 @@ llvm::Value* half_to_f32(FunctionTranslator& t, llvm::Value* bits, PtxType from,
   if (from.bf16) {
     return t.call_support("__d4r_ptx_cvt_f32_bf16_ex", f32, {bits, t.i32(ftz), t.i32(0)});
   }
-  return t.call_support("__d4r_ptx_cvt_f32_f16", f32, {bits, t.i32(ftz), t.i32(0)});
+  return widen_f16(t.builder(), bits, false);
 }
 
 Expected<llvm::Value*> float_to_int(FunctionTranslator& t, const ptx::Instruction& instruction,
@@ -251,7 +263,7 @@ Expected<llvm::Value*> float_to_float(FunctionTranslator& t, const ptx::Instruct
     if (from.bf16) {
       return t.call_support("__d4r_ptx_cvt_f32_bf16_ex", f32, {value, t.i32(ftz), t.i32(sat)});
     }
-    return t.call_support("__d4r_ptx_cvt_f32_f16", f32, {value, t.i32(ftz), t.i32(sat)});
+    return widen_f16(b, value, sat);
   }
   if (from.bits == 64 && to.bits == 16 && !to.bf16) {
     return t.call_support("__d4r_ptx_cvt_f16_f64", b.getInt16Ty(),

@@ -12,7 +12,8 @@
 // ours and documented: the 16 products and C are summed exactly (in f64, whose 53 bits hold any
 // such sum of the corpus' ranges) and rounded once to f32 toward zero, the truncating alignment
 // that published measurements of Ampere/Hopper tensor cores describe. NaN results become NVIDIA's
-// canonical 0x7fffffff (f16 D: 0x7fff).
+// canonical 0x7fffffff (f16 D: 0x7fff). FP8 bytes decode through a 256-entry f64 table (exact by
+// construction), and each product is one multiply-add in f64 (exact products, so fused or not).
 //
 // Native lowering (TranslateOptions::mma_native, AMDGPU): gfx11 v_wmma_f32_16x16x16_{f16,bf16}
 // and gfx12 v_wmma_f32_16x16x16_{f16,bf16,fp8_fp8,bf8_bf8}, for f32 C/D. m16n8k16 is the left half
@@ -33,6 +34,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -244,54 +246,71 @@ Fetch gathered_fetch(Builder& b, llvm::Value* all, int stride, int offset)
   };
 }
 
-// An FP8 byte (i32, 0..255) as the f32 it denotes exactly: e4m3 (bias 7, no infinities, S.1111.111
-// NaN) or e5m2 (bias 15, IEEE-like).
-llvm::Value* decode_fp8(Builder& b, llvm::Value* byte, bool e4m3)
+// The value of FP8 code `code` (e4m3: bias 7, no infinities, S.1111.111 NaN; e5m2: bias 15,
+// IEEE-like), exactly.
+double fp8_value(uint32_t code, bool e4m3)
 {
   int man_bits = e4m3 ? 3 : 2;
-  int exp_bits = e4m3 ? 4 : 5;
   int bias = e4m3 ? 7 : 15;
-  llvm::Value* exponent = b.CreateAnd(b.CreateLShr(byte, static_cast<uint64_t>(man_bits)),
-                                      static_cast<uint64_t>((1 << exp_bits) - 1));
-  llvm::Value* mantissa = b.CreateAnd(byte, static_cast<uint64_t>((1 << man_bits) - 1));
-  llvm::Value* normal_bits =
-      b.CreateOr(b.CreateShl(b.CreateAdd(exponent, b.getInt32(static_cast<uint32_t>(127 - bias))), 23),
-                 b.CreateShl(mantissa, static_cast<uint64_t>(23 - man_bits)));
-  llvm::Value* normal = b.CreateBitCast(normal_bits, b.getFloatTy());
-  llvm::Value* subnormal = b.CreateFMul(b.CreateUIToFP(mantissa, b.getFloatTy()),
-                                        llvm::ConstantFP::get(b.getFloatTy(),
-                                                              std::ldexp(1.0, 1 - bias - man_bits)));
-  llvm::Value* magnitude = b.CreateSelect(b.CreateICmpEQ(exponent, b.getInt32(0)), subnormal, normal);
-  llvm::Value* nan = llvm::ConstantFP::getNaN(b.getFloatTy());
-  if (e4m3) {
-    llvm::Value* is_nan = b.CreateICmpEQ(b.CreateAnd(byte, 0x7f), b.getInt32(0x7f));
-    magnitude = b.CreateSelect(is_nan, nan, magnitude);
+  uint32_t exponent = (code & 0x7fU) >> man_bits;
+  uint32_t mantissa = code & ((1U << man_bits) - 1);
+  double magnitude = 0.0;
+  if (e4m3 && (code & 0x7fU) == 0x7fU) {
+    magnitude = std::numeric_limits<double>::quiet_NaN();
+  } else if (!e4m3 && exponent == 31) {
+    magnitude = mantissa == 0 ? std::numeric_limits<double>::infinity()
+                              : std::numeric_limits<double>::quiet_NaN();
+  } else if (exponent == 0) {
+    magnitude = std::ldexp(static_cast<double>(mantissa), 1 - bias - man_bits);
   } else {
-    llvm::Value* top = b.CreateICmpEQ(exponent, b.getInt32(31));
-    llvm::Value* special = b.CreateSelect(b.CreateICmpEQ(mantissa, b.getInt32(0)),
-                                          llvm::ConstantFP::getInfinity(b.getFloatTy()), nan);
-    magnitude = b.CreateSelect(top, special, magnitude);
+    magnitude = std::ldexp(static_cast<double>(mantissa + (1U << man_bits)),
+                           static_cast<int>(exponent) - bias - man_bits);
   }
-  llvm::Value* negative = b.CreateICmpNE(b.CreateAnd(byte, 0x80), b.getInt32(0));
-  return b.CreateSelect(negative, b.CreateFNeg(magnitude), magnitude);
+  return (code & 0x80U) != 0 ? -magnitude : magnitude;
 }
 
-// Element `sub` of a packed A/B word as an exact f32.
-llvm::Value* decode_input(Builder& b, MmaInput input, llvm::Value* word, int sub)
+// An FP8 byte (i32, 0..255) as the f64 it denotes exactly: a load from a [256 x double] table in
+// the constant space (one per format and module). Three instructions per byte (extract, scale the
+// index, load) where decoding by bit operations took about twelve, and the portable FP8 mma
+// decodes 64 bytes per lane; NaN entries need no care, accumulate() canonicalises the result.
+llvm::Value* decode_fp8(FunctionTranslator& t, llvm::Value* byte, bool e4m3)
 {
+  Builder& b = t.builder();
+  llvm::Module& module = *t.llvm_function().getParent();
+  std::string name = e4m3 ? "d4r.mma.e4m3" : "d4r.mma.e5m2";
+  llvm::GlobalVariable* table = module.getNamedGlobal(name);
+  if (table == nullptr) {
+    std::vector<double> values;
+    for (uint32_t code = 0; code < 256; ++code) {
+      values.push_back(fp8_value(code, e4m3));
+    }
+    llvm::Constant* init = llvm::ConstantDataArray::get(t.context(), llvm::ArrayRef(values));
+    table = new llvm::GlobalVariable(module, init->getType(), true, llvm::GlobalValue::PrivateLinkage,
+                                     init, name, nullptr, llvm::GlobalValue::NotThreadLocal,
+                                     t.hooks().address_space(Space::constant));
+    table->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  }
+  llvm::Value* slot = b.CreateInBoundsGEP(table->getValueType(), table, {b.getInt32(0), byte});
+  return b.CreateLoad(b.getDoubleTy(), slot);
+}
+
+// Element `sub` of a packed A/B word, exactly: f64 for f16 and FP8, f32 for bf16.
+llvm::Value* decode_input(FunctionTranslator& t, MmaInput input, llvm::Value* word, int sub)
+{
+  Builder& b = t.builder();
   switch (input) {
   case MmaInput::f16: {
     llvm::Value* bits = b.CreateTrunc(b.CreateLShr(word, static_cast<uint64_t>(16 * sub)), b.getInt16Ty());
-    return b.CreateFPExt(b.CreateBitCast(bits, b.getHalfTy()), b.getFloatTy());
+    return b.CreateFPExt(b.CreateBitCast(bits, b.getHalfTy()), b.getDoubleTy());
   }
-  case MmaInput::bf16: {
+  case MmaInput::bf16: { // f32: see accumulate()
     llvm::Value* bits = sub == 0 ? b.CreateShl(word, 16) : b.CreateAnd(word, 0xffff0000U);
     return b.CreateBitCast(bits, b.getFloatTy());
   }
   case MmaInput::e4m3:
   case MmaInput::e5m2: {
     llvm::Value* byte = b.CreateAnd(b.CreateLShr(word, static_cast<uint64_t>(8 * sub)), 0xff);
-    return decode_fp8(b, byte, input == MmaInput::e4m3);
+    return decode_fp8(t, byte, input == MmaInput::e4m3);
   }
   }
   D4R_UNREACHABLE("every mma input type is covered");
@@ -309,24 +328,35 @@ llvm::Value* truncate_toward_zero(Builder& b, llvm::Value* sum)
   return b.CreateSelect(away, smaller, nearest);
 }
 
-// C + sum of the products, in the order the file comment documents.
+// C + sum of the products, in the order the file comment documents. The product of two f16 or
+// FP8 values is exact in f32 and in f64, so multiplying in f64 and fusing the add changes no
+// result: fmuladd lets AMDGPU use one v_fma_f64 per product (was v_mul_f32, v_cvt_f64_f32,
+// v_add_f64). bf16 products keep their f32 multiply: at the ends of bf16's range they overflow or
+// underflow f32, and that rounding is part of the lowering's results.
 llvm::Value* accumulate(Builder& b, const Values& a, const Values& bv, llvm::Value* c)
 {
-  llvm::Value* sum = b.CreateFPExt(c, b.getDoubleTy());
+  llvm::Type* f64 = b.getDoubleTy();
+  llvm::Value* sum = b.CreateFPExt(c, f64);
   for (size_t k = 0; k < a.size(); ++k) {
-    llvm::Value* product = b.CreateFMul(a[k], bv[k]); // exact in f32
-    sum = b.CreateFAdd(sum, b.CreateFPExt(product, b.getDoubleTy()));
+    if (a[k]->getType()->isFloatTy()) {
+      sum = b.CreateFAdd(sum, b.CreateFPExt(b.CreateFMul(a[k], bv[k]), f64));
+      continue;
+    }
+    sum = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f64}, {a[k], bv[k], sum});
   }
   return canonical_nan(b, truncate_toward_zero(b, sum));
 }
 
-// Accumulator element `i` (0..3) of C as f32.
+// Accumulator element `i` (0..3) of C as f32 (an f16 C widens exactly).
 llvm::Value* c_element(Builder& b, const Values& c, bool f32, int i)
 {
   if (f32) {
     return b.CreateBitCast(c[static_cast<size_t>(i)], b.getFloatTy());
   }
-  return decode_input(b, MmaInput::f16, c[static_cast<size_t>(i / 2)], i % 2);
+  llvm::Value* bits = b.CreateTrunc(b.CreateLShr(c[static_cast<size_t>(i / 2)],
+                                                 static_cast<uint64_t>(16 * (i % 2))),
+                                    b.getInt16Ty());
+  return b.CreateFPExt(b.CreateBitCast(bits, b.getHalfTy()), b.getFloatTy());
 }
 
 Expected<void> write_d(FunctionTranslator& t, const ptx::Instruction& instruction, bool f32,
@@ -391,8 +421,8 @@ Expected<void> lower_portable(FunctionTranslator& t, const ptx::Instruction& ins
     Values b_values;
     for (size_t w = 0; w < width; ++w) {
       for (int s = 0; s < per_word; ++s) {
-        a_values.push_back(decode_input(b, form.input, rows[row + w], s));
-        b_values.push_back(decode_input(b, form.input, cols[col + w], s));
+        a_values.push_back(decode_input(t, form.input, rows[row + w], s));
+        b_values.push_back(decode_input(t, form.input, cols[col + w], s));
       }
     }
     d.push_back(accumulate(b, a_values, b_values, c_element(b, in.c, form.c_f32, i)));

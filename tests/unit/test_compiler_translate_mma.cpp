@@ -3,6 +3,7 @@
 // portable one (TranslateOptions::mma_native); the disassembly shows v_wmma on gfx11/gfx12 where
 // the types allow (e4m3 on gfx11: the portable ds_bpermute lowering), and none in portable mode;
 // forms other than m16n8k16.row.col with f16/bf16/e4m3/e5m2 inputs are "unsupported:" errors.
+// Also the shape of the FP8/f16 paths that FP8 kernels share (the last two tests).
 
 #include "test_compiler_translate_support.hpp"
 
@@ -82,6 +83,11 @@ void check_target(const std::string& text, bool has_e4m3, const std::string& tar
     } else { // gfx11 has no FP8 WMMA: the portable lowering
       EXPECT_FALSE(contains(e4m3, "v_wmma")) << e4m3;
       EXPECT_TRUE(contains(e4m3, "ds_bpermute_b32"));
+      // FP8 bytes decode by table lookup and each product is one v_fma_f64 (no f32 multiply,
+      // conversion and add per product)
+      EXPECT_TRUE(contains(e4m3, "v_fma_f64")) << e4m3;
+      EXPECT_FALSE(contains(e4m3, "v_add_f64")) << e4m3;
+      EXPECT_FALSE(contains(e4m3, "v_cvt_f32_ubyte")) << e4m3;
     }
   }
 }
@@ -175,6 +181,59 @@ TEST(TranslateMma, WrongOperandCountIsAnError)
   ASSERT_FALSE(translation);
   EXPECT_TRUE(contains(translation.error().message, "mma operand 2: expected {4 registers}"))
       << translation.error().message;
+}
+
+// The FP8 and f16 hot paths the FP8 corpus kernels share with enc0_gemm_e4m3 (fp8_decode,
+// texture_layers.sm_89) on AMDGPU, where no test can run them: their shape. The math is argued
+// where they are written (kernels/support/rounding.c and fp8.c, lower_convert.cpp widen_f16); the
+// host runs the same library routines against the goldens.
+TEST(TranslateMma, Fp8DecodeKernelHasNoDoubleArithmetic)
+{
+  // f16x2 add/fma round to nearest in hardware (v_fma_f16, v_pk_*), the gfx11 e4m3 decode is
+  // integer operations: nothing of the software routines' f64 arithmetic remains.
+  std::string text = read_text(fs::path(D4R_PTX_DIR) / "fp8_decode.sm_89.ptx");
+  for (const char* target : {"gfx1100", "gfx1201"}) {
+    SCOPED_TRACE(target);
+    Expected<Translation> gpu = translate_text(text, gpu_options(target, true));
+    ASSERT_TRUE(gpu) << gpu.error().message;
+    Expected<std::vector<std::byte>> object = code_object(*gpu, target);
+    ASSERT_TRUE(object) << object.error().message;
+    std::string code = kernel_disassembly(disassemble(*object, target), "dec0_fp8_weights");
+    ASSERT_FALSE(code.empty());
+    EXPECT_FALSE(contains(code, "_f64")) << code;
+    EXPECT_TRUE(contains(code, "_f16")) << code;
+    EXPECT_EQ(contains(code, "v_cvt_pk_f32_fp8"), std::string(target) == "gfx1201") << code;
+  }
+}
+
+TEST(TranslateMma, HalfArithmeticAndWideningShapes)
+{
+  std::string body = "  ld.global.u32 %r1, [%rd2];\n  ld.global.u32 %r2, [%rd2+4];\n"
+                     "  add.f16x2 %r3, %r1, %r2;\n  fma.rn.f16x2 %r4, %r1, %r2, %r3;\n"
+                     "  mul.rn.ftz.f16x2 %r5, %r4, %r1;\n  sub.rn.f16x2 %r6, %r5, %r2;\n"
+                     "  mov.b32 {%rs1, %rs2}, %r6;\n  cvt.f32.f16 %f1, %rs1;\n"
+                     "  cvt.ftz.f32.f16 %f2, %rs2;\n  add.f32 %f3, %f1, %f2;\n"
+                     "  st.global.f32 [%rd1], %f3;";
+  for (const char* target : {"gfx1100", "gfx1201"}) {
+    SCOPED_TRACE(target);
+    Expected<Translation> gpu = translate_text(kernel_text(body), gpu_options(target, true));
+    ASSERT_TRUE(gpu) << gpu.error().message;
+    std::string ir = ir_text(*gpu->module);
+    EXPECT_TRUE(contains(ir, "@llvm.fma.f16") && contains(ir, "fmul half") &&
+                contains(ir, "fadd half")) << ir;
+    EXPECT_TRUE(contains(ir, "fpext half")) << ir;
+    EXPECT_FALSE(contains(ir, "double")) << ir;
+    EXPECT_FALSE(contains(ir, " br ")) << ir;
+    EXPECT_TRUE(contains(ir, "32767")) << ir;             // f16 canonical NaN 0x7fff
+    EXPECT_TRUE(contains(ir, "0x7FFFFFFFE0000000")) << ir; // f32 canonical NaN 0x7fffffff
+  }
+  // Directed rounding keeps the exact software routine (through f64).
+  Expected<Translation> rz = translate_text(
+      kernel_text("  ld.global.u32 %r1, [%rd2];\n  add.rz.f16x2 %r2, %r1, %r1;\n"
+                  "  st.global.u32 [%rd1], %r2;"),
+      gpu_options("gfx1100", true));
+  ASSERT_TRUE(rz) << rz.error().message;
+  EXPECT_TRUE(contains(ir_text(*rz->module), "double"));
 }
 
 } // namespace
