@@ -49,6 +49,8 @@ const std::vector<RuntimeSymbol>& runtime_symbols()
 {
   static const std::vector<RuntimeSymbol> symbols = {
       {"d4r_rt_barrier", reinterpret_cast<void*>(&d4r_rt_barrier)},
+      {"d4r_rt_barrier_reduce", reinterpret_cast<void*>(&d4r_rt_barrier_reduce)},
+      {"d4r_rt_barrier_arrive", reinterpret_cast<void*>(&d4r_rt_barrier_arrive)},
       {"d4r_rt_warp_exchange", reinterpret_cast<void*>(&d4r_rt_warp_exchange)},
       {"d4r_rt_warp_ballot", reinterpret_cast<void*>(&d4r_rt_warp_ballot)},
       {"d4r_rt_warp_sync", reinterpret_cast<void*>(&d4r_rt_warp_sync)},

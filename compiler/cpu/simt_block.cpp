@@ -27,7 +27,6 @@ namespace d4r::compiler::cpu {
 namespace {
 
 constexpr int64_t k_warp_size = 32;
-constexpr uint32_t k_barriers = 16;
 
 std::string hex(uint32_t value)
 {
@@ -49,6 +48,8 @@ const char* wait_name(WaitKind kind)
     return "none";
   case WaitKind::barrier:
     return "bar.sync";
+  case WaitKind::arrive:
+    return "bar.arrive";
   case WaitKind::exchange:
     return "warp exchange";
   case WaitKind::ballot:
@@ -84,6 +85,7 @@ Expected<void> SimtBlock::run(KernelFunction kernel, const uint8_t* params, cons
   m_ctaid = ctaid;
   m_trapped = false;
   m_trap_message.clear();
+  m_phases = {};
   setup_threads(shape, ctaid, shared_bytes);
   return schedule(counters);
 }
@@ -151,7 +153,9 @@ Expected<void> SimtBlock::schedule(BlockCounters& counters)
     if (m_live == 0) {
       return {};
     }
-    bool progress = complete_barriers();
+    // Threads a barrier released during the round run in the next one.
+    bool progress = any_runnable();
+    progress = complete_barriers() || progress;
     const auto warps = static_cast<int64_t>((m_threads.size() + k_warp_size - 1) / k_warp_size);
     for (int64_t w = 0; w < warps; ++w) {
       progress = complete_warp(w) || progress;
@@ -169,21 +173,65 @@ SimtThread& SimtBlock::self(d4r_host_thread* thread)
   return m_threads[index];
 }
 
-void SimtBlock::block_on(SimtThread& t, WaitKind kind, uint32_t site, uint32_t member_mask)
+bool SimtBlock::any_runnable() const
+{
+  return std::any_of(m_threads.begin(), m_threads.end(),
+                     [](const SimtThread& t) { return t.state == FiberState::runnable; });
+}
+
+void SimtBlock::park(SimtThread& t, WaitKind kind, uint32_t site, uint32_t member_mask)
 {
   t.state = FiberState::waiting;
   t.wait = kind;
   t.site = site;
   t.member_mask = member_mask;
+}
+
+void SimtBlock::block_on(SimtThread& t, WaitKind kind, uint32_t site, uint32_t member_mask)
+{
+  park(t, kind, site, member_mask);
   fiber_switch(t.context, m_scheduler);
 }
 
-void SimtBlock::barrier(d4r_host_thread* thread, uint32_t site, uint32_t barrier_id, uint32_t count)
+// An id PTX does not have traps.
+void SimtBlock::check_barrier(d4r_host_thread* thread, uint32_t site, uint32_t barrier_id)
+{
+  if (barrier_id >= m_phases.size()) {
+    trap(thread, site, "barrier " + std::to_string(barrier_id) + " does not exist (0-15)");
+  }
+}
+
+// The phase of `barrier_id` with one more arrival of `count`.
+BarrierPhase& SimtBlock::arrive_at(uint32_t barrier_id, uint32_t count)
+{
+  BarrierPhase& phase = m_phases[barrier_id];
+  ++phase.arrived;
+  phase.count = std::max(phase.count, count);
+  return phase;
+}
+
+uint32_t SimtBlock::barrier(d4r_host_thread* thread, uint32_t site, uint32_t barrier_id,
+                            uint32_t count, uint32_t predicate)
 {
   SimtThread& t = self(thread);
+  check_barrier(thread, site, barrier_id);
+  BarrierPhase& phase = arrive_at(barrier_id, count);
+  phase.popc += predicate != 0 ? 1 : 0;
   t.barrier_id = barrier_id;
   t.count = count;
-  block_on(t, WaitKind::barrier, site, 0);
+  park(t, WaitKind::barrier, site, 0);
+  complete_barrier(barrier_id);
+  fiber_switch(t.context, m_scheduler);
+  return t.result;
+}
+
+void SimtBlock::arrive(d4r_host_thread* thread, uint32_t site, uint32_t barrier_id, uint32_t count)
+{
+  SimtThread& t = self(thread);
+  check_barrier(thread, site, barrier_id);
+  t.barrier_id = barrier_id;
+  t.count = count;
+  block_on(t, WaitKind::arrive, site, 0);
 }
 
 uint32_t SimtBlock::exchange(d4r_host_thread* thread, uint32_t site, uint32_t member_mask,
@@ -239,43 +287,35 @@ std::string SimtBlock::block_name() const
   return triple(m_ctaid.data());
 }
 
-bool SimtBlock::complete_barriers()
+// Completes the phase of `barrier_id` if enough threads arrived: its waiters get the phase's
+// predicate count and become runnable, and the next phase starts empty.
+bool SimtBlock::complete_barrier(uint32_t barrier_id)
 {
-  // One pass counts the waiters of every barrier id; a second releases the complete ones.
-  std::array<int64_t, k_barriers> waiting{};
-  std::array<uint32_t, k_barriers> count{};
-  bool any = false;
-  for (const SimtThread& t : m_threads) {
-    if (t.state == FiberState::waiting && t.wait == WaitKind::barrier && t.barrier_id < k_barriers) {
-      ++waiting[t.barrier_id];
-      count[t.barrier_id] = std::max(count[t.barrier_id], t.count);
-      any = true;
-    }
-  }
-  if (!any) {
-    return false;
-  }
-  std::array<int64_t, k_barriers> release{};
-  bool progress = false;
-  for (uint32_t id = 0; id < k_barriers; ++id) {
-    const int64_t needed = count[id] == 0 ? m_live : int64_t{count[id]};
-    if (waiting[id] > 0 && waiting[id] >= needed) {
-      release[id] = needed;
-      progress = true;
-    }
-  }
-  if (!progress) {
+  BarrierPhase& phase = m_phases[barrier_id];
+  const int64_t needed = phase.count == 0 ? m_live : int64_t{phase.count};
+  if (phase.arrived == 0 || phase.arrived < needed) {
     return false;
   }
   for (SimtThread& t : m_threads) {
-    if (t.state == FiberState::waiting && t.wait == WaitKind::barrier && t.barrier_id < k_barriers &&
-        release[t.barrier_id] > 0) {
-      --release[t.barrier_id];
+    if (t.state == FiberState::waiting && t.wait == WaitKind::barrier &&
+        t.barrier_id == barrier_id) {
+      t.result = phase.popc;
       t.state = FiberState::runnable;
       t.wait = WaitKind::none;
     }
   }
+  phase = BarrierPhase{};
   return true;
+}
+
+// Count-0 phases that threads exiting since their last arrival have made complete.
+bool SimtBlock::complete_barriers()
+{
+  bool progress = false;
+  for (uint32_t id = 0; id < m_phases.size(); ++id) {
+    progress = complete_barrier(id) || progress;
+  }
+  return progress;
 }
 
 bool SimtBlock::complete_warp(int64_t warp)
@@ -385,6 +425,10 @@ void SimtBlock::release_group(int64_t warp, uint32_t group)
         }
       }
       break;
+    case WaitKind::arrive:
+      ++arrive_at(t.barrier_id, t.count).arrive_only;
+      complete_barrier(t.barrier_id);
+      break;
     case WaitKind::none:
     case WaitKind::barrier:
     case WaitKind::warp_sync:
@@ -403,7 +447,8 @@ std::string SimtBlock::deadlock_message() const
 {
   std::string message = "deadlock: block " + block_name() + ":";
   const int64_t exited = static_cast<int64_t>(m_threads.size()) - m_live;
-  for (uint32_t id = 0; id < k_barriers; ++id) {
+  for (uint32_t id = 0; id < m_phases.size(); ++id) {
+    const BarrierPhase& phase = m_phases[id];
     int64_t waiting = 0;
     std::string sites;
     for (const SimtThread& t : m_threads) {
@@ -416,11 +461,20 @@ std::string SimtBlock::deadlock_message() const
         sites += "," + site + ",";
       }
     }
-    if (waiting > 0) {
-      std::replace(sites.begin(), sites.end(), ',', ' ');
-      message += " bar.sync " + std::to_string(id) + " at site" + sites + "has " +
-                 std::to_string(waiting) + " of " + std::to_string(m_live) + " live threads;";
+    if (waiting == 0 && phase.arrive_only == 0) {
+      continue;
     }
+    std::replace(sites.begin(), sites.end(), ',', ' ');
+    const std::string where = sites.empty() ? std::string(" ") : " at site" + sites;
+    message += " bar.sync " + std::to_string(id) + where + "has " + std::to_string(waiting) +
+               " of " + std::to_string(m_live) + " live threads";
+    if (phase.count != 0) {
+      message += ", needs " + std::to_string(phase.count);
+    }
+    if (phase.arrive_only != 0) {
+      message += " (" + std::to_string(phase.arrive_only) + " arrived by bar.arrive)";
+    }
+    message += ";";
   }
   for (size_t i = 0; i < m_threads.size(); ++i) {
     const SimtThread& t = m_threads[i];
@@ -455,7 +509,19 @@ SimtBlock& block_of(d4r_host_thread* thread)
 extern "C" void d4r_rt_barrier(d4r_host_thread* thread, uint32_t site, uint32_t barrier_id,
                                uint32_t count)
 {
-  block_of(thread).barrier(thread, site, barrier_id, count);
+  block_of(thread).barrier(thread, site, barrier_id, count, 0);
+}
+
+extern "C" uint32_t d4r_rt_barrier_reduce(d4r_host_thread* thread, uint32_t site,
+                                          uint32_t barrier_id, uint32_t count, uint32_t predicate)
+{
+  return block_of(thread).barrier(thread, site, barrier_id, count, predicate);
+}
+
+extern "C" void d4r_rt_barrier_arrive(d4r_host_thread* thread, uint32_t site, uint32_t barrier_id,
+                                      uint32_t count)
+{
+  block_of(thread).arrive(thread, site, barrier_id, count);
 }
 
 extern "C" uint32_t d4r_rt_warp_exchange(d4r_host_thread* thread, uint32_t site, uint32_t member_mask,

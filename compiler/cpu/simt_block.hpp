@@ -4,12 +4,20 @@
 //
 //   1. Every runnable fiber runs, in linear thread order, until it exits or blocks in a
 //      collective runtime call (bar.sync, a warp exchange/ballot/sync/gather) or traps.
-//   2. When none is runnable, every group that can complete does: a barrier when all non-exited
-//      threads of the block (or `count` threads) wait at that barrier id; a warp group at a site
-//      when every non-exited lane of its member mask waits there (mask 0: whoever of the warp waits
-//      there, which is the set of lanes converged at that instruction). bar.warp.sync lanes with
-//      the same mask also meet across sites, as sm_70+ allows.
-//   3. If nothing completed, the block is deadlocked: an error naming the block and the sites.
+//   2. A barrier phase completes the moment its last thread arrives (bar.sync, bar.red or
+//      bar.arrive; `count` threads, or all non-exited threads of the block for count 0), so
+//      arrivals count in program order: an arrive after a completed phase belongs to the next one.
+//      Its waiters become runnable; the thread that completed it still yields once, so every
+//      waiter resumes in thread order in the next round. bar.arrive is a warp collective (mask 0:
+//      the lanes converged there) that adds its lanes' arrivals when it completes, as hardware
+//      counts a warp's arrival at once: a warp that arrives and then waits at the same barrier
+//      never lands in two phases.
+//   3. When none is runnable, every group that can complete does: a count-0 barrier whose other
+//      threads exited; a warp group at a site when every non-exited lane of its member mask waits
+//      there (mask 0: whoever of the warp waits there, which is the set of lanes converged at that
+//      instruction). bar.warp.sync lanes with the same mask also meet across sites, as sm_70+
+//      allows.
+//   4. If nothing completed, the block is deadlocked: an error naming the block and the sites.
 //
 // The order never depends on timing, so a block's results are reproducible run after run.
 
@@ -33,7 +41,7 @@ constexpr uint32_t k_no_site = 0xffffffffu;
 
 using KernelFunction = void (*)(const uint8_t* params, d4r_host_thread* thread);
 
-enum class WaitKind : uint8_t { none, barrier, exchange, ballot, warp_sync, gather };
+enum class WaitKind : uint8_t { none, barrier, arrive, exchange, ballot, warp_sync, gather };
 enum class FiberState : uint8_t { runnable, waiting, exited };
 
 // One PTX thread: what the IR sees (d4r_host_thread) and what the scheduler keeps.
@@ -51,7 +59,15 @@ struct SimtThread {
   uint32_t words = 0;       // gather
   const uint32_t* gather_in = nullptr;
   uint32_t* gather_out = nullptr;
-  uint32_t result = 0;      // exchange, ballot
+  uint32_t result = 0;      // exchange, ballot, bar.red
+};
+
+// The current phase of one named barrier.
+struct BarrierPhase {
+  int64_t arrived = 0;      // waiters and bar.arrive callers
+  int64_t arrive_only = 0;  // of which bar.arrive
+  uint32_t count = 0;       // the largest count given; 0: the whole block
+  uint32_t popc = 0;        // bar.red: waiters with a true predicate
 };
 
 struct BlockCounters {
@@ -71,7 +87,11 @@ public:
                                    std::array<uint32_t, 3> ctaid, BlockCounters& counters);
 
   // Called on a fiber by the d4r_rt_* functions; each returns once its group completed.
-  void barrier(d4r_host_thread* thread, uint32_t site, uint32_t barrier_id, uint32_t count);
+  // bar.sync and bar.red: returns the phase's predicate count (see BarrierPhase::popc).
+  uint32_t barrier(d4r_host_thread* thread, uint32_t site, uint32_t barrier_id, uint32_t count,
+                   uint32_t predicate);
+  // bar.arrive: returns once the lanes converged with the caller have arrived too.
+  void arrive(d4r_host_thread* thread, uint32_t site, uint32_t barrier_id, uint32_t count);
   uint32_t exchange(d4r_host_thread* thread, uint32_t site, uint32_t member_mask, uint32_t value,
                     uint32_t source_lane);
   uint32_t ballot(d4r_host_thread* thread, uint32_t site, uint32_t member_mask, uint32_t predicate);
@@ -84,7 +104,12 @@ public:
 private:
   static void fiber_entry(void* argument);
   SimtThread& self(d4r_host_thread* thread);
+  void park(SimtThread& thread, WaitKind kind, uint32_t site, uint32_t member_mask);
   void block_on(SimtThread& thread, WaitKind kind, uint32_t site, uint32_t member_mask);
+  void check_barrier(d4r_host_thread* thread, uint32_t site, uint32_t barrier_id);
+  BarrierPhase& arrive_at(uint32_t barrier_id, uint32_t count);
+  bool complete_barrier(uint32_t barrier_id);
+  bool any_runnable() const;
   void setup_threads(const LaunchShape& shape, std::array<uint32_t, 3> ctaid, uint32_t shared_bytes);
   [[nodiscard]] Expected<void> schedule(BlockCounters& counters);
   bool complete_barriers();
@@ -96,6 +121,7 @@ private:
 
   StackPool m_stacks;
   std::vector<SimtThread> m_threads;
+  std::array<BarrierPhase, 16> m_phases{}; // PTX's named barriers 0-15
   // 64-byte aligned: the IR may load .align 16 shared vectors with aligned instructions.
   struct AlignedDelete {
     void operator()(uint8_t* p) const { ::operator delete[](p, std::align_val_t{64}); }

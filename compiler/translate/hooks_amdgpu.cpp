@@ -9,8 +9,10 @@
 // - .shared variables are addrspace(3) globals (the backend lays them out per kernel) and the
 //   dynamic array an external [0 x i8] addrspace(3) global; .local is addrspace(5), .const
 //   addrspace(4), .global addrspace(1).
-// - bar.sync is s_barrier between workgroup release/acquire fences; shfl is ds_bpermute; ballot is
-//   llvm.amdgcn.ballot.i32.
+// - bar.sync is s_barrier between workgroup release/acquire fences, whatever its barrier id (one
+//   workgroup barrier); bar.red adds the predicates in an LDS counter between s_barriers; a
+//   thread count (a barrier for part of the block) and bar.arrive are unsupported; shfl is
+//   ds_bpermute; ballot is llvm.amdgcn.ballot.i32.
 // https://llvm.org/docs/AMDGPUUsage.html
 
 #include "compiler/translate/function_translator.hpp"
@@ -255,6 +257,54 @@ public:
     b.CreateFence(llvm::AtomicOrdering::Release, workgroup);
     b.CreateIntrinsic(llvm::Intrinsic::amdgcn_s_barrier, {}, {});
     b.CreateFence(llvm::AtomicOrdering::Acquire, workgroup);
+  }
+
+  // bar.red: one LDS counter (a module-level addrspace(3) i32) between three s_barriers: every
+  // wave zeroes it, s_barrier, every thread adds its predicate, s_barrier, every thread reads the
+  // total, s_barrier (no wave may zero it for a later bar.red before all have read). LDS is not
+  // initialised at dispatch, and waves may have exited, so nothing older than this bar.red is
+  // trusted. Only whole-block forms get here (supports_partial_barriers is false).
+  llvm::Value* barrier_reduce(HookEnv env, uint32_t site, llvm::Value* id, llvm::Value* count,
+                              llvm::Value* predicate) override
+  {
+    llvm::IRBuilder<>& b = env.builder;
+    llvm::GlobalVariable* counter = reduction_counter(*b.GetInsertBlock()->getModule());
+    llvm::SyncScope::ID workgroup = b.getContext().getOrInsertSyncScopeID("workgroup");
+    llvm::StoreInst* zero = b.CreateAlignedStore(b.getInt32(0), counter, llvm::Align(4));
+    zero->setAtomic(llvm::AtomicOrdering::Monotonic, workgroup);
+    barrier(env, site, id, count);
+    b.CreateAtomicRMW(llvm::AtomicRMWInst::Add, counter, b.CreateZExt(predicate, b.getInt32Ty()),
+                      llvm::Align(4), llvm::AtomicOrdering::Monotonic, workgroup);
+    barrier(env, site, id, count);
+    llvm::LoadInst* total = b.CreateAlignedLoad(b.getInt32Ty(), counter, llvm::Align(4));
+    total->setAtomic(llvm::AtomicOrdering::Monotonic, workgroup);
+    barrier(env, site, id, count);
+    return total;
+  }
+
+  // gfx11/gfx12's s_barrier (gfx12: s_barrier_signal/s_barrier_wait on the one workgroup barrier)
+  // always waits for every wave of the workgroup: there is no barrier for part of a block, and no
+  // way to count a wave without making it wait. An LDS spin barrier could, but risks hangs when
+  // waves are not co-scheduled the way NVIDIA's are.
+  bool supports_partial_barriers() const override { return false; }
+
+  void barrier_arrive(HookEnv, uint32_t, llvm::Value*, llvm::Value*) override
+  {
+    D4R_UNREACHABLE("supports_partial_barriers is false on AMDGPU");
+  }
+
+  static llvm::GlobalVariable* reduction_counter(llvm::Module& module)
+  {
+    const char* name = "d4r.bar_red";
+    if (llvm::GlobalVariable* counter = module.getNamedGlobal(name)) {
+      return counter;
+    }
+    llvm::Type* i32 = llvm::Type::getInt32Ty(module.getContext());
+    auto* counter = new llvm::GlobalVariable(module, i32, false, llvm::GlobalValue::InternalLinkage,
+                                             llvm::UndefValue::get(i32), name, nullptr,
+                                             llvm::GlobalValue::NotThreadLocal, k_shared);
+    counter->setAlignment(llvm::Align(4));
+    return counter;
   }
 
   void warp_sync(HookEnv env, uint32_t, llvm::Value*) override

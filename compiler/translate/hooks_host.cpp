@@ -141,6 +141,27 @@ public:
                  {env.thread, b.getInt32(site), id, count});
   }
 
+  llvm::Value* barrier_reduce(HookEnv env, uint32_t site, llvm::Value* id, llvm::Value* count,
+                              llvm::Value* predicate) override
+  {
+    llvm::IRBuilder<>& b = env.builder;
+    llvm::Type* i32 = b.getInt32Ty();
+    return b.CreateCall(
+        runtime(env, "d4r_rt_barrier_reduce", i32, {b.getPtrTy(), i32, i32, i32, i32}),
+        {env.thread, b.getInt32(site), id, count, b.CreateZExt(predicate, i32)});
+  }
+
+  bool supports_partial_barriers() const override { return true; }
+
+  void barrier_arrive(HookEnv env, uint32_t site, llvm::Value* id, llvm::Value* count) override
+  {
+    llvm::IRBuilder<>& b = env.builder;
+    llvm::Type* i32 = b.getInt32Ty();
+    b.CreateCall(
+        runtime(env, "d4r_rt_barrier_arrive", b.getVoidTy(), {b.getPtrTy(), i32, i32, i32}),
+        {env.thread, b.getInt32(site), id, count});
+  }
+
   void warp_sync(HookEnv env, uint32_t site, llvm::Value* member_mask) override
   {
     llvm::IRBuilder<>& b = env.builder;

@@ -34,8 +34,19 @@ struct d4r_host_thread {
   void* runtime;        // the runtime's own state (opaque to IR)
 };
 
-// bar.sync / barrier.sync / bar.arrive-less forms: `count` 0 means every thread of the block.
+// Named barriers 0-15 (another id traps). A barrier completes its phase when `count` threads
+// (0: every live thread of the block) have arrived, counting bar.sync waiters and bar.arrive
+// callers, in the order they arrive; then its waiters are released and the next phase starts.
+//
+// bar.sync / barrier.sync: arrive and wait for the phase to complete.
 void d4r_rt_barrier(d4r_host_thread* thread, uint32_t site, uint32_t barrier_id, uint32_t count);
+// bar.red / barrier.red: like d4r_rt_barrier; returns how many waiters of the completed phase
+// passed a nonzero `predicate` (.popc; .and and .or are derived from it by the translator).
+uint32_t d4r_rt_barrier_reduce(d4r_host_thread* thread, uint32_t site, uint32_t barrier_id,
+                               uint32_t count, uint32_t predicate);
+// bar.arrive / barrier.arrive: counts toward the phase without waiting for it.
+void d4r_rt_barrier_arrive(d4r_host_thread* thread, uint32_t site, uint32_t barrier_id,
+                           uint32_t count);
 
 // The value of `value` in lane `source_lane` of the calling thread's convergent group at `site`
 // (shfl.sync: the translator computes source_lane with PTX's clamp/segment rules).

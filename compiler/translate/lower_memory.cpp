@@ -1,6 +1,7 @@
 // Memory: ld/st (scalars and .v2/.v4, every state space, ld.global.nc, .volatile, .relaxed and
 // .acquire/.release with a scope), atom/red (add, min, max, inc, dec, exch, cas, and, or, xor;
-// f32/f64 add) on global, shared and generic addresses, membar/fence, prefetch.
+// f32/f64 add; add.noftz on f16, bf16, f16x2, bf16x2) on global, shared and generic addresses,
+// membar/fence, prefetch.
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions
 
@@ -8,7 +9,11 @@
 #include "compiler/translate/lowering.hpp"
 #include "compiler/translate/lowering_support.hpp"
 
+#include <llvm/ADT/STLFunctionalExtras.h>
 #include <llvm/IR/Module.h>
+
+#include <optional>
+#include <vector>
 
 namespace d4r::compiler::translate {
 
@@ -198,32 +203,110 @@ std::optional<llvm::AtomicRMWInst::BinOp> rmw_operation(const ptx::Instruction& 
   return std::nullopt;
 }
 
-// atom.add.f32 flushes subnormal inputs and results (PTX ISA): a compare-and-swap loop computing
-// the flushed, rounded-to-nearest sum with NVIDIA's NaN. Returns the old value.
-llvm::Value* atomic_add_f32(FunctionTranslator& t, llvm::Value* pointer, llvm::Value* addend,
-                            llvm::AtomicOrdering ordering, llvm::SyncScope::ID scope)
+struct AtomicOrder {
+  llvm::AtomicOrdering ordering;
+  llvm::SyncScope::ID scope;
+};
+
+// A compare-and-swap loop that stores update(old) into the `bits`-wide integer at `pointer` until
+// no other thread wrote in between; returns the old value. The first read is an atomic load: a
+// plain load racing with other threads' atomics would be undefined in LLVM's memory model.
+llvm::Value* cas_loop(FunctionTranslator& t, llvm::Value* pointer, unsigned bits, AtomicOrder order,
+                      llvm::function_ref<llvm::Value*(llvm::Value*)> update)
 {
   llvm::IRBuilder<>& b = t.builder();
-  llvm::Type* i32 = b.getInt32Ty();
-  llvm::Value* initial = b.CreateAlignedLoad(i32, pointer, llvm::Align(4));
+  llvm::Type* type = b.getIntNTy(bits);
+  llvm::Align align(bits / 8);
+  llvm::LoadInst* initial = b.CreateAlignedLoad(type, pointer, align);
+  initial->setAtomic(llvm::AtomicOrdering::Monotonic, order.scope);
   llvm::BasicBlock* before = b.GetInsertBlock();
-  llvm::BasicBlock* loop = llvm::BasicBlock::Create(t.context(), "atom.add.f32", &t.llvm_function());
+  llvm::BasicBlock* loop = llvm::BasicBlock::Create(t.context(), "atom.cas", &t.llvm_function());
   llvm::BasicBlock* done = llvm::BasicBlock::Create(t.context(), "atom.done", &t.llvm_function());
   b.CreateBr(loop);
   b.SetInsertPoint(loop);
-  llvm::PHINode* old = b.CreatePHI(i32, 2);
+  llvm::PHINode* old = b.CreatePHI(type, 2);
   old->addIncoming(initial, before);
-  llvm::Value* old_float = flush_subnormal(b, b.CreateBitCast(old, b.getFloatTy()));
-  llvm::Value* sum = b.CreateFAdd(old_float, flush_subnormal(b, addend));
-  sum = canonical_nan(b, flush_subnormal(b, sum));
-  llvm::Value* exchange = b.CreateAtomicCmpXchg(pointer, old, b.CreateBitCast(sum, i32),
-                                                llvm::MaybeAlign(4), ordering,
-                                                llvm::AtomicOrdering::Monotonic, scope);
+  llvm::Value* exchange = b.CreateAtomicCmpXchg(pointer, old, update(old), align, order.ordering,
+                                                llvm::AtomicOrdering::Monotonic, order.scope);
   llvm::Value* seen = b.CreateExtractValue(exchange, 0);
   old->addIncoming(seen, loop);
   b.CreateCondBr(b.CreateExtractValue(exchange, 1), done, loop);
   b.SetInsertPoint(done);
-  return b.CreateBitCast(seen, b.getFloatTy());
+  return seen;
+}
+
+// atom.add.f32 flushes subnormal inputs and results (PTX ISA): the loop computes the flushed,
+// rounded-to-nearest sum with NVIDIA's NaN. Returns the old value.
+llvm::Value* atomic_add_f32(FunctionTranslator& t, llvm::Value* pointer, llvm::Value* addend,
+                            AtomicOrder order)
+{
+  llvm::IRBuilder<>& b = t.builder();
+  llvm::Value* old = cas_loop(t, pointer, 32, order, [&](llvm::Value* bits) {
+    llvm::Value* old_float = flush_subnormal(b, b.CreateBitCast(bits, b.getFloatTy()));
+    llvm::Value* sum = b.CreateFAdd(old_float, flush_subnormal(b, addend));
+    return b.CreateBitCast(canonical_nan(b, flush_subnormal(b, sum)), b.getInt32Ty());
+  });
+  return b.CreateBitCast(old, b.getFloatTy());
+}
+
+// The half-precision type of atom/red .add.noftz: .f16, .bf16, or the packed .f16x2, .bf16x2.
+struct HalfType {
+  bool bf16 = false;
+  bool packed = false;
+};
+
+std::optional<HalfType> half_type(const ptx::Instruction& instruction)
+{
+  for (auto it = instruction.modifiers.rbegin(); it != instruction.modifiers.rend(); ++it) {
+    if (*it == "f16" || *it == "bf16" || *it == "f16x2" || *it == "bf16x2") {
+      return HalfType{it->starts_with("bf"), it->ends_with("x2")};
+    }
+  }
+  return std::nullopt;
+}
+
+// atom/red.add.noftz on f16/bf16 halves (one, or two packed in 32 bits): a compare-and-swap loop
+// adding each half with the support library's round-to-nearest add, which keeps subnormals and
+// makes NVIDIA's NaN on both targets. Native `atomicrmw fadd` on half/bfloat would need
+// __truncsfbf2 and friends on x86 hosts without F16C/AVX512-BF16 (not in every process the JIT
+// resolves against) and leaves NaN bits and subnormal handling to the AMDGPU hardware.
+llvm::Value* atomic_add_half(FunctionTranslator& t, llvm::Value* pointer, llvm::Value* addend,
+                             HalfType half, AtomicOrder order)
+{
+  llvm::IRBuilder<>& b = t.builder();
+  const unsigned bits = half.packed ? 32 : 16;
+  const char* callee = half.bf16 ? "__d4r_ptx_add_bf16" : "__d4r_ptx_add_f16";
+  return cas_loop(t, pointer, bits, order, [&](llvm::Value* old) {
+    llvm::Value* sum = b.getIntN(bits, 0);
+    for (unsigned shift = 0; shift < bits; shift += 16) {
+      llvm::Value* x = b.CreateTrunc(b.CreateLShr(old, shift), b.getInt16Ty());
+      llvm::Value* y = b.CreateTrunc(b.CreateLShr(addend, shift), b.getInt16Ty());
+      std::vector<llvm::Value*> args = {x, y, t.i32(0)}; // mode 0: .rn
+      if (!half.bf16) {
+        args.insert(args.end(), {t.i32(0), t.i32(0)}); // no .ftz, no .sat
+      }
+      llvm::Value* part = t.call_support(callee, b.getInt16Ty(), args);
+      sum = b.CreateOr(sum, b.CreateShl(b.CreateZExt(part, b.getIntNTy(bits)), shift));
+    }
+    return sum;
+  });
+}
+
+// atom/red .add.noftz.{f16,bf16,f16x2,bf16x2} (PTX requires .noftz on these types; .add is the
+// only operation on them this translator implements).
+Expected<llvm::Value*> lower_half_atomic(FunctionTranslator& t, const ptx::Instruction& instruction,
+                                         llvm::Value* pointer, llvm::Value* operand,
+                                         HalfType half, AtomicOrder order)
+{
+  if (!has_modifier(instruction, "add") || has_modifier(instruction, "cas") ||
+      vector_width(instruction) != 1) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  if (!has_modifier(instruction, "noftz")) {
+    return std::unexpected(
+        t.error(instruction, instruction.opcode + ".add on a half type needs .noftz"));
+  }
+  return atomic_add_half(t, pointer, operand, half, order);
 }
 
 Expected<void> lower_atomic(FunctionTranslator& t, const ptx::Instruction& instruction,
@@ -243,8 +326,11 @@ Expected<void> lower_atomic(FunctionTranslator& t, const ptx::Instruction& instr
   llvm::AtomicOrdering ordering = ordering_of(instruction, true);
   llvm::SyncScope::ID scope = t.hooks().sync_scope(t.context(), scope_of(instruction));
   llvm::Align align(static_cast<uint64_t>(type.bits / 8));
+  const AtomicOrder order{ordering, scope};
   llvm::Value* old = nullptr;
-  if (cas) {
+  if (std::optional<HalfType> half = half_type(instruction)) {
+    TRY_ASSIGN(old, lower_half_atomic(t, instruction, pointer, operand, *half, order));
+  } else if (cas) {
     if (type.is_float() || type.bits < 32) {
       return std::unexpected(t.unsupported(instruction));
     }
@@ -256,10 +342,10 @@ Expected<void> lower_atomic(FunctionTranslator& t, const ptx::Instruction& instr
     old = b.CreateExtractValue(
         b.CreateAtomicCmpXchg(pointer, operand, desired, align, ordering, failure, scope), 0);
   } else if (type.is_float() && type.bits == 32 && has_modifier(instruction, "add")) {
-    old = atomic_add_f32(t, pointer, operand, ordering, scope);
+    old = atomic_add_f32(t, pointer, operand, order);
   } else {
     std::optional<llvm::AtomicRMWInst::BinOp> op = rmw_operation(instruction, type);
-    if (!op || type.bits < 32) {
+    if (!op || type.bits < 32 || has_packed_type(instruction)) {
       return std::unexpected(t.unsupported(instruction));
     }
     old = b.CreateAtomicRMW(*op, pointer, operand, align, ordering, scope);

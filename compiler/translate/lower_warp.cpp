@@ -1,14 +1,19 @@
-// Block and warp collectives: bar.sync / barrier.sync / bar.arrive-free forms, bar.warp.sync,
-// shfl.sync (idx, up, down, bfly, with the optional predicate destination), vote.sync (all, any,
-// uni, ballot), activemask. The source lane of a shuffle is computed by the support library's
-// __d4r_ptx_shfl_source (PTX's clamp and segment-mask rules); the exchange itself and the ballot
-// are target hooks (ds_bpermute and ballot on AMDGPU, the SIMT runtime on the host). A lane whose
-// source is out of range keeps its own value, as PTX specifies.
+// Block and warp collectives: bar.sync / barrier.sync, bar.arrive, bar.red (popc, and, or),
+// bar.warp.sync, shfl.sync (idx, up, down, bfly, with the optional predicate destination),
+// vote.sync (all, any, uni, ballot), activemask. The source lane of a shuffle is computed by the
+// support library's __d4r_ptx_shfl_source (PTX's clamp and segment-mask rules); the exchange
+// itself and the ballot are target hooks (ds_bpermute and ballot on AMDGPU, the SIMT runtime on
+// the host). A lane whose source is out of range keeps its own value, as PTX specifies. The
+// barriers are target hooks too; bar.red's .and and .or are derived from its count here.
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions
 
 #include "compiler/translate/function_translator.hpp"
 #include "compiler/translate/lowering.hpp"
 #include "compiler/translate/lowering_support.hpp"
+#include "compiler/translate/ptx_values.hpp"
+
+#include <optional>
+#include <vector>
 
 namespace d4r::compiler::translate {
 
@@ -16,7 +21,110 @@ namespace {
 
 using Builder = llvm::IRBuilder<>;
 
-// bar.sync a{, b} / barrier.sync{.aligned} a{, b} / bar{.cta}.sync.
+// What a bar/barrier instruction does, from its modifiers. .cta and .aligned change nothing here
+// (one CTA; the targets run a barrier for the threads that reach it); any other modifier, or two
+// actions, make the form unknown.
+enum class BarKind { sync, arrive, reduce, unknown };
+
+BarKind bar_kind(const ptx::Instruction& instruction)
+{
+  BarKind kind = BarKind::sync; // bar / barrier alone is bar.sync
+  int actions = 0;
+  for (const std::string& modifier : instruction.modifiers) {
+    if (modifier == "sync" || modifier == "arrive" || modifier == "red") {
+      kind = modifier == "sync" ? BarKind::sync
+             : modifier == "arrive" ? BarKind::arrive
+                                    : BarKind::reduce;
+      ++actions;
+    } else if (modifier != "cta" && modifier != "aligned" && modifier != "popc" &&
+               modifier != "and" && modifier != "or" && modifier != "u32" && modifier != "pred") {
+      return BarKind::unknown;
+    }
+  }
+  return actions > 1 ? BarKind::unknown : kind;
+}
+
+struct BarrierOperands {
+  llvm::Value* id = nullptr;
+  llvm::Value* count = nullptr; // i32 0 without one: the whole block
+};
+
+// The barrier id (0-15: an immediate outside is an error) and the thread count; a count is
+// "unsupported" where the target has no barrier for part of a block.
+Expected<BarrierOperands> barrier_operands(FunctionTranslator& t,
+                                           const ptx::Instruction& instruction,
+                                           const ptx::Operand& id_operand,
+                                           const ptx::Operand* count_operand)
+{
+  if (id_operand.kind == ptx::OperandKind::integer) {
+    std::optional<uint64_t> value = parse_integer(id_operand.text);
+    if (!value || *value > 15) {
+      return std::unexpected(t.error(instruction, "barrier " + id_operand.text +
+                                                      " does not exist (PTX has barriers 0-15)"));
+    }
+  }
+  if (count_operand != nullptr && !t.hooks().supports_partial_barriers()) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  TRY_ASSIGN(llvm::Value * id, t.read(id_operand, u32_type()));
+  llvm::Value* count = t.i32(0);
+  if (count_operand != nullptr) {
+    TRY_ASSIGN(count, t.read(*count_operand, u32_type()));
+  }
+  return BarrierOperands{id, count};
+}
+
+// bar.red.popc.u32 d, a{, b}, {!}c / bar.red.{and,or}.pred p, a{, b}, {!}c (barrier.red too):
+// a barrier that counts the threads with c true. .and is "no thread has c false", .or "some
+// thread has c true", so every target implements only the count.
+Expected<void> lower_bar_red(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  const bool popc = has_modifier(instruction, "popc");
+  const bool all = has_modifier(instruction, "and");
+  const bool any = has_modifier(instruction, "or");
+  if (int{popc} + int{all} + int{any} != 1) {
+    return std::unexpected(t.error(instruction, "bar.red needs one of .popc, .and, .or"));
+  }
+  if (popc ? !has_modifier(instruction, "u32") : !has_modifier(instruction, "pred")) {
+    return std::unexpected(
+        t.error(instruction, popc ? "bar.red.popc needs .u32" : "bar.red.and/.or need .pred"));
+  }
+  const size_t operands = instruction.operands.size();
+  if (operands != 3 && operands != 4) {
+    return std::unexpected(t.error(instruction, "bar.red takes 3 or 4 operands (d, a{, b}, {!}c)"));
+  }
+  const std::vector<ptx::Operand>& ops = instruction.operands;
+  TRY_ASSIGN(BarrierOperands barrier,
+             barrier_operands(t, instruction, ops[1], operands == 4 ? &ops[2] : nullptr));
+  TRY_ASSIGN(llvm::Value * predicate, t.read(ops.back(), pred_type()));
+  Builder& b = t.builder();
+  if (all) {
+    predicate = b.CreateNot(predicate);
+  }
+  llvm::Value* total =
+      t.hooks().barrier_reduce(t.env(), t.next_site(), barrier.id, barrier.count, predicate);
+  if (popc) {
+    return t.write(ops[0], total, u32_type());
+  }
+  llvm::Value* result =
+      all ? b.CreateICmpEQ(total, b.getInt32(0)) : b.CreateICmpNE(total, b.getInt32(0));
+  return t.write(ops[0], result, pred_type());
+}
+
+// bar.arrive a, b / barrier.arrive a, b: the thread count is required.
+Expected<void> lower_bar_arrive(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  if (instruction.operands.size() != 2) {
+    return std::unexpected(t.error(instruction, "bar.arrive takes 2 operands (a, b)"));
+  }
+  TRY_ASSIGN(BarrierOperands barrier,
+             barrier_operands(t, instruction, instruction.operands[0], &instruction.operands[1]));
+  t.hooks().barrier_arrive(t.env(), t.next_site(), barrier.id, barrier.count);
+  return {};
+}
+
+// bar.sync a{, b} / barrier.sync{.aligned} a{, b} / bar{.cta}.sync, bar.arrive, bar.red, and
+// bar.warp.sync.
 Expected<void> lower_bar(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
   if (has_modifier(instruction, "warp")) {
@@ -25,19 +133,27 @@ Expected<void> lower_bar(FunctionTranslator& t, const ptx::Instruction& instruct
     t.hooks().warp_sync(t.env(), t.next_site(), mask);
     return {};
   }
-  if (!has_modifier(instruction, "sync") && !instruction.modifiers.empty() &&
-      !(instruction.modifiers.size() == 1 && instruction.modifiers[0] == "cta")) {
-    return std::unexpected(t.unsupported(instruction)); // bar.arrive, bar.red
+  switch (bar_kind(instruction)) {
+  case BarKind::reduce:
+    return lower_bar_red(t, instruction);
+  case BarKind::arrive:
+    return lower_bar_arrive(t, instruction);
+  case BarKind::unknown:
+    return std::unexpected(t.unsupported(instruction));
+  case BarKind::sync:
+    break;
+  }
+  if (has_modifier(instruction, "popc") || has_modifier(instruction, "and") ||
+      has_modifier(instruction, "or")) {
+    return std::unexpected(t.unsupported(instruction));
   }
   if (instruction.operands.empty() || instruction.operands.size() > 2) {
     return std::unexpected(t.error(instruction, "bar.sync takes 1 or 2 operands"));
   }
-  TRY_ASSIGN(llvm::Value * id, t.read(instruction.operands[0], u32_type()));
-  llvm::Value* count = t.i32(0);
-  if (instruction.operands.size() == 2) {
-    TRY_ASSIGN(count, t.read(instruction.operands[1], u32_type()));
-  }
-  t.hooks().barrier(t.env(), t.next_site(), id, count);
+  const std::vector<ptx::Operand>& ops = instruction.operands;
+  TRY_ASSIGN(BarrierOperands barrier,
+             barrier_operands(t, instruction, ops[0], ops.size() == 2 ? &ops[1] : nullptr));
+  t.hooks().barrier(t.env(), t.next_site(), barrier.id, barrier.count);
   return {};
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 // What differs between the two targets of one lowering (translator.hpp): how a kernel receives its
 // parameters, where special registers come from, the address spaces and their conversions, and the
-// collective operations (barriers, warp exchange and ballot, trap). hooks_amdgpu.cpp and
-// hooks_host.cpp implement it; everything else in translate/ is target-neutral.
+// collective operations (barriers and their reductions, warp exchange and ballot, trap).
+// hooks_amdgpu.cpp and hooks_host.cpp implement it; everything else in translate/ is
+// target-neutral.
 
 #include "compiler/translate/translator.hpp"
 
@@ -58,6 +59,18 @@ public:
 
   // bar.sync / barrier.sync; `count` is 0 for the whole block.
   virtual void barrier(HookEnv env, uint32_t site, llvm::Value* id, llvm::Value* count) = 0;
+  // bar.red: a barrier like bar.sync that also returns (i32) how many of the threads it released
+  // had the i1 `predicate` true.
+  virtual llvm::Value* barrier_reduce(HookEnv env, uint32_t site, llvm::Value* id,
+                                      llvm::Value* count, llvm::Value* predicate) = 0;
+  // Whether the target has barriers for part of a block: bar.sync / bar.red with a thread count,
+  // and bar.arrive. A target without them (AMDGPU: one workgroup barrier that waits for every
+  // wave) rejects those forms as unsupported, so that ZLUDA compiles the kernel: s_barrier in
+  // their place could over-synchronise or hang when only some warps take part.
+  virtual bool supports_partial_barriers() const = 0;
+  // bar.arrive: counts toward barrier `id`'s `count` threads without waiting (only where
+  // supports_partial_barriers).
+  virtual void barrier_arrive(HookEnv env, uint32_t site, llvm::Value* id, llvm::Value* count) = 0;
   virtual void warp_sync(HookEnv env, uint32_t site, llvm::Value* member_mask) = 0;
   // The i32 `value` of lane `source_lane` (i32) of the converged group.
   virtual llvm::Value* warp_exchange(HookEnv env, uint32_t site, llvm::Value* member_mask,

@@ -354,5 +354,85 @@ take:
   }
 }
 
+// Barrier 1 with a count of 64 in a 96-thread block: warp 0 waits, warp 1 arrives and then waits,
+// warp 2 arrives. Arrivals count in program order: warp 1's arrive completes warp 0's phase, so
+// its own wait belongs to the next phase, which warp 2's arrive completes. Each waiter records the
+// bar.red count of its phase (predicate: the thread's warp is 0), which shows the phases apart.
+const char* k_phases_ir = R"(
+define void @phases(ptr %params, ptr %t) {
+entry:
+  %out = load ptr, ptr %params
+  %tx = load i32, ptr %t
+  %pwarp = getelementptr i8, ptr %t, i64 52
+  %warp = load i32, ptr %pwarp
+  %tx64 = zext i32 %tx to i64
+  %po = getelementptr i32, ptr %out, i64 %tx64
+  switch i32 %warp, label %w2 [i32 0, label %w0
+                               i32 1, label %w1]
+w0:
+  %c0 = call i32 @d4r_rt_barrier_reduce(ptr %t, i32 1, i32 1, i32 64, i32 1)
+  store i32 %c0, ptr %po
+  ret void
+w1:
+  call void @d4r_rt_barrier_arrive(ptr %t, i32 2, i32 1, i32 64)
+  %c1 = call i32 @d4r_rt_barrier_reduce(ptr %t, i32 3, i32 1, i32 64, i32 0)
+  %c1b = add i32 %c1, 1000
+  store i32 %c1b, ptr %po
+  ret void
+w2:
+  call void @d4r_rt_barrier_arrive(ptr %t, i32 4, i32 1, i32 64)
+  store i32 7, ptr %po
+  ret void
+}
+)";
+
+TEST(CpuCollectives, BarrierArrivalsCountInProgramOrder)
+{
+  std::unique_ptr<Executor> executor = executor_from_ir(k_phases_ir, {signature("phases", 8)});
+  ASSERT_TRUE(executor);
+  std::vector<uint32_t> out(96, 0);
+  Expected<LaunchStats> r =
+      executor->launch("phases", LaunchShape{{3, 1, 1}, {96, 1, 1}, 0}, params(out.data()));
+  ASSERT_TRUE(r) << r.error().message;
+  for (uint32_t i = 0; i < 96; ++i) {
+    const uint32_t expected = i < 32 ? 32u : i < 64 ? 1000u : 7u;
+    EXPECT_EQ(out[i], expected) << "thread " << i;
+  }
+}
+
+// __syncthreads_count over the whole block (count 0) while a quarter of it has exited: the
+// reduction counts the live threads' predicates (tid odd), and bar.red also orders memory.
+const char* k_reduce_ir = R"(
+define void @reduce(ptr %params, ptr %t) {
+entry:
+  %out = load ptr, ptr %params
+  %tx = load i32, ptr %t
+  %early = icmp uge i32 %tx, 96
+  br i1 %early, label %exit, label %body
+body:
+  %odd = and i32 %tx, 1
+  %c = call i32 @d4r_rt_barrier_reduce(ptr %t, i32 1, i32 0, i32 0, i32 %odd)
+  %tx64 = zext i32 %tx to i64
+  %po = getelementptr i32, ptr %out, i64 %tx64
+  store i32 %c, ptr %po
+  br label %exit
+exit:
+  ret void
+}
+)";
+
+TEST(CpuCollectives, BarrierReductionOverTheLiveThreads)
+{
+  std::unique_ptr<Executor> executor = executor_from_ir(k_reduce_ir, {signature("reduce", 8)});
+  ASSERT_TRUE(executor);
+  std::vector<uint32_t> out(128, 0);
+  Expected<LaunchStats> r =
+      executor->launch("reduce", LaunchShape{{1, 1, 1}, {128, 1, 1}, 0}, params(out.data()));
+  ASSERT_TRUE(r) << r.error().message;
+  for (uint32_t i = 0; i < 128; ++i) {
+    EXPECT_EQ(out[i], i < 96 ? 48u : 0u) << "thread " << i;
+  }
+}
+
 } // namespace
 } // namespace d4r::compiler::cpu

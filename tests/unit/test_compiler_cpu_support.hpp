@@ -25,6 +25,8 @@ namespace d4r::compiler::cpu::testing {
 // shared_bytes 72.
 inline const char* k_runtime_declarations = R"(
 declare void @d4r_rt_barrier(ptr, i32, i32, i32)
+declare i32 @d4r_rt_barrier_reduce(ptr, i32, i32, i32, i32)
+declare void @d4r_rt_barrier_arrive(ptr, i32, i32, i32)
 declare i32 @d4r_rt_warp_exchange(ptr, i32, i32, i32, i32)
 declare i32 @d4r_rt_warp_ballot(ptr, i32, i32, i32)
 declare void @d4r_rt_warp_sync(ptr, i32, i32)

@@ -38,7 +38,7 @@ TEST(TranslateErrors, UnregisteredInstructionsAreUnsupported)
   // Registered opcodes decline forms they do not implement.
   EXPECT_EQ(error_of("  add.sat.u32 %r1, %r2, %r3;"),
             "translate: kernel k: unsupported: add.sat.u32 at line 14");
-  EXPECT_EQ(error_of("  bar.arrive 1, 64;"),
+  EXPECT_EQ(error_of("  bar.arrive 1, 64;", TargetKind::amdgpu),
             "translate: kernel k: unsupported: bar.arrive at line 14");
   EXPECT_EQ(error_of("  cvta.param.u64 %rd3, %rd2;"),
             "translate: kernel k: unsupported: cvta.param.u64 at line 14");
