@@ -15,8 +15,16 @@
 //          AI applications on RDNA 3 using WMMA", https://gpuopen.com/learn/wmma_on_rdna3/).
 //   gfx12  RDNA4 wave32 (no repetition): A lane L = row L%16, K = 8*(L/16) + 0..7; B lane L =
 //          column L%16, same K; C/D word w = row w + 8*(L/16), column L%16; fp8 packs 4 K values
-//          per word in the same order ("RDNA 4 ISA" 7.9 and AMD GPUOpen, "Using the Matrix Cores
-//          of AMD RDNA 4 architecture GPUs", https://gpuopen.com/learn/using_matrix_core_amd_rdna4/).
+//          per word in the same order, lowest byte first. This is the layout AMD's own libraries
+//          use: composable_kernel (ck_tile warp_gemm_attribute_wmma_impl_base_traits.hpp, gfx12:
+//          kABKLane 2, kK1PerLane 8; C kCM1PerLane 8), Triton's AMDWmmaEncodingAttr version 2,
+//          IREE (IREEGPUAttrs.cpp) and MLIR's AMDGPUToROCDL (fp8: 8 bytes bitcast to <2 x i32>).
+//          IREE notes that the RDNA 4 ISA manual's own table orders K differently within a lane
+//          (the hardware "bounces between the low halves and high halves of lanes every two
+//          registers"); that is a permutation of K applied to A and B alike, so D is the same
+//          sum, possibly added in another order. C/D agrees with every source. (GPUOpen, "Using
+//          the Matrix Cores of AMD RDNA 4 architecture GPUs",
+//          https://gpuopen.com/learn/using_matrix_core_amd_rdna4/.)
 //   rows   portable: lane L holds rows g and g + 8 of A completely (words 0..W-1, W..2W-1).
 //   cols   portable: lane L holds columns 2t and 2t + 1 of B completely.
 // A is 16x16 (M x K), B 16x8 (K x N; WMMA's 16 columns: 8..15 are zero padding), C/D 16x8.
