@@ -56,6 +56,8 @@ const std::vector<RuntimeSymbol>& runtime_symbols()
       {"d4r_rt_warp_sync", reinterpret_cast<void*>(&d4r_rt_warp_sync)},
       {"d4r_rt_warp_gather", reinterpret_cast<void*>(&d4r_rt_warp_gather)},
       {"d4r_rt_tex_2d_f32", reinterpret_cast<void*>(&d4r_rt_tex_2d_f32)},
+      {"d4r_rt_tex_a2d_f32", reinterpret_cast<void*>(&d4r_rt_tex_a2d_f32)},
+      {"d4r_rt_tex_int", reinterpret_cast<void*>(&d4r_rt_tex_int)},
       {"d4r_rt_sust_b_2d", reinterpret_cast<void*>(&d4r_rt_sust_b_2d)},
       {"d4r_rt_sust_p_2d", reinterpret_cast<void*>(&d4r_rt_sust_p_2d)},
       {"d4r_rt_suld_b_2d", reinterpret_cast<void*>(&d4r_rt_suld_b_2d)},

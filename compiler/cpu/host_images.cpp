@@ -4,6 +4,10 @@
 //     the size first (an f32 multiply). Address modes act on texel indices: clamp, wrap, mirror,
 //     border (a texel outside reads as 0 in every channel). A channel the format lacks reads 0
 //     (the f32x1 golden shows w = 0 too, not 1).
+//   - tex.a2d: the layer index is unsigned, clamped to the last layer (a negative one reads the
+//     last layer); each layer samples as tex.2d. Integer results (tex.v4.u32/s32 of a texture
+//     read as integers) are the texel's channels zero-extended, point-sampled (tex_layered_*,
+//     tex_integer_*).
 //   - Linear filtering (CUDA C++ Programming Guide, "Texture Fetching": the fractions are 9-bit
 //     fixed point with 8 fractional bits). The exact arithmetic, found by fitting every golden
 //     result (tex_u8x4_linear_{clamp,border,fine}, tex_f16x4_linear_{clamp_random,wrap},
@@ -164,8 +168,9 @@ bool address(int64_t index, int64_t size, uint32_t mode, int64_t& out)
   }
 }
 
-// One texel after the address mode, per channel: its raw 8-bit value (u8) and its value (f16,
-// f32 and u32 as f32); all zero for a border texel. A channel the format lacks reads 0.
+// One texel after the address mode, per channel: its raw bits (the u8 byte, the f16, f32 or u32
+// bits) and its value (u8 normalised; f16, f32 and u32 as f32); all zero for a border texel. A
+// channel the format lacks reads 0.
 struct Texel {
   std::array<uint32_t, 4> raw{};
   std::array<float, 4> value{}; // kept as f32: a signalling NaN must not be quieted
@@ -180,8 +185,9 @@ Texel fetch(const d4r_host_image& image, int64_t i, int64_t j)
     return out;
   }
   const uint8_t* texel = image.data + y * int64_t{image.pitch} + x * texel_bytes(image);
+  const int64_t bytes = element_bytes(image.format);
   for (uint32_t c = 0; c < 4 && c < image.channels; ++c) {
-    out.raw[c] = image.format == d4r_image_u8 ? texel[c] : 0;
+    std::memcpy(&out.raw[c], texel + c * bytes, static_cast<size_t>(bytes)); // little-endian
     out.value[c] = read_channel(texel, image.format, c);
   }
   return out;
@@ -295,12 +301,21 @@ uint8_t* surface_address(d4r_host_thread* thread, const d4r_host_image& image, i
   return image.data + y * int64_t{image.pitch} + x;
 }
 
-} // namespace
-
-extern "C" void d4r_rt_tex_2d_f32(d4r_host_thread* /*thread*/, uint64_t handle, float x, float y,
-                                  float* out4)
+// One layer of a layered image as a 2D image. The index is unsigned and clamped to the last layer
+// (golden cases tex_layered_*: a negative index reads the last layer, as a large one does).
+d4r_host_image layer_of(const d4r_host_image& image, int32_t layer)
 {
-  const d4r_host_image& image = image_of(handle);
+  d4r_host_image view = image;
+  const int64_t last = image.layers > 0 ? int64_t{image.layers} - 1 : 0;
+  const int64_t index = std::min<int64_t>(static_cast<uint32_t>(layer), last);
+  view.data += index * int64_t{image.height} * int64_t{image.pitch};
+  view.layers = 0;
+  return view;
+}
+
+// tex.2d / tex.a2d with float results on one 2D image.
+void sample_2d(const d4r_host_image& image, float x, float y, float* out4)
+{
   if (image.width == 0 || image.height == 0) {
     out4[0] = out4[1] = out4[2] = out4[3] = 0.0f;
     return;
@@ -334,6 +349,38 @@ extern "C" void d4r_rt_tex_2d_f32(d4r_host_thread* /*thread*/, uint64_t handle, 
     const std::array<double, 4> values = {texels[0].value[c], texels[1].value[c],
                                           texels[2].value[c], texels[3].value[c]};
     out4[c] = filter_channel(image.format, raw, values, weights);
+  }
+}
+
+} // namespace
+
+extern "C" void d4r_rt_tex_2d_f32(d4r_host_thread* /*thread*/, uint64_t handle, float x, float y,
+                                  float* out4)
+{
+  sample_2d(image_of(handle), x, y, out4);
+}
+
+extern "C" void d4r_rt_tex_a2d_f32(d4r_host_thread* /*thread*/, uint64_t handle, int32_t layer,
+                                   float x, float y, float* out4)
+{
+  sample_2d(layer_of(image_of(handle), layer), x, y, out4);
+}
+
+extern "C" void d4r_rt_tex_int(d4r_host_thread* /*thread*/, uint64_t handle, int32_t layer, float x,
+                               float y, uint32_t* out4)
+{
+  const d4r_host_image image = layer_of(image_of(handle), layer);
+  if (image.width == 0 || image.height == 0) {
+    out4[0] = out4[1] = out4[2] = out4[3] = 0;
+    return;
+  }
+  if (image.normalized != 0) {
+    x *= static_cast<float>(image.width);
+    y *= static_cast<float>(image.height);
+  }
+  const Texel texel = fetch(image, floor_index(x), floor_index(y));
+  for (size_t c = 0; c < 4; ++c) {
+    out4[c] = texel.raw[c];
   }
 }
 

@@ -563,12 +563,21 @@ Expected<Arg> Parser::image(const std::vector<std::string>& tokens, size_t first
       spec.address = val == "clamp" ? 0 : val == "wrap" ? 1 : val == "mirror" ? 2 : 3;
     } else if (key == "normalized" && (val == "0" || val == "1")) {
       spec.normalized = val == "1";
+    } else if (key == "layers") {
+      TRY_ASSIGN(spec.layers, integer(val, 1, 2048));
+    } else if (key == "read" && (val == "float" || val == "integer")) {
+      spec.read_integer = val == "integer";
     } else {
       return std::unexpected(error("bad texture option `" + option + "`"));
     }
   }
   if (spec.texture && (spec.address == 1 || spec.address == 2) && !spec.normalized) {
     return std::unexpected(error("wrap and mirror need normalized=1 (as in CUDA)"));
+  }
+  // CUDA filters only textures read as floats; a 32-bit integer format is always read as integers.
+  const bool integer_texels = spec.read_integer || spec.format == d4r_image_u32;
+  if (spec.texture && integer_texels && spec.filter == 1) {
+    return std::unexpected(error("linear filtering needs float texels (not read=integer or u32)"));
   }
   if (pos == tokens.size()) {
     if (spec.texture) {
@@ -894,7 +903,9 @@ int64_t texel_bytes(const ImageSpec& image)
 
 std::vector<std::byte> generate_image(const ImageSpec& image)
 {
-  return generate_fill(image.fill, image_element(image.format), image.width * image.height * image.channels);
+  const int64_t layers = image.layers > 0 ? image.layers : 1;
+  return generate_fill(image.fill, image_element(image.format),
+                       image.width * image.height * layers * image.channels);
 }
 
 std::vector<ParamSlot> param_layout(const LaunchCase& launch_case, int64_t* total_bytes)
@@ -1008,6 +1019,7 @@ uint64_t HostLaunch::place(const Arg& arg)
   image->header.filter = static_cast<uint32_t>(spec.filter);
   image->header.address = static_cast<uint32_t>(spec.address);
   image->header.normalized = spec.normalized ? 1 : 0;
+  image->header.layers = static_cast<uint32_t>(spec.layers);
   if (arg.output_index >= 0) {
     m_outputs[static_cast<size_t>(arg.output_index)] = &image->data;
   }

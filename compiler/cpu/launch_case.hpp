@@ -64,6 +64,8 @@ struct ImageSpec {
   int filter = 0;                   // 0 point, 1 linear (textures)
   int address = 0;                  // 0 clamp, 1 wrap, 2 mirror, 3 border (textures)
   bool normalized = false;          // textures
+  int64_t layers = 0;               // textures: 0 a plain 2D texture, N a layered one (tex.a2d)
+  bool read_integer = false;        // textures: u8 texels read as integers, not unorm floats
   Fill fill;
 };
 

@@ -79,6 +79,7 @@ struct d4r_host_image {
   uint32_t filter;      // 0 point, 1 linear
   uint32_t address;     // 0 clamp, 1 wrap, 2 mirror, 3 border
   uint32_t normalized;  // 1: coordinates in [0, 1)
+  uint32_t layers;      // 0: a 2D image; N: a layered one, N images of height rows one after another
 };
 enum d4r_host_image_format : uint32_t {
   d4r_image_u8 = 0,    // 8-bit: textures read it normalised (float in [0, 1]); sust.p stores the
@@ -90,6 +91,15 @@ enum d4r_host_image_format : uint32_t {
 // tex.2d.v4.f32.f32: NVIDIA's filtering (weights quantised to 1/256; the exact arithmetic is in
 // cpu/host_images.cpp) on the host.
 void d4r_rt_tex_2d_f32(d4r_host_thread* thread, uint64_t handle, float x, float y, float* out4);
+// tex.a2d.v4.f32.f32: layer `layer` of a layered texture (unsigned, clamped to the last layer, as
+// NVIDIA does), filtered as tex.2d.
+void d4r_rt_tex_a2d_f32(d4r_host_thread* thread, uint64_t handle, int32_t layer, float x, float y,
+                        float* out4);
+// tex.{2d,a2d}.v4.{u32,s32}.f32: the texel's channels as integers, point-sampled (a texture read as
+// integers: u8 channels zero-extended, u32 as they are; f16 and f32 channels give their bits);
+// channels the format lacks read 0. `layer` is 0 for tex.2d.
+void d4r_rt_tex_int(d4r_host_thread* thread, uint64_t handle, int32_t layer, float x, float y,
+                    uint32_t* out4);
 // sust.b.2d: `bytes` bytes at byte column x, row y; mode 0 .zero (out of range: dropped),
 // 1 .clamp, 2 .trap (out of range: the launch fails with an error).
 void d4r_rt_sust_b_2d(d4r_host_thread* thread, uint64_t handle, int32_t x_bytes, int32_t y,

@@ -63,19 +63,30 @@ llvm::FunctionCallee runtime(llvm::IRBuilder<>& b, const char* name, llvm::Type*
 
 class HostImageHooks final : public ImageHooks {
 public:
-  std::array<llvm::Value*, 4> texture_2d(HookEnv env, llvm::Value* handle, llvm::Value* x,
-                                         llvm::Value* y) override
+  std::array<llvm::Value*, 4> texture(HookEnv env, const TextureAccess& access) override
   {
     llvm::IRBuilder<>& b = env.builder;
     llvm::Type* f32 = b.getFloatTy();
-    llvm::Type* out_type = llvm::ArrayType::get(f32, 4);
+    llvm::Type* element = access.integer ? b.getInt32Ty() : f32;
+    llvm::Type* out_type = llvm::ArrayType::get(element, 4);
     llvm::AllocaInst* out = entry_alloca(b, out_type);
-    b.CreateCall(runtime(b, "d4r_rt_tex_2d_f32", b.getVoidTy(),
-                         {b.getPtrTy(), b.getInt64Ty(), f32, f32, b.getPtrTy()}),
-                 {env.thread, handle, x, y, out});
+    llvm::Type* ptr = b.getPtrTy();
+    llvm::Type* i64 = b.getInt64Ty();
+    llvm::Type* i32 = b.getInt32Ty();
+    if (access.integer) {
+      llvm::Value* layer = access.layer != nullptr ? access.layer : b.getInt32(0);
+      b.CreateCall(runtime(b, "d4r_rt_tex_int", b.getVoidTy(), {ptr, i64, i32, f32, f32, ptr}),
+                   {env.thread, access.handle, layer, access.x, access.y, out});
+    } else if (access.layer != nullptr) {
+      b.CreateCall(runtime(b, "d4r_rt_tex_a2d_f32", b.getVoidTy(), {ptr, i64, i32, f32, f32, ptr}),
+                   {env.thread, access.handle, access.layer, access.x, access.y, out});
+    } else {
+      b.CreateCall(runtime(b, "d4r_rt_tex_2d_f32", b.getVoidTy(), {ptr, i64, f32, f32, ptr}),
+                   {env.thread, access.handle, access.x, access.y, out});
+    }
     std::array<llvm::Value*, 4> channels{};
     for (unsigned i = 0; i < 4; ++i) {
-      channels[i] = b.CreateLoad(f32, b.CreateConstInBoundsGEP2_32(out_type, out, 0, i));
+      channels[i] = b.CreateLoad(element, b.CreateConstInBoundsGEP2_32(out_type, out, 0, i));
     }
     return channels;
   }
@@ -136,21 +147,38 @@ public:
 
 class AmdgpuImageHooks final : public ImageHooks {
 public:
-  std::array<llvm::Value*, 4> texture_2d(HookEnv env, llvm::Value* handle, llvm::Value* x,
-                                         llvm::Value* y) override
+  // A layered texture samples image_sample_lz with dim 2D_ARRAY: the slice is a float coordinate
+  // the hardware rounds and clamps to the descriptor's layers. NVIDIA reads the layer as unsigned
+  // (a negative one is the last layer: golden cases tex_layered_*), so it converts as unsigned; a
+  // value too large for an exact float still lands past the last layer. Integer results: the descriptor of a texture read as integers has an integer number
+  // format, and the sample returns the integers in the result registers (as HIP's tex2D<uint4>
+  // does through the same instruction).
+  std::array<llvm::Value*, 4> texture(HookEnv env, const TextureAccess& access) override
   {
     llvm::IRBuilder<>& b = env.builder;
-    llvm::Value* base = b.CreateIntToPtr(handle, b.getPtrTy(k_constant_space));
+    llvm::Value* base = b.CreateIntToPtr(access.handle, b.getPtrTy(k_constant_space));
     llvm::Value* rsrc = descriptor(b, base, 8);
     llvm::Value* sampler =
         descriptor(b, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), base, k_sampler_offset_bytes), 4);
     llvm::Type* v4f32 = llvm::FixedVectorType::get(b.getFloatTy(), 4);
-    llvm::Value* texel = b.CreateIntrinsic(
-        llvm::Intrinsic::amdgcn_image_sample_lz_2d, {v4f32, b.getFloatTy()},
-        {b.getInt32(0xf), x, y, rsrc, sampler, b.getFalse(), b.getInt32(0), b.getInt32(0)});
+    llvm::Value* texel = nullptr;
+    if (access.layer != nullptr) {
+      llvm::Value* slice = b.CreateUIToFP(access.layer, b.getFloatTy());
+      texel = b.CreateIntrinsic(llvm::Intrinsic::amdgcn_image_sample_lz_2darray,
+                                {v4f32, b.getFloatTy()},
+                                {b.getInt32(0xf), access.x, access.y, slice, rsrc, sampler,
+                                 b.getFalse(), b.getInt32(0), b.getInt32(0)});
+    } else {
+      texel = b.CreateIntrinsic(llvm::Intrinsic::amdgcn_image_sample_lz_2d, {v4f32, b.getFloatTy()},
+                                {b.getInt32(0xf), access.x, access.y, rsrc, sampler, b.getFalse(),
+                                 b.getInt32(0), b.getInt32(0)});
+    }
     std::array<llvm::Value*, 4> channels{};
     for (unsigned i = 0; i < 4; ++i) {
       channels[i] = b.CreateExtractElement(texel, static_cast<uint64_t>(i));
+      if (access.integer) {
+        channels[i] = b.CreateBitCast(channels[i], b.getInt32Ty());
+      }
     }
     return channels;
   }

@@ -4,11 +4,12 @@
 // stores through a .u64 surface object.
 //
 // Host (image_hooks.cpp, HostImageHooks): the handle is the address of a d4r_host_image and every
-// access calls the SIMT runtime's d4r_rt_tex_2d_f32 / d4r_rt_sust_b_2d / d4r_rt_sust_p_2d /
-// d4r_rt_suld_b_2d (host_abi.hpp), which implement NVIDIA's filtering and clamp modes.
+// access calls the SIMT runtime's d4r_rt_tex_2d_f32 / d4r_rt_tex_a2d_f32 / d4r_rt_tex_int /
+// d4r_rt_sust_b_2d / d4r_rt_sust_p_2d / d4r_rt_suld_b_2d (host_abi.hpp), which implement NVIDIA's
+// filtering and clamp modes.
 // AMDGPU (AmdgpuImageHooks): the handle is a HIP texture or surface object as ZLUDA creates them
 // (a pointer to the image resource descriptor, then the sampler descriptor at dword 12), and the
-// accesses are llvm.amdgcn.image.sample.lz.2d / image.load.2d / image.store.2d.
+// accesses are llvm.amdgcn.image.sample.lz.2d / .2darray / image.load.2d / image.store.2d.
 
 #include "compiler/translate/target_hooks.hpp"
 
@@ -35,13 +36,22 @@ struct SurfaceAccess {
   ImageClamp clamp = ImageClamp::trap;
 };
 
+// One texture fetch: tex.2d or tex.a2d (a layer index), with float or integer results.
+struct TextureAccess {
+  llvm::Value* handle = nullptr; // i64
+  llvm::Value* layer = nullptr;  // i32, tex.a2d only (null for tex.2d)
+  llvm::Value* x = nullptr;      // f32
+  llvm::Value* y = nullptr;      // f32
+  bool integer = false;          // .u32/.s32 results: the texel's integers (i32), else f32
+};
+
 class ImageHooks {
 public:
   virtual ~ImageHooks() = default;
 
-  // tex.2d.v4.f32.f32: the four f32 channels at float coordinates (x, y).
-  virtual std::array<llvm::Value*, 4> texture_2d(HookEnv env, llvm::Value* handle, llvm::Value* x,
-                                                 llvm::Value* y) = 0;
+  // tex.{2d,a2d}.v4.{f32,u32,s32}.f32: the four channels (f32, or i32 for integer results) at
+  // float coordinates (x, y).
+  virtual std::array<llvm::Value*, 4> texture(HookEnv env, const TextureAccess& access) = 0;
   // sust.b.2d: `elements` are integers of access.element_bits bits, in memory order.
   virtual void store_b(HookEnv env, const SurfaceAccess& access,
                        llvm::ArrayRef<llvm::Value*> elements) = 0;

@@ -1,5 +1,6 @@
 // Stage 4, textures and surfaces through .u64 objects (bindless, sm_30+):
-//   tex.2d.v4.f32.f32   {d0, d1, d2, d3}, [tex, {x, y}]          float coordinates
+//   tex.2d.v4.{f32,u32,s32}.f32   {d0, d1, d2, d3}, [tex, {x, y}]          float coordinates
+//   tex.a2d.v4.{f32,u32,s32}.f32  {d0, d1, d2, d3}, [tex, {layer, x, y, _}] a layered texture
 //   suld.b.2d{.v2,.v4}.{b8,b16,b32,b64}{.zero,.clamp,.trap}  {d..}, [surf, {x, y}]   x in bytes
 //   sust.b.2d{.v2,.v4}.{b8,b16,b32,b64}{.zero,.clamp,.trap}  [surf, {x, y}], {v..}   x in bytes
 //   sust.p.2d.v4.b32{.zero,.clamp,.trap}                     [surf, {x, y}], {v..}   x in elements
@@ -7,8 +8,8 @@
 // d4r_sust_p_v4b32, d4r_sust_b32: builtin_call.hpp), translated to exactly the store each replaced
 // (sust.b.2d.v4.b16.zero, sust.b.2d.v2.b16.zero, sust.p.2d.v4.b32.zero, sust.b.2d.b32.zero).
 // The access itself is a target hook (image_hooks.hpp): the runtime on the host, image
-// instructions on AMDGPU. Everything else (tex with integer results or coordinates, other
-// geometries, .texref/.surfref names, clamp modes a target lacks) is "unsupported".
+// instructions on AMDGPU. Everything else (tex with integer coordinates, other geometries,
+// .texref/.surfref names, explicit levels or gradients) is "unsupported".
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#texture-instructions-tex
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#surface-instructions
 
@@ -133,23 +134,45 @@ Expected<SurfaceAccess> read_access(FunctionTranslator& t, const ImageAddress& a
 }
 
 // tex.2d.v4.f32.f32 d, [tex, {x, y}].
+// tex.{2d,a2d}.v4.{f32,u32,s32}.f32 d, [tex, {x, y}] or [tex, {layer, x, y, _}]: the forms with
+// a .u64 texture object and float coordinates. The layer of .a2d is a 32-bit integer; its fourth
+// coordinate is unused.
 Expected<void> lower_tex(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
-  static const std::vector<std::string> k_form = {"2d", "v4", "f32", "f32"};
-  if (instruction.modifiers != k_form || instruction.operands.size() != 2) {
+  const std::vector<std::string>& modifiers = instruction.modifiers;
+  const bool layered = !modifiers.empty() && modifiers[0] == "a2d";
+  const bool known = modifiers.size() == 4 && (modifiers[0] == "2d" || layered) &&
+                     modifiers[1] == "v4" &&
+                     (modifiers[2] == "f32" || modifiers[2] == "u32" || modifiers[2] == "s32") &&
+                     modifiers[3] == "f32";
+  if (!known || instruction.operands.size() != 2) {
     return std::unexpected(t.unsupported(instruction));
   }
-  std::optional<ImageAddress> address = image_address(instruction.operands[1]);
+  const ptx::Operand& operand = instruction.operands[1];
+  const size_t coordinates = layered ? 4 : 2;
+  if (operand.kind != ptx::OperandKind::address || operand.elements.size() != 2 ||
+      operand.elements[0].kind != ptx::OperandKind::reg || !operand.elements[0].offset.empty() ||
+      operand.elements[1].kind != ptx::OperandKind::vector ||
+      operand.elements[1].elements.size() != coordinates) {
+    return std::unexpected(t.unsupported(instruction));
+  }
   std::vector<const ptx::Operand*> targets = vector_elements(instruction.operands[0]);
-  if (!address || targets.size() != 4) {
+  if (targets.size() != 4) {
     return std::unexpected(t.unsupported(instruction));
   }
-  TRY_ASSIGN(llvm::Value * handle, t.read(*address->handle, bits_type(64)));
-  TRY_ASSIGN(llvm::Value * x, t.read(*address->x, f32_type()));
-  TRY_ASSIGN(llvm::Value * y, t.read(*address->y, f32_type()));
-  std::array<llvm::Value*, 4> channels = images(t).texture_2d(t.env(), handle, x, y);
+  const std::vector<ptx::Operand>& coordinate = operand.elements[1].elements;
+  TextureAccess access;
+  access.integer = modifiers[2] != "f32";
+  TRY_ASSIGN(access.handle, t.read(operand.elements[0], bits_type(64)));
+  if (layered) {
+    TRY_ASSIGN(access.layer, t.read(coordinate[0], bits_type(32)));
+  }
+  TRY_ASSIGN(access.x, t.read(coordinate[layered ? 1 : 0], f32_type()));
+  TRY_ASSIGN(access.y, t.read(coordinate[layered ? 2 : 1], f32_type()));
+  std::array<llvm::Value*, 4> channels = images(t).texture(t.env(), access);
+  const PtxType result = access.integer ? bits_type(32) : f32_type();
   for (size_t i = 0; i < 4; ++i) {
-    TRY(t.write(*targets[i], channels[i], f32_type()));
+    TRY(t.write(*targets[i], channels[i], result));
   }
   return {};
 }

@@ -35,7 +35,7 @@ Image make_image(uint32_t width, uint32_t height, uint32_t format, uint32_t chan
   Image image;
   const auto pitch = static_cast<uint32_t>(width * channels * element_bytes + padding);
   image.bytes.assign(size_t{pitch} * height, 0);
-  image.desc = d4r_host_image{nullptr, width, height, pitch, format, channels, 0, 0, 0};
+  image.desc = d4r_host_image{nullptr, width, height, pitch, format, channels, 0, 0, 0, 0};
   image.desc.data = image.bytes.data();
   return image;
 }

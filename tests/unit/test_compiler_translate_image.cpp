@@ -224,8 +224,10 @@ TEST(TranslateImage, UnsupportedFormsAreRejected)
 {
   expect_unsupported("  tex.3d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd2, {%f5, %f6, %f7, %f8}];",
                      host_options(), "tex");
-  expect_unsupported("  tex.2d.v4.s32.f32 {%r1, %r2, %r3, %r4}, [%rd2, {%f5, %f6}];",
+  expect_unsupported("  tex.2d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd2, {%r5, %r6}];",
                      host_options(), "tex");
+  expect_unsupported("  tex.a2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd2, {%r5, %f5, %f6}];",
+                     amdgpu_options("gfx1201"), "tex");
   expect_unsupported("  sust.b.2d.v4.b64.zero [%rd2, {%r1, %r2}], {%rd3, %rd4, %rd5, %rd6};",
                      host_options(), "sust");
   expect_unsupported("  sust.p.2d.b32.zero [%rd2, {%r1, %r2}], {%r3};", host_options(), "sust");

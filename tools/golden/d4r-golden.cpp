@@ -157,24 +157,27 @@ bool DeviceLaunch::place_image(const Arg& arg, uint64_t* bits)
   CUDA_ARRAY3D_DESCRIPTOR descriptor{};
   descriptor.Width = static_cast<size_t>(spec.width);
   descriptor.Height = static_cast<size_t>(spec.height);
-  descriptor.Depth = 0;
+  // A layered texture is a layered 3D array: Depth layers of width x height, layer after layer.
+  descriptor.Depth = static_cast<size_t>(spec.layers);
   descriptor.Format = array_format(spec.format);
   descriptor.NumChannels = static_cast<unsigned>(spec.channels);
-  descriptor.Flags = spec.texture ? 0 : CUDA_ARRAY3D_SURFACE_LDST;
+  descriptor.Flags = (spec.texture ? 0 : CUDA_ARRAY3D_SURFACE_LDST) | (spec.layers > 0 ? CUDA_ARRAY3D_LAYERED : 0);
   CUarray array = nullptr;
   CU_CHECK(cuArray3DCreate(&array, &descriptor));
   m_arrays.push_back(array);
   const std::vector<std::byte> data = d4r::compiler::cpu::generate_image(spec);
   const int64_t row_bytes = spec.width * d4r::compiler::cpu::texel_bytes(spec);
-  CUDA_MEMCPY2D copy{};
+  CUDA_MEMCPY3D copy{};
   copy.srcMemoryType = CU_MEMORYTYPE_HOST;
   copy.srcHost = data.data();
   copy.srcPitch = static_cast<size_t>(row_bytes);
+  copy.srcHeight = static_cast<size_t>(spec.height);
   copy.dstMemoryType = CU_MEMORYTYPE_ARRAY;
   copy.dstArray = array;
   copy.WidthInBytes = static_cast<size_t>(row_bytes);
   copy.Height = static_cast<size_t>(spec.height);
-  CU_CHECK(cuMemcpy2D(&copy));
+  copy.Depth = static_cast<size_t>(spec.layers > 0 ? spec.layers : 1);
+  CU_CHECK(cuMemcpy3D(&copy));
   CUDA_RESOURCE_DESC resource{};
   resource.resType = CU_RESOURCE_TYPE_ARRAY;
   resource.res.array.hArray = array;
@@ -198,7 +201,8 @@ bool DeviceLaunch::place_image(const Arg& arg, uint64_t* bits)
     mode = k_address[spec.address];
   }
   texture_desc.filterMode = spec.filter == 0 ? CU_TR_FILTER_MODE_POINT : CU_TR_FILTER_MODE_LINEAR;
-  texture_desc.flags = spec.normalized ? CU_TRSF_NORMALIZED_COORDINATES : 0;
+  texture_desc.flags = (spec.normalized ? CU_TRSF_NORMALIZED_COORDINATES : 0) |
+                      (spec.read_integer ? CU_TRSF_READ_AS_INTEGER : 0);
   CUtexObject texture = 0;
   CU_CHECK(cuTexObjectCreate(&texture, &resource, &texture_desc, nullptr));
   m_textures.push_back(texture);
