@@ -63,6 +63,15 @@ llvm::Value* mul_high(Builder& b, llvm::Value* x, llvm::Value* y, bool is_signed
 Expected<void> lower_int_mul(FunctionTranslator& t, const ptx::Instruction& instruction,
                              PtxType type, bool mad)
 {
+  static constexpr std::string_view k_known[] = {"lo", "hi", "wide", "u16", "u32", "u64",
+                                                 "s16", "s32", "s64", "b16", "b32", "b64"};
+  TRY(known_modifiers(t, instruction, k_known));
+  TRY(one_type(t, instruction));
+  if (int{has_modifier(instruction, "lo")} + int{has_modifier(instruction, "hi")} +
+          int{has_modifier(instruction, "wide")} > 1 ||
+      (has_modifier(instruction, "wide") && type.bits == 64)) {
+    return std::unexpected(t.unsupported(instruction));
+  }
   TRY_ASSIGN(Operands in, sources(t, instruction, mad ? 3 : 2, type));
   Builder& b = t.builder();
   llvm::Value* x = in.values[0];
@@ -113,6 +122,9 @@ Expected<void> lower_mul24(FunctionTranslator& t, const ptx::Instruction& instru
   if (sat && !(mad && hi && type.is_signed())) {
     return std::unexpected(t.error(instruction, ".sat is only mad24.hi.sat.s32"));
   }
+  static constexpr std::string_view k_known[] = {"lo", "hi", "sat", "u32", "s32"};
+  TRY(known_modifiers(t, instruction, k_known));
+  TRY(one_type(t, instruction));
   TRY_ASSIGN(Operands in, sources(t, instruction, mad ? 3 : 2, type));
   Builder& b = t.builder();
   llvm::Type* i64 = b.getInt64Ty();
@@ -158,6 +170,9 @@ llvm::Value* divide(Builder& b, llvm::Value* x, llvm::Value* y, bool is_signed, 
 // arithmetic modulo 2^n.
 Expected<void> lower_sad(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
+  static constexpr std::string_view k_known[] = {"u16", "u32", "u64", "s16", "s32", "s64"};
+  TRY(known_modifiers(t, instruction, k_known));
+  TRY(one_type(t, instruction));
   TRY_ASSIGN(PtxType type, last_type(t, instruction));
   if (type.is_float() || type.kind == PtxType::Kind::pred) {
     return std::unexpected(t.unsupported(instruction));
@@ -189,6 +204,11 @@ llvm::Value* shift(Builder& b, llvm::Value* x, llvm::Value* amount, bool left, b
 
 Expected<void> lower_shift(FunctionTranslator& t, const ptx::Instruction& instruction, bool left)
 {
+  // shl ignores the signedness of a .u/.s type (the same bits); shr.s is arithmetic.
+  static constexpr std::string_view k_known[] = {"b16", "b32", "b64", "u16", "u32",
+                                                 "u64", "s16", "s32", "s64"};
+  TRY(known_modifiers(t, instruction, k_known));
+  TRY(one_type(t, instruction));
   TRY(expect_operands(t, instruction, 3));
   TRY_ASSIGN(PtxType type, last_type(t, instruction));
   TRY_ASSIGN(llvm::Value * x, t.read(instruction.operands[1], type));
@@ -205,6 +225,25 @@ Expected<void> lower_shl(FunctionTranslator& t, const ptx::Instruction& instruct
 Expected<void> lower_shr(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
   return lower_shift(t, instruction, false);
+}
+
+// The modifiers the integer forms implement: one type, .sat on add/sub (.s32) and .relu on
+// min/max (.s32). Everything else (a rounding mode, .ftz, a packed .u16x2, a second type) is
+// "unsupported" rather than ignored.
+Expected<void> integer_modifiers(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  static constexpr std::string_view k_types[] = {"b16", "b32", "b64", "u16", "u32", "u64",
+                                                 "s16", "s32", "s64", "pred"};
+  const std::string& op = instruction.opcode;
+  for (const std::string& modifier : instruction.modifiers) {
+    bool known = std::find(std::begin(k_types), std::end(k_types), modifier) != std::end(k_types) ||
+                 (modifier == "sat" && (op == "add" || op == "sub")) ||
+                 (modifier == "relu" && (op == "min" || op == "max"));
+    if (!known) {
+      return std::unexpected(t.unsupported(instruction));
+    }
+  }
+  return one_type(t, instruction);
 }
 
 // add, sub, mul, mad, div, rem, abs, neg, min, max and the bitwise operations on integers (and
@@ -224,13 +263,15 @@ Expected<void> lower_integer(FunctionTranslator& t, const ptx::Instruction& inst
       std::end(k_integer_ops)) {
     return std::unexpected(t.unsupported(instruction));
   }
+  TRY(integer_modifiers(t, instruction));
   bool unary = op == "abs" || op == "neg" || op == "not" || op == "cnot" || op == "popc" ||
                op == "clz" || op == "brev";
   TRY_ASSIGN(Operands in, sources(t, instruction, unary ? 1 : 2, type));
   llvm::Value* x = in.values[0];
   llvm::Value* y = unary ? nullptr : in.values[1];
   bool sat = has_modifier(instruction, "sat");
-  if (sat && !type.is_signed()) {
+  bool relu = has_modifier(instruction, "relu");
+  if ((sat || relu) && !type.is_signed()) {
     return std::unexpected(t.unsupported(instruction));
   }
   llvm::Value* result = nullptr;
@@ -247,6 +288,10 @@ Expected<void> lower_integer(FunctionTranslator& t, const ptx::Instruction& inst
                                          : (type.is_signed() ? llvm::Intrinsic::smax
                                                              : llvm::Intrinsic::umax);
     result = b.CreateBinaryIntrinsic(id, x, y);
+    if (relu) { // min/max.relu.s32: a negative result becomes 0 (PTX ISA, integer min/max)
+      result = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, result,
+                                       llvm::ConstantInt::get(result->getType(), 0));
+    }
   } else if (op == "and") {
     result = b.CreateAnd(x, y);
   } else if (op == "or") {
@@ -299,6 +344,9 @@ Expected<void> lower_arith(FunctionTranslator& t, const ptx::Instruction& instru
 // bfe.type d, a, pos, len (pos and len are the low 8 bits of their operands).
 Expected<void> lower_bfe(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
+  static constexpr std::string_view k_known[] = {"u32", "u64", "s32", "s64"};
+  TRY(known_modifiers(t, instruction, k_known));
+  TRY(one_type(t, instruction));
   TRY(expect_operands(t, instruction, 4));
   TRY_ASSIGN(PtxType type, last_type(t, instruction));
   Builder& b = t.builder();
@@ -326,6 +374,9 @@ Expected<void> lower_bfe(FunctionTranslator& t, const ptx::Instruction& instruct
 // bfi.type f, a, b, pos, len: b with bits [pos, pos+len) taken from a's low bits.
 Expected<void> lower_bfi(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
+  static constexpr std::string_view k_known[] = {"b32", "b64"};
+  TRY(known_modifiers(t, instruction, k_known));
+  TRY(one_type(t, instruction));
   TRY(expect_operands(t, instruction, 5));
   TRY_ASSIGN(PtxType type, last_type(t, instruction));
   Builder& b = t.builder();

@@ -43,6 +43,11 @@ llvm::Value* prmt_index(Builder& b, std::string_view mode, llvm::Value* c, int i
 
 Expected<void> lower_prmt(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
+  static constexpr std::string_view k_known[] = {"b32", "f4e", "b4e", "rc8", "ecl", "ecr", "rc16"};
+  TRY(known_modifiers(t, instruction, k_known));
+  if (instruction.modifiers.size() > 2) {
+    return std::unexpected(t.unsupported(instruction)); // two modes
+  }
   TRY(expect_operands(t, instruction, 4));
   Builder& b = t.builder();
   std::string_view mode;
@@ -76,6 +81,9 @@ Expected<void> lower_prmt(FunctionTranslator& t, const ptx::Instruction& instruc
 // lop3.b32 d, a, b, c, lut: bit i of lut is the result for (a, b, c) = (i>>2 & 1, i>>1 & 1, i & 1).
 Expected<void> lower_lop3(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
+  // lop3.{and,or}.b32 d|p, a, b, c, lut, q (PTX 8.2) also writes a predicate: not implemented.
+  static constexpr std::string_view k_known[] = {"b32"};
+  TRY(known_modifiers(t, instruction, k_known));
   TRY(expect_operands(t, instruction, 5));
   Builder& b = t.builder();
   llvm::Value* in[3] = {nullptr, nullptr, nullptr};
@@ -105,15 +113,22 @@ Expected<void> lower_lop3(FunctionTranslator& t, const ptx::Instruction& instruc
 // shf.{l,r}.{wrap,clamp}.b32 d, a, b, c: the funnel {b:a} shifted by c.
 Expected<void> lower_shf(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
+  // PTX requires .b32 and one direction and one mode; shf.{l,r}.b32 without a mode is not PTX.
+  static constexpr std::string_view k_known[] = {"l", "r", "wrap", "clamp", "b32"};
+  TRY(known_modifiers(t, instruction, k_known));
+  bool left = has_modifier(instruction, "l");
+  bool clamp = has_modifier(instruction, "clamp");
+  if (left == has_modifier(instruction, "r") || clamp == has_modifier(instruction, "wrap")) {
+    return std::unexpected(t.unsupported(instruction));
+  }
   TRY(expect_operands(t, instruction, 4));
   Builder& b = t.builder();
-  bool left = has_modifier(instruction, "l");
   TRY_ASSIGN(llvm::Value * low, t.read(instruction.operands[1], u32_type()));
   TRY_ASSIGN(llvm::Value * high, t.read(instruction.operands[2], u32_type()));
   TRY_ASSIGN(llvm::Value * amount, t.read(instruction.operands[3], u32_type()));
   llvm::Value* result = b.CreateIntrinsic(left ? llvm::Intrinsic::fshl : llvm::Intrinsic::fshr,
                                           {b.getInt32Ty()}, {high, low, amount});
-  if (has_modifier(instruction, "clamp")) {
+  if (clamp) {
     llvm::Value* full = b.CreateICmpUGE(amount, b.getInt32(32));
     result = b.CreateSelect(full, left ? low : high, result);
   }
@@ -123,6 +138,9 @@ Expected<void> lower_shf(FunctionTranslator& t, const ptx::Instruction& instruct
 // bfind{.shiftamt}.type d, a: the position of the most significant non-sign bit, or all ones.
 Expected<void> lower_bfind(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
+  static constexpr std::string_view k_known[] = {"shiftamt", "u32", "u64", "s32", "s64"};
+  TRY(known_modifiers(t, instruction, k_known));
+  TRY(one_type(t, instruction));
   TRY(expect_operands(t, instruction, 2));
   TRY_ASSIGN(PtxType type, last_type(t, instruction));
   Builder& b = t.builder();
@@ -174,6 +192,12 @@ Expected<void> lower_dot(FunctionTranslator& t, const ptx::Instruction& instruct
     return std::unexpected(t.error(instruction, four ? "dp4a takes .atype.btype, each .u32 or .s32"
                                                      : "dp2a takes .lo or .hi, then .atype.btype, "
                                                        "each .u32 or .s32"));
+  }
+  // Exactly the mode and the two types: a third type would have been ignored.
+  static constexpr std::string_view k_known[] = {"lo", "hi", "u32", "s32"};
+  TRY(known_modifiers(t, instruction, k_known));
+  if (instruction.modifiers.size() != (four ? 2U : 3U)) {
+    return std::unexpected(t.unsupported(instruction));
   }
   Builder& b = t.builder();
   TRY_ASSIGN(llvm::Value * a, t.read(instruction.operands[1], u32_type()));

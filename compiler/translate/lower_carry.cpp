@@ -42,6 +42,10 @@ Expected<PtxType> carry_type(FunctionTranslator& t, const ptx::Instruction& inst
     std::string message = instruction.opcode + " with a carry takes .u32, .s32, .u64 or .s64";
     return std::unexpected(t.error(instruction, message));
   }
+  static constexpr std::string_view k_known[] = {"cc", "lo", "hi", "u32", "s32", "u64", "s64",
+                                                 "sat", "wide"}; // .sat, .wide: rejected below
+  TRY(known_modifiers(t, instruction, k_known));
+  TRY(one_type(t, instruction));
   if (has_modifier(instruction, "sat") || has_modifier(instruction, "wide") ||
       (!form.multiply && (has_modifier(instruction, "lo") || has_modifier(instruction, "hi")))) {
     return std::unexpected(t.unsupported(instruction));

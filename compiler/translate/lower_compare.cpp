@@ -50,6 +50,30 @@ std::optional<Predicate> int_predicate(std::string_view op, bool is_signed)
   return std::nullopt;
 }
 
+// The modifiers setp and set implement: a compare operator, .and/.or/.xor, .ftz, and scalar types.
+// The packed .f16x2/.bf16x2 forms compare each half into its own predicate (setp p|q) or half
+// (set): read as one 32-bit integer they would be compared as integers, so they are
+// "unsupported". `types` is how many type modifiers the form has (setp 1, set 2).
+Expected<void> compare_modifiers(FunctionTranslator& t, const ptx::Instruction& instruction,
+                                 size_t types)
+{
+  static constexpr std::string_view k_known[] = {
+      "eq",  "ne",  "lt",  "le",  "gt",  "ge",  "lo",  "ls",  "hi",  "hs",  "equ", "neu",
+      "ltu", "leu", "gtu", "geu", "num", "nan", "and", "or",  "xor", "ftz", "b16", "b32",
+      "b64", "u16", "u32", "u64", "s16", "s32", "s64", "f16", "bf16", "f32", "f64"};
+  TRY(known_modifiers(t, instruction, k_known));
+  size_t count = 0;
+  size_t combiners = 0;
+  for (const std::string& modifier : instruction.modifiers) {
+    count += parse_type(modifier) ? 1 : 0;
+    combiners += modifier == "and" || modifier == "or" || modifier == "xor" ? 1 : 0;
+  }
+  if (count != types || combiners > 1) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  return {};
+}
+
 // The comparison of operands 1 and 2 as the instruction's compare operator and source type.
 Expected<llvm::Value*> compare(FunctionTranslator& t, const ptx::Instruction& instruction,
                                PtxType type, size_t first)
@@ -108,6 +132,7 @@ Expected<void> lower_setp(FunctionTranslator& t, const ptx::Instruction& instruc
   if (instruction.operands.size() != 3 && instruction.operands.size() != 4) {
     return std::unexpected(t.error(instruction, "setp takes 3 or 4 operands"));
   }
+  TRY(compare_modifiers(t, instruction, 1));
   TRY_ASSIGN(PtxType type, last_type(t, instruction));
   TRY_ASSIGN(llvm::Value * result, compare(t, instruction, type, 1));
   const ptx::Operand& target = instruction.operands[0];
@@ -126,20 +151,29 @@ Expected<void> lower_set(FunctionTranslator& t, const ptx::Instruction& instruct
   if (instruction.operands.size() != 3 && instruction.operands.size() != 4) {
     return std::unexpected(t.error(instruction, "set takes 3 or 4 operands"));
   }
+  TRY(compare_modifiers(t, instruction, 2));
   TRY_ASSIGN(auto types, two_types(t, instruction));
   auto [to, from] = types;
   TRY_ASSIGN(llvm::Value * result, compare(t, instruction, from, 1));
   TRY_ASSIGN(result, combine(t, instruction, result, 3));
   Builder& b = t.builder();
   llvm::Type* type = llvm_type(t.context(), to);
-  llvm::Value* yes = to.is_float() ? llvm::ConstantFP::get(type, 1.0)
-                                   : llvm::ConstantInt::getAllOnesValue(type);
+  // 1.0 in the destination format: f16 and bf16 travel as their bits (0x3c00, 0x3f80).
+  llvm::Value* yes = !to.is_float()    ? llvm::ConstantInt::getAllOnesValue(type)
+                     : to.bits == 16 ? b.getInt16(to.bf16 ? 0x3f80 : 0x3c00)
+                                     : llvm::ConstantFP::get(type, 1.0);
   return t.write(instruction.operands[0],
                  b.CreateSelect(result, yes, llvm::Constant::getNullValue(type)), to);
 }
 
 Expected<void> lower_selp(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
+  // A selection moves bits, so any one scalar type (f16x2 as its 32 bits) is exact.
+  static constexpr std::string_view k_known[] = {"b16", "b32", "b64", "u16", "u32", "u64",
+                                                 "s16", "s32", "s64", "f16", "bf16", "f16x2",
+                                                 "bf16x2", "f32", "f64"};
+  TRY(known_modifiers(t, instruction, k_known));
+  TRY(one_type(t, instruction));
   TRY(expect_operands(t, instruction, 4));
   TRY_ASSIGN(PtxType type, last_type(t, instruction));
   TRY_ASSIGN(llvm::Value * a, t.read(instruction.operands[1], type));
@@ -151,9 +185,21 @@ Expected<void> lower_selp(FunctionTranslator& t, const ptx::Instruction& instruc
 // slct.dtype.s32 d, a, b, c: c >= 0 ? a : b (slct{.ftz}.dtype.f32 compares a float c).
 Expected<void> lower_slct(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
+  static constexpr std::string_view k_known[] = {"ftz", "b16", "b32", "b64", "u16", "u32", "u64",
+                                                 "s16", "s32", "s64", "f32", "f64"};
+  TRY(known_modifiers(t, instruction, k_known));
   TRY(expect_operands(t, instruction, 4));
   TRY_ASSIGN(auto types, two_types(t, instruction));
   auto [to, selector] = types;
+  size_t count = 0;
+  for (const std::string& modifier : instruction.modifiers) {
+    count += parse_type(modifier) ? 1 : 0;
+  }
+  bool selector_ok = selector == PtxType{PtxType::Kind::signed_int, 32, false} ||
+                     selector == f32_type();
+  if (count != 2 || !selector_ok) {
+    return std::unexpected(t.unsupported(instruction)); // PTX: c is .s32 or .f32
+  }
   Builder& b = t.builder();
   TRY_ASSIGN(llvm::Value * a, t.read(instruction.operands[1], to));
   TRY_ASSIGN(llvm::Value * bb, t.read(instruction.operands[2], to));

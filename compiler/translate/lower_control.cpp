@@ -12,8 +12,12 @@ namespace d4r::compiler::translate {
 
 namespace {
 
+// .uni asserts that the branch (call, return) is non-divergent: a performance hint.
+constexpr std::string_view k_uniform[] = {"uni"};
+
 Expected<void> lower_bra(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
+  TRY(known_modifiers(t, instruction, k_uniform));
   TRY(expect_operands(t, instruction, 1));
   const ptx::Operand& target = instruction.operands.front();
   llvm::BasicBlock* block = t.label(target.text);
@@ -26,6 +30,7 @@ Expected<void> lower_bra(FunctionTranslator& t, const ptx::Instruction& instruct
 
 Expected<void> lower_ret(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
+  TRY(known_modifiers(t, instruction, k_uniform));
   TRY(expect_operands(t, instruction, 0));
   t.emit_return();
   return {};
@@ -33,6 +38,7 @@ Expected<void> lower_ret(FunctionTranslator& t, const ptx::Instruction& instruct
 
 Expected<void> lower_exit(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
+  TRY(known_modifiers(t, instruction, {}));
   TRY(expect_operands(t, instruction, 0));
   if (!t.is_kernel()) {
     return std::unexpected(t.unsupported(instruction));
@@ -43,6 +49,7 @@ Expected<void> lower_exit(FunctionTranslator& t, const ptx::Instruction& instruc
 
 Expected<void> lower_trap(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
+  TRY(known_modifiers(t, instruction, {}));
   TRY(expect_operands(t, instruction, 0));
   t.hooks().trap(t.env(), t.next_site());
   return {};
@@ -93,6 +100,7 @@ Expected<void> store_result(FunctionTranslator& t, const ptx::Instruction& instr
 
 Expected<void> lower_call(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
+  TRY(known_modifiers(t, instruction, k_uniform));
   const std::vector<ptx::Operand>& operands = instruction.operands;
   size_t at = 0;
   const ptx::Operand* results = nullptr;

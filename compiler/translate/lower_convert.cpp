@@ -13,6 +13,8 @@
 
 #include <llvm/IR/Intrinsics.h>
 
+#include <algorithm>
+
 namespace d4r::compiler::translate {
 
 namespace {
@@ -47,6 +49,13 @@ PtxType bits_type(int bits)
 
 Expected<void> lower_mov(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
+  // mov moves bits: one type and nothing else.
+  for (const std::string& modifier : instruction.modifiers) {
+    if (!parse_type(modifier)) {
+      return std::unexpected(t.unsupported(instruction));
+    }
+  }
+  TRY(one_type(t, instruction));
   TRY(expect_operands(t, instruction, 2));
   TRY_ASSIGN(PtxType type, last_type(t, instruction));
   llvm::IRBuilder<>& b = t.builder();
@@ -88,11 +97,15 @@ Expected<void> lower_mov(FunctionTranslator& t, const ptx::Instruction& instruct
 
 Expected<void> lower_cvta(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
+  static constexpr std::string_view k_known[] = {"to", "global", "shared", "shared::cta", "local",
+                                                 "const", "param", "u32", "u64"};
+  TRY(known_modifiers(t, instruction, k_known));
+  TRY(one_type(t, instruction));
   TRY(expect_operands(t, instruction, 2));
   TRY_ASSIGN(PtxType type, last_type(t, instruction));
   bool to = has_modifier(instruction, "to");
   Space space = Space::global;
-  if (has_modifier(instruction, "shared")) {
+  if (has_modifier(instruction, "shared") || has_modifier(instruction, "shared::cta")) {
     space = Space::shared;
   } else if (has_modifier(instruction, "local")) {
     space = Space::local;
@@ -249,6 +262,20 @@ Expected<llvm::Value*> float_to_float(FunctionTranslator& t, const ptx::Instruct
                           {value, t.i32(mode), t.i32(ftz), t.i32(sat)});
   }
   if (from.bits == 32 && to.bits == 16) {
+    // cvt.frnd2{.relu}{.satfinite}.{f16,bf16}.f32: .relu makes a negative result (and -0) +0,
+    // .satfinite clamps to the largest finite value (the support library's _ex conversions,
+    // which the packed f16x2/bf16x2 forms use too).
+    int relu = has_modifier(instruction, "relu");
+    int satfinite = has_modifier(instruction, "satfinite");
+    if ((relu != 0 || satfinite != 0) && to.bf16) {
+      return t.call_support("__d4r_ptx_cvt_bf16_f32_ex", b.getInt16Ty(),
+                            {value, t.i32(mode), t.i32(sat), t.i32(relu), t.i32(satfinite)});
+    }
+    if (relu != 0 || satfinite != 0) {
+      return t.call_support("__d4r_ptx_cvt_f16_f32_ex", b.getInt16Ty(),
+                            {value, t.i32(mode), t.i32(ftz), t.i32(sat), t.i32(relu),
+                             t.i32(satfinite)});
+    }
     if (to.bf16) {
       return t.call_support("__d4r_ptx_cvt_bf16_f32", b.getInt16Ty(),
                             {value, t.i32(mode), t.i32(sat)});
@@ -273,6 +300,28 @@ Expected<llvm::Value*> float_to_float(FunctionTranslator& t, const ptx::Instruct
     return t.call_support("__d4r_ptx_cvt_f64_f16", f64, {value, t.i32(sat)});
   }
   return std::unexpected(t.unsupported(instruction));
+}
+
+// The modifiers of the scalar cvt forms: the rounding modes (.rna only exists for .tf32), .ftz,
+// .sat, .relu/.satfinite (f32 -> f16/bf16 only) and exactly two types. A rounding modifier the
+// conversion does not use is harmless: int -> int and f32 -> f64 are exact whatever the mode.
+Expected<void> cvt_modifiers(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  static constexpr std::string_view k_known[] = {
+      "rn",  "rz",  "rm",  "rp",  "rni", "rzi", "rmi", "rpi", "ftz", "sat", "relu",
+      "satfinite", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f16", "bf16",
+      "f32", "f64"};
+  TRY(known_modifiers(t, instruction, k_known));
+  size_t types = 0;
+  size_t modes = 0;
+  for (const std::string& modifier : instruction.modifiers) {
+    types += parse_type(modifier) ? 1 : 0;
+    modes += modifier.size() >= 2 && modifier[0] == 'r' && modifier != "relu" ? 1 : 0;
+  }
+  if (types != 2 || modes > 1) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  return {};
 }
 
 bool names_fp8(const ptx::Instruction& instruction)
@@ -317,14 +366,27 @@ Expected<void> lower_cvt(FunctionTranslator& t, const ptx::Instruction& instruct
     return lower_cvt_fp8(t, instruction); // lower_fp8.cpp
   }
   if (has_modifier(instruction, "f16x2") || has_modifier(instruction, "bf16x2")) {
-    if (instruction.operands.size() == 3 && has_modifier(instruction, "f32")) {
+    static constexpr std::string_view k_pack[] = {"rn", "rz", "relu", "satfinite", "f16x2",
+                                                  "bf16x2", "f32"};
+    TRY(known_modifiers(t, instruction, k_pack));
+    bool one_destination = has_modifier(instruction, "f16x2") != has_modifier(instruction, "bf16x2");
+    size_t f32s = static_cast<size_t>(
+        std::count(instruction.modifiers.begin(), instruction.modifiers.end(), "f32"));
+    if (instruction.operands.size() == 3 && one_destination && f32s == 1 &&
+        instruction.modifiers.back() == "f32" && rounding_mode(instruction) >= 0) {
       return lower_cvt_pack(t, instruction, has_modifier(instruction, "bf16x2"));
     }
     return std::unexpected(t.unsupported(instruction));
   }
+  TRY(cvt_modifiers(t, instruction));
   TRY(expect_operands(t, instruction, 2));
   TRY_ASSIGN(auto types, two_types(t, instruction));
   auto [to, from] = types;
+  bool narrows_f32 = from == f32_type() && to.is_float() && to.bits == 16;
+  if ((has_modifier(instruction, "relu") || has_modifier(instruction, "satfinite")) &&
+      !narrows_f32) {
+    return std::unexpected(t.unsupported(instruction));
+  }
   TRY_ASSIGN(llvm::Value * value, t.read(instruction.operands[1], from));
   llvm::Value* result = nullptr;
   if (!from.is_float() && !to.is_float()) {

@@ -13,6 +13,8 @@
 
 #include <llvm/IR/Intrinsics.h>
 
+#include <algorithm>
+
 namespace d4r::compiler::translate {
 
 namespace {
@@ -109,17 +111,28 @@ Expected<llvm::Value*> half_arith(FunctionTranslator& t, const ptx::Instruction&
                                   const std::string& name, const FloatOp& op)
 {
   std::string callee = "__d4r_ptx_" + name + (op.type.bf16 ? "_bf16" : "_f16");
-  std::vector<llvm::Value*> args = op.in;
-  args.push_back(t.i32(static_cast<uint32_t>(op.mode)));
-  if (!op.type.bf16) {
-    args.push_back(t.i32(op.ftz));
-    args.push_back(t.i32(op.sat));
-  } else if (name == "fma") {
-    args.push_back(t.i32(has_modifier(instruction, "relu")));
-  } else if (op.sat || op.ftz) {
+  bool relu = has_modifier(instruction, "relu");
+  if ((relu && (name != "fma" || op.sat)) || (op.type.bf16 && (op.sat || op.ftz))) {
     return std::unexpected(t.unsupported(instruction));
   }
-  return t.call_support(callee, t.builder().getInt16Ty(), args);
+  std::vector<llvm::Value*> args = op.in;
+  args.push_back(t.i32(static_cast<uint32_t>(op.mode)));
+  if (op.type.bf16) {
+    args.push_back(t.i32(name == "fma" && relu));
+    return t.call_support(callee, t.builder().getInt16Ty(), args);
+  }
+  args.push_back(t.i32(op.ftz));
+  args.push_back(t.i32(op.sat));
+  llvm::Value* result = t.call_support(callee, t.builder().getInt16Ty(), args);
+  if (!relu) {
+    return result;
+  }
+  // fma.relu.f16: a negative result (-0 and -inf included) becomes +0; the canonical NaN 0x7fff
+  // has a clear sign and stays (PTX ISA, fma; the support library's bf16 .relu is the same rule).
+  Builder& b = t.builder();
+  llvm::Value* negative = b.CreateICmpSLT(result, b.getInt16(0));
+  llvm::Value* not_nan = b.CreateICmpULE(b.CreateAnd(result, 0x7fff), b.getInt16(0x7c00));
+  return b.CreateSelect(b.CreateAnd(negative, not_nan), b.getInt16(0), result);
 }
 
 // div, rcp, sqrt, rsqrt and the .approx transcendental functions.
@@ -138,7 +151,16 @@ Expected<llvm::Value*> special(FunctionTranslator& t, const ptx::Instruction& in
       return t.call_support("__d4r_ptx_rcp_approx_ftz_f64", type, {op.in[0]});
     }
     if (f64 && name == "rsqrt") {
-      return t.call_support("__d4r_ptx_rsqrt_approx_f64", type, {op.in[0]});
+      // rsqrt.approx.ftz.f64 flushes a subnormal input to a zero of its sign (result +-inf); its
+      // result is never subnormal (rsqrt(DBL_MAX) ~ 7.5e-155).
+      llvm::Value* x = op.in[0];
+      if (op.ftz) {
+        x = b.CreateSelect(b.createIsFPClass(x, llvm::fcSubnormal),
+                           b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign,
+                                                   llvm::ConstantFP::get(type, 0.0), x),
+                           x);
+      }
+      return t.call_support("__d4r_ptx_rsqrt_approx_f64", type, {x});
     }
     if (f64) {
       return std::unexpected(t.unsupported(instruction));
@@ -210,6 +232,9 @@ Expected<llvm::Value*> min_max(FunctionTranslator& t, const ptx::Instruction& in
   const std::string& name = instruction.opcode;
   llvm::Type* type = op.in[0]->getType();
   if (op.type.bits == 64) {
+    if (has_modifier(instruction, "NaN") || has_modifier(instruction, "xorsign")) {
+      return std::unexpected(t.unsupported(instruction)); // f32-only forms
+    }
     return t.call_support("__d4r_ptx_" + name + "_f64", type, {op.in[0], op.in[1]});
   }
   if (has_modifier(instruction, "xorsign") || has_modifier(instruction, "abs")) {
@@ -217,6 +242,49 @@ Expected<llvm::Value*> min_max(FunctionTranslator& t, const ptx::Instruction& in
   }
   return t.call_support("__d4r_ptx_" + name + "_f32", type,
                         {op.in[0], op.in[1], t.i32(op.ftz), t.i32(has_modifier(instruction, "NaN"))});
+}
+
+// The modifiers each float opcode implements (every one is read above or in the support library),
+// besides its one type. Anything else (.relu on f32, .oob, .xorsign, .rna, a second type as in the
+// mixed-precision add.f32.f16) is "unsupported".
+Expected<void> float_modifiers(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  struct Known {
+    std::string_view opcodes;
+    std::string_view modifiers;
+  };
+  static constexpr Known k_known[] = {
+      {" add sub mul ", " rn rz rm rp ftz sat "},
+      {" fma mad ", " rn rz rm rp ftz sat relu "},
+      {" div ", " approx full rn rz rm rp ftz "},
+      {" rcp sqrt ", " approx rn rz rm rp ftz "},
+      {" rsqrt ex2 lg2 sin cos ", " approx ftz "},
+      {" tanh ", " approx "},
+      {" abs neg ", " ftz "},
+      {" min max ", " ftz NaN xorsign abs "}, // .xorsign.abs: rejected by min_max
+      {" copysign ", " "},
+      {" testp ", " finite infinite number notanumber normal subnormal "},
+  };
+  static constexpr std::string_view k_types[] = {"f32", "f64", "f16", "bf16", "f16x2", "bf16x2"};
+  std::string_view allowed;
+  for (const Known& known : k_known) {
+    if (known.opcodes.find(" " + instruction.opcode + " ") != std::string_view::npos) {
+      allowed = known.modifiers;
+    }
+  }
+  for (const std::string& modifier : instruction.modifiers) {
+    bool type = std::find(std::begin(k_types), std::end(k_types), modifier) != std::end(k_types);
+    if (!type && allowed.find(" " + modifier + " ") == std::string_view::npos) {
+      return std::unexpected(t.unsupported(instruction));
+    }
+  }
+  TRY(one_type(t, instruction));
+  bool relu = has_modifier(instruction, "relu");
+  TRY_ASSIGN(PtxType type, last_type(t, instruction));
+  if (relu && type.bits != 16 && !has_packed_type(instruction)) {
+    return std::unexpected(t.unsupported(instruction)); // .relu is an f16/bf16 form
+  }
+  return {};
 }
 
 } // namespace
@@ -229,6 +297,7 @@ Expected<void> lower_packed_half(FunctionTranslator& t, const ptx::Instruction& 
       !(name == "add" || name == "sub" || name == "mul" || name == "fma")) {
     return std::unexpected(t.unsupported(instruction));
   }
+  TRY(float_modifiers(t, instruction));
   size_t count = name == "fma" ? 3 : 2;
   PtxType bits32{PtxType::Kind::bits, 32, false};
   TRY_ASSIGN(FloatOp packed, read_sources(t, instruction, bits32, count));
@@ -252,6 +321,7 @@ Expected<void> lower_float(FunctionTranslator& t, const ptx::Instruction& instru
 {
   const std::string& name = instruction.opcode;
   Builder& b = t.builder();
+  TRY(float_modifiers(t, instruction));
   if (name == "testp") {
     return lower_testp(t, instruction, type);
   }

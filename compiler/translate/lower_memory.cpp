@@ -23,7 +23,8 @@ Space space_of(const ptx::Instruction& instruction)
 {
   static constexpr std::pair<std::string_view, Space> k_spaces[] = {
       {"global", Space::global}, {"const", Space::constant}, {"local", Space::local},
-      {"shared", Space::shared}, {"param", Space::param}};
+      {"shared", Space::shared}, {"shared::cta", Space::shared}, {"param", Space::param},
+      {"param::entry", Space::param}, {"param::func", Space::param}};
   for (const std::string& modifier : instruction.modifiers) {
     for (const auto& [name, space] : k_spaces) {
       if (modifier == name) {
@@ -85,6 +86,39 @@ std::vector<ptx::Operand> elements_of(const ptx::Operand& operand)
   return {operand};
 }
 
+// The modifiers ld, ldu and st implement or may ignore, besides one type:
+//   - the state spaces (.shared::cta is .shared; .param::entry and .param::func are .param, the
+//     kernel's or the function's parameters as the plain form means in each; .shared::cluster and
+//     the other qualified spaces are not listed, so they are "unsupported" rather than generic);
+//   - .v2/.v4/.v8, .volatile, .weak, .relaxed/.acquire (ld) and .release (st) with a scope, .mmio
+//     not included (one access to an I/O location: no target here has one);
+//   - ld.global.nc and ldu: a plain load; PTX requires the data to be read-only for the kernel, so
+//     the non-coherent path cannot give another value;
+//   - cache operators and eviction priorities (.ca .cg .cs .lu .cv .wb .wt, .L1::evict_*,
+//     .L1::no_allocate, .L2::evict_*, .L2::64B/128B/256B): performance hints that never change
+//     the value read or written. .L2::cache_hint takes an extra operand and is not listed.
+constexpr std::string_view k_access_modifiers[] = {
+    "global", "const", "local", "shared", "shared::cta", "param", "param::entry", "param::func",
+    "v2", "v4", "v8", "volatile", "weak", "relaxed", "acquire", "release", "cta", "gpu", "sys",
+    "cluster", "nc", "ca", "cg",
+    "cs", "lu", "cv", "wb", "wt", "L1::evict_normal", "L1::evict_unchanged", "L1::evict_first",
+    "L1::evict_last", "L1::no_allocate", "L2::evict_normal", "L2::evict_first", "L2::evict_last",
+    "L2::64B", "L2::128B", "L2::256B", "b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8",
+    "s16", "s32", "s64", "f16", "bf16", "f16x2", "bf16x2", "f32", "f64"};
+
+// Before the operands are counted: .L2::cache_hint's extra operand is "unsupported", not an error.
+Expected<void> access_modifiers(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  TRY(known_modifiers(t, instruction, k_access_modifiers));
+  TRY(one_type(t, instruction));
+  bool load = instruction.opcode != "st";
+  if ((load && has_modifier(instruction, "release")) ||
+      (!load && (has_modifier(instruction, "acquire") || has_modifier(instruction, "nc")))) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  return {};
+}
+
 Expected<void> check_access(FunctionTranslator& t, const ptx::Instruction& instruction,
                             const ptx::Operand& values, int width, PtxType type)
 {
@@ -111,6 +145,7 @@ void set_ordering(FunctionTranslator& t, const ptx::Instruction& instruction,
 
 Expected<void> lower_ld(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
+  TRY(access_modifiers(t, instruction));
   TRY(expect_operands(t, instruction, 2));
   TRY_ASSIGN(PtxType type, last_type(t, instruction));
   int width = vector_width(instruction);
@@ -146,6 +181,7 @@ Expected<void> lower_ld(FunctionTranslator& t, const ptx::Instruction& instructi
 
 Expected<void> lower_st(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
+  TRY(access_modifiers(t, instruction));
   TRY(expect_operands(t, instruction, 2));
   TRY_ASSIGN(PtxType type, last_type(t, instruction));
   int width = vector_width(instruction);
@@ -309,9 +345,34 @@ Expected<llvm::Value*> lower_half_atomic(FunctionTranslator& t, const ptx::Instr
   return atomic_add_half(t, pointer, operand, half, order);
 }
 
+// atom/red: the spaces (generic without one), the orderings and scopes (a .cluster scope is
+// widened to .gpu, which is stronger), the operations, .noftz (half types) and one type.
+// Vector atomics (.v2/.v4/.v8), .b128, .L2::cache_hint and anything else are "unsupported".
+Expected<void> atomic_modifiers(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  static constexpr std::string_view k_known[] = {
+      "global", "shared", "shared::cta", "relaxed", "acquire", "release", "acq_rel", "cta",
+      "gpu", "sys", "cluster", "add", "inc", "dec", "exch", "cas", "and", "or", "xor", "min",
+      "max", "noftz", "b32", "b64", "u32", "u64", "s32", "s64", "f32", "f64", "f16", "bf16",
+      "f16x2", "bf16x2"};
+  static constexpr std::string_view k_operations[] = {"add", "inc", "dec", "exch", "cas",
+                                                      "and", "or",  "xor", "min",  "max"};
+  TRY(known_modifiers(t, instruction, k_known));
+  TRY(one_type(t, instruction));
+  int operations = 0;
+  for (std::string_view operation : k_operations) {
+    operations += has_modifier(instruction, operation) ? 1 : 0;
+  }
+  if (operations != 1 || (has_modifier(instruction, "noftz") && !half_type(instruction))) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  return {};
+}
+
 Expected<void> lower_atomic(FunctionTranslator& t, const ptx::Instruction& instruction,
                             bool returns)
 {
+  TRY(atomic_modifiers(t, instruction));
   TRY_ASSIGN(PtxType type, last_type(t, instruction));
   bool cas = has_modifier(instruction, "cas");
   size_t at = returns ? 1 : 0;
@@ -369,7 +430,13 @@ Expected<void> lower_red(FunctionTranslator& t, const ptx::Instruction& instruct
 Expected<void> lower_membar(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
   TRY(expect_operands(t, instruction, 0));
-  if (has_modifier(instruction, "proxy")) {
+  // membar.{cta,gl,sys} and fence.{sc,acq_rel}.scope: a sequentially consistent fence at the scope
+  // (.cluster widened to .gpu), as strong as either. fence.proxy.*, fence.mbarrier_init and the
+  // .sync_restrict/.op_restrict forms order other things and are not listed.
+  static constexpr std::string_view k_known[] = {"cta", "gl", "sys", "gpu", "cluster", "sc",
+                                                 "acq_rel"};
+  TRY(known_modifiers(t, instruction, k_known));
+  if (instruction.modifiers.size() > (instruction.opcode == "fence" ? 2U : 1U)) {
     return std::unexpected(t.unsupported(instruction));
   }
   std::string_view scope = has_modifier(instruction, "gl") ? "gpu" : scope_of(instruction);
@@ -377,6 +444,8 @@ Expected<void> lower_membar(FunctionTranslator& t, const ptx::Instruction& instr
   return {};
 }
 
+// prefetch/prefetchu{.space}.level [a]: a cache hint with no effect on any value, whatever its
+// modifiers (.L1, .L2, .L2::evict_*, .tensormap), so every form is a no-op.
 Expected<void> lower_prefetch(FunctionTranslator&, const ptx::Instruction&)
 {
   return {};

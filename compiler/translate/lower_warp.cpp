@@ -160,6 +160,11 @@ Expected<void> lower_bar(FunctionTranslator& t, const ptx::Instruction& instruct
 // shfl.sync.mode.b32 d{|p}, a, b, c, membermask.
 Expected<void> lower_shfl(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
+  static constexpr std::string_view k_known[] = {"sync", "idx", "up", "down", "bfly", "b32"};
+  TRY(known_modifiers(t, instruction, k_known));
+  if (instruction.modifiers.size() != 3) {
+    return std::unexpected(t.unsupported(instruction)); // two modes, or no .b32
+  }
   TRY(expect_operands(t, instruction, 5));
   if (!has_modifier(instruction, "sync")) {
     return std::unexpected(t.unsupported(instruction));
@@ -201,7 +206,15 @@ Expected<void> lower_shfl(FunctionTranslator& t, const ptx::Instruction& instruc
 // vote.sync.mode d, {!}a, membermask (vote without .sync: the converged lanes).
 Expected<void> lower_vote(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
+  static constexpr std::string_view k_known[] = {"sync", "all", "any", "uni", "ballot", "pred",
+                                                 "b32"};
+  TRY(known_modifiers(t, instruction, k_known));
   bool sync = has_modifier(instruction, "sync");
+  int modes = int{has_modifier(instruction, "all")} + int{has_modifier(instruction, "any")} +
+              int{has_modifier(instruction, "uni")} + int{has_modifier(instruction, "ballot")};
+  if (modes != 1) {
+    return std::unexpected(t.unsupported(instruction));
+  }
   TRY(expect_operands(t, instruction, sync ? 3 : 2));
   Builder& b = t.builder();
   TRY_ASSIGN(llvm::Value * predicate, t.read(instruction.operands[1], pred_type()));
@@ -233,6 +246,8 @@ Expected<void> lower_vote(FunctionTranslator& t, const ptx::Instruction& instruc
 
 Expected<void> lower_activemask(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
+  static constexpr std::string_view k_known[] = {"b32"};
+  TRY(known_modifiers(t, instruction, k_known));
   TRY(expect_operands(t, instruction, 1));
   llvm::Value* ballot =
       t.hooks().warp_ballot(t.env(), t.next_site(), t.i32(0), t.builder().getTrue());

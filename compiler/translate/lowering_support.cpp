@@ -2,6 +2,8 @@
 
 #include <llvm/IR/Intrinsics.h>
 
+#include <algorithm>
+
 namespace d4r::compiler::translate {
 
 bool has_modifier(const ptx::Instruction& instruction, std::string_view modifier)
@@ -12,6 +14,31 @@ bool has_modifier(const ptx::Instruction& instruction, std::string_view modifier
     }
   }
   return false;
+}
+
+Expected<void> known_modifiers(FunctionTranslator& t, const ptx::Instruction& instruction,
+                               std::span<const std::string_view> known)
+{
+  for (const std::string& modifier : instruction.modifiers) {
+    if (std::find(known.begin(), known.end(), modifier) == known.end()) {
+      return std::unexpected(t.unsupported(instruction));
+    }
+  }
+  return {};
+}
+
+Expected<void> one_type(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  int types = 0;
+  for (const std::string& modifier : instruction.modifiers) {
+    if (parse_type(modifier)) {
+      ++types;
+    }
+  }
+  if (types != 1) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  return {};
 }
 
 bool has_packed_type(const ptx::Instruction& instruction)

@@ -48,6 +48,17 @@
 namespace d4r::compiler::translate {
 
 [[nodiscard]] bool has_modifier(const ptx::Instruction& instruction, std::string_view modifier);
+// "unsupported" unless every modifier of `instruction` is in `known`. A lowering lists what it
+// implements (and what it may ignore, with the reason where it declares the list), so that a
+// modifier it has never heard of (a new type, .relu, .oob, a state space such as .shared::cluster)
+// makes the kernel go to ZLUDA instead of being translated without it.
+[[nodiscard]] Expected<void> known_modifiers(FunctionTranslator& t,
+                                             const ptx::Instruction& instruction,
+                                             std::span<const std::string_view> known);
+// "unsupported" unless exactly one modifier names a type (parse_type): a mixed-precision form such
+// as add.f32.f16 would otherwise be read as its last type. Types parse_type does not know (tf32,
+// e4m3, u128, s16x2) are left to known_modifiers.
+[[nodiscard]] Expected<void> one_type(FunctionTranslator& t, const ptx::Instruction& instruction);
 // The last modifier that names a fundamental type, or an error.
 [[nodiscard]] Expected<PtxType> last_type(FunctionTranslator& t, const ptx::Instruction& instruction);
 // The two last type modifiers (cvt.DTYPE.STYPE, set.CMP.DTYPE.STYPE).
