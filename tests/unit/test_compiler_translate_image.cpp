@@ -71,47 +71,26 @@ const std::string k_rewritten =
     "  call (d0), d4r_dec_e4m3x2, (c0);\n  ld.param.b32 %r3, [d0];\n  }\n"
     "  st.global.u32 [%rd2], %r3;\n  ret;\n}\n";
 
-int count(const std::string& text, const std::string& what)
-{
-  int found = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
-    ++found;
-  }
-  return found;
-}
-
-std::string disassembly(const std::string& text, const char* target)
-{
-  Expected<Translation> translation = translate_text(text, amdgpu_options(target));
-  EXPECT_TRUE(translation.has_value()) << target << ": " << translation.error().message;
-  if (!translation) {
-    return {};
-  }
-  Expected<std::vector<std::byte>> object = code_object(*translation, target);
-  EXPECT_TRUE(object.has_value()) << target << ": " << object.error().message;
-  return object ? disassemble(*object, target) : std::string();
-}
-
 TEST(TranslateImage, HostCallsTheRuntime)
 {
   Expected<Translation> translation = translate_text(kernel_text(k_images), host_options());
   ASSERT_TRUE(translation.has_value()) << translation.error().message;
   std::string ir = ir_text(*translation->module);
-  EXPECT_EQ(count(ir, "call void @d4r_rt_tex_2d_f32("), 1) << ir;
-  EXPECT_EQ(count(ir, "call void @d4r_rt_suld_b_2d("), 3) << ir;
-  EXPECT_EQ(count(ir, "call void @d4r_rt_sust_b_2d("), 5) << ir;
-  EXPECT_EQ(count(ir, "call void @d4r_rt_sust_p_2d("), 1) << ir;
+  EXPECT_EQ(occurrences(ir, "call void @d4r_rt_tex_2d_f32("), 1) << ir;
+  EXPECT_EQ(occurrences(ir, "call void @d4r_rt_suld_b_2d("), 3) << ir;
+  EXPECT_EQ(occurrences(ir, "call void @d4r_rt_sust_b_2d("), 5) << ir;
+  EXPECT_EQ(occurrences(ir, "call void @d4r_rt_sust_p_2d("), 1) << ir;
 }
 
 TEST(TranslateImage, AmdgpuUsesImageInstructions)
 {
   for (const char* target : k_targets) {
-    std::string text = disassembly(kernel_text(k_images), target);
-    EXPECT_EQ(count(text, "image_sample_lz"), 1) << target << "\n" << text;
-    EXPECT_EQ(count(text, "image_load"), 3) << target << "\n" << text;
-    EXPECT_EQ(count(text, "image_store"), 6) << target << "\n" << text;
-    EXPECT_EQ(count(text, "image_get_resinfo"), 0) << target << "\n" << text;
-    EXPECT_EQ(count(text, "s_trap"), 0) << target << "\n" << text;
+    std::string text = amdgpu_disassembly(kernel_text(k_images), target);
+    EXPECT_EQ(occurrences(text, "image_sample_lz"), 1) << target << "\n" << text;
+    EXPECT_EQ(occurrences(text, "image_load"), 3) << target << "\n" << text;
+    EXPECT_EQ(occurrences(text, "image_store"), 6) << target << "\n" << text;
+    EXPECT_EQ(occurrences(text, "image_get_resinfo"), 0) << target << "\n" << text;
+    EXPECT_EQ(occurrences(text, "s_trap"), 0) << target << "\n" << text;
   }
 }
 
@@ -138,18 +117,18 @@ TEST(TranslateImage, AmdgpuClampMovesTheTexelInsideTheImage)
     ASSERT_TRUE(translation.has_value()) << translation.error().message;
     std::string ir = ir_text(*translation->module);
     // Width and height (dmask 3) of mip level 0.
-    EXPECT_GE(count(ir, "@llvm.amdgcn.image.getresinfo.2d.v2f32."), 1) << ir;
-    EXPECT_GE(count(ir, "(i32 3, i16 0,") + count(ir, "(i32 3, i32 0,"), 1) << ir;
+    EXPECT_GE(occurrences(ir, "@llvm.amdgcn.image.getresinfo.2d.v2f32."), 1) << ir;
+    EXPECT_GE(occurrences(ir, "(i32 3, i16 0,") + occurrences(ir, "(i32 3, i32 0,"), 1) << ir;
     // max(v, 0), then min(v, size - 1): the three accesses' x (in texels: x / 4, x / 8 and the
     // element x of .p) and their common y.
-    EXPECT_GE(count(ir, "@llvm.smax.i32("), 4) << ir;
-    EXPECT_GE(count(ir, "@llvm.smin.i32("), 4) << ir;
-    EXPECT_EQ(count(ir, "@llvm.trap"), 0) << ir;
-    std::string text = disassembly(kernel_text(k_clamped), target);
-    EXPECT_GE(count(text, "image_get_resinfo"), 1) << target << "\n" << text;
-    EXPECT_EQ(count(text, "image_load"), 1) << target << "\n" << text;
-    EXPECT_EQ(count(text, "image_store"), 2) << target << "\n" << text;
-    EXPECT_EQ(count(text, "s_trap"), 0) << target << "\n" << text;
+    EXPECT_GE(occurrences(ir, "@llvm.smax.i32("), 4) << ir;
+    EXPECT_GE(occurrences(ir, "@llvm.smin.i32("), 4) << ir;
+    EXPECT_EQ(occurrences(ir, "@llvm.trap"), 0) << ir;
+    std::string text = amdgpu_disassembly(kernel_text(k_clamped), target);
+    EXPECT_GE(occurrences(text, "image_get_resinfo"), 1) << target << "\n" << text;
+    EXPECT_EQ(occurrences(text, "image_load"), 1) << target << "\n" << text;
+    EXPECT_EQ(occurrences(text, "image_store"), 2) << target << "\n" << text;
+    EXPECT_EQ(occurrences(text, "s_trap"), 0) << target << "\n" << text;
   }
 }
 
@@ -159,14 +138,14 @@ TEST(TranslateImage, AmdgpuTrapFaultsOutsideTheImage)
     Expected<Translation> translation = translate_text(kernel_text(k_trapping), amdgpu_options(target));
     ASSERT_TRUE(translation.has_value()) << translation.error().message;
     std::string ir = ir_text(*translation->module);
-    EXPECT_GE(count(ir, "@llvm.amdgcn.image.getresinfo.2d"), 1) << ir;
-    EXPECT_GE(count(ir, "icmp ult i32"), 2) << ir;
-    EXPECT_GE(count(ir, "call void @llvm.trap()"), 1) << ir;
-    std::string text = disassembly(kernel_text(k_trapping), target);
-    EXPECT_GE(count(text, "image_get_resinfo"), 1) << target << "\n" << text;
-    EXPECT_GE(count(text, "s_trap 2"), 1) << target << "\n" << text;
-    EXPECT_EQ(count(text, "image_load"), 1) << target << "\n" << text;
-    EXPECT_EQ(count(text, "image_store"), 1) << target << "\n" << text;
+    EXPECT_GE(occurrences(ir, "@llvm.amdgcn.image.getresinfo.2d"), 1) << ir;
+    EXPECT_GE(occurrences(ir, "icmp ult i32"), 2) << ir;
+    EXPECT_GE(occurrences(ir, "call void @llvm.trap()"), 1) << ir;
+    std::string text = amdgpu_disassembly(kernel_text(k_trapping), target);
+    EXPECT_GE(occurrences(text, "image_get_resinfo"), 1) << target << "\n" << text;
+    EXPECT_GE(occurrences(text, "s_trap 2"), 1) << target << "\n" << text;
+    EXPECT_EQ(occurrences(text, "image_load"), 1) << target << "\n" << text;
+    EXPECT_EQ(occurrences(text, "image_store"), 1) << target << "\n" << text;
   }
 }
 
@@ -175,15 +154,15 @@ TEST(TranslateImage, RewrittenCallsTranslateLikeTheInstructions)
   Expected<Translation> host = translate_text(k_rewritten, host_options());
   ASSERT_TRUE(host.has_value()) << host.error().message;
   std::string ir = ir_text(*host->module);
-  EXPECT_EQ(count(ir, "call void @d4r_rt_sust_b_2d("), 2) << ir;
-  EXPECT_EQ(count(ir, "call void @d4r_rt_sust_p_2d("), 1) << ir;
-  EXPECT_EQ(count(ir, "call void @d4r_sust"), 0) << ir;
-  EXPECT_EQ(count(ir, "@d4r_dec_e4m3x2("), 0) << ir;
+  EXPECT_EQ(occurrences(ir, "call void @d4r_rt_sust_b_2d("), 2) << ir;
+  EXPECT_EQ(occurrences(ir, "call void @d4r_rt_sust_p_2d("), 1) << ir;
+  EXPECT_EQ(occurrences(ir, "call void @d4r_sust"), 0) << ir;
+  EXPECT_EQ(occurrences(ir, "@d4r_dec_e4m3x2("), 0) << ir;
   for (const char* target : k_targets) {
-    std::string text = disassembly(k_rewritten, target);
-    EXPECT_EQ(count(text, "image_store"), 3) << target << "\n" << text;
+    std::string text = amdgpu_disassembly(k_rewritten, target);
+    EXPECT_EQ(occurrences(text, "image_store"), 3) << target << "\n" << text;
     bool gfx12 = std::string(target).starts_with("gfx12");
-    EXPECT_EQ(count(text, "v_cvt_pk_f32_fp8") > 0, gfx12) << target << "\n" << text;
+    EXPECT_EQ(occurrences(text, "v_cvt_pk_f32_fp8") > 0, gfx12) << target << "\n" << text;
   }
 }
 
@@ -192,22 +171,22 @@ TEST(TranslateFp8, HostUsesTheSupportLibrary)
   Expected<Translation> translation = translate_text(kernel_text(k_fp8), host_options(false));
   ASSERT_TRUE(translation.has_value()) << translation.error().message;
   std::string ir = ir_text(*translation->module);
-  EXPECT_EQ(count(ir, "call i32 @__d4r_ptx_cvt_f16x2_e4m3x2("), 1) << ir;
-  EXPECT_EQ(count(ir, "call i32 @__d4r_ptx_cvt_f16x2_e5m2x2("), 1) << ir;
-  EXPECT_EQ(count(ir, "call i16 @__d4r_ptx_cvt_e4m3x2_f32("), 1) << ir;
-  EXPECT_EQ(count(ir, "call i16 @__d4r_ptx_cvt_e5m2x2_f32("), 1) << ir;
-  EXPECT_EQ(count(ir, "call i16 @__d4r_ptx_cvt_e4m3x2_f16x2("), 1) << ir;
+  EXPECT_EQ(occurrences(ir, "call i32 @__d4r_ptx_cvt_f16x2_e4m3x2("), 1) << ir;
+  EXPECT_EQ(occurrences(ir, "call i32 @__d4r_ptx_cvt_f16x2_e5m2x2("), 1) << ir;
+  EXPECT_EQ(occurrences(ir, "call i16 @__d4r_ptx_cvt_e4m3x2_f32("), 1) << ir;
+  EXPECT_EQ(occurrences(ir, "call i16 @__d4r_ptx_cvt_e5m2x2_f32("), 1) << ir;
+  EXPECT_EQ(occurrences(ir, "call i16 @__d4r_ptx_cvt_e4m3x2_f16x2("), 1) << ir;
 }
 
 TEST(TranslateFp8, HardwareOnGfx12Only)
 {
   for (const char* target : k_targets) {
-    std::string text = disassembly(kernel_text(k_fp8), target);
+    std::string text = amdgpu_disassembly(kernel_text(k_fp8), target);
     bool gfx12 = std::string(target).starts_with("gfx12");
-    EXPECT_EQ(count(text, "v_cvt_pk_f32_fp8") > 0, gfx12) << target << "\n" << text;
-    EXPECT_EQ(count(text, "v_cvt_pk_f32_bf8") > 0, gfx12) << target << "\n" << text;
-    EXPECT_EQ(count(text, "v_cvt_pk_fp8_f32") > 0, gfx12) << target << "\n" << text;
-    EXPECT_EQ(count(text, "v_cvt_pk_bf8_f32") > 0, gfx12) << target << "\n" << text;
+    EXPECT_EQ(occurrences(text, "v_cvt_pk_f32_fp8") > 0, gfx12) << target << "\n" << text;
+    EXPECT_EQ(occurrences(text, "v_cvt_pk_f32_bf8") > 0, gfx12) << target << "\n" << text;
+    EXPECT_EQ(occurrences(text, "v_cvt_pk_fp8_f32") > 0, gfx12) << target << "\n" << text;
+    EXPECT_EQ(occurrences(text, "v_cvt_pk_bf8_f32") > 0, gfx12) << target << "\n" << text;
   }
 }
 

@@ -71,15 +71,6 @@ const std::string k_carry_body = k_loads +
     store64("%rd5", 6) + store64("%rd6", 7) + store64("%rd7", 8) + store64("%rd8", 9) +
     store64("%rd9", 10) + store64("%rd10", 11) + store64("%rd11", 12) + store64("%rd12", 13);
 
-int count(const std::string& text, const std::string& what)
-{
-  int found = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
-    ++found;
-  }
-  return found;
-}
-
 void expect_translates_everywhere(const std::string& body)
 {
   Expected<Translation> host = translate_text(kernel_text(body), host_options());
@@ -92,18 +83,6 @@ void expect_translates_everywhere(const std::string& body)
     Expected<std::vector<std::byte>> object = code_object(*translation, target);
     EXPECT_TRUE(object.has_value()) << target << ": " << object.error().message;
   }
-}
-
-std::string disassembly(const std::string& body, const char* target)
-{
-  Expected<Translation> translation = translate_text(kernel_text(body), amdgpu_options(target));
-  EXPECT_TRUE(translation.has_value()) << target << ": " << translation.error().message;
-  if (!translation) {
-    return {};
-  }
-  Expected<std::vector<std::byte>> object = code_object(*translation, target);
-  EXPECT_TRUE(object.has_value()) << target << ": " << object.error().message;
-  return object ? disassemble(*object, target) : std::string();
 }
 
 // The constants a host translation of `body` stores (all must fold).
@@ -131,17 +110,17 @@ TEST(TranslateIntExtras, CarryFormsTranslateEverywhere)
   Expected<Translation> host = translate_text(kernel_text(k_carry_body), host_options());
   ASSERT_TRUE(host.has_value()) << host.error().message;
   std::string ir = ir_text(*host->module);
-  EXPECT_EQ(count(ir, "alloca"), 0) << ir;
-  EXPECT_GE(count(ir, "@llvm.uadd.with.overflow.i32"), 1) << ir;
-  EXPECT_GE(count(ir, "@llvm.usub.with.overflow.i64"), 1) << ir;
+  EXPECT_EQ(occurrences(ir, "alloca"), 0) << ir;
+  EXPECT_GE(occurrences(ir, "@llvm.uadd.with.overflow.i32"), 1) << ir;
+  EXPECT_GE(occurrences(ir, "@llvm.usub.with.overflow.i64"), 1) << ir;
 }
 
 TEST(TranslateIntExtras, AmdgpuUsesCarryInstructions)
 {
   for (const char* target : k_targets) {
-    std::string text = disassembly(k_carry_body, target);
-    EXPECT_GE(count(text, "v_add_co_ci_u32"), 1) << target << "\n" << text;
-    EXPECT_GE(count(text, "v_sub_co_ci_u32"), 1) << target << "\n" << text;
+    std::string text = amdgpu_disassembly(kernel_text(k_carry_body), target);
+    EXPECT_GE(occurrences(text, "v_add_co_ci_u32"), 1) << target << "\n" << text;
+    EXPECT_GE(occurrences(text, "v_sub_co_ci_u32"), 1) << target << "\n" << text;
   }
 }
 
@@ -155,19 +134,19 @@ TEST(TranslateIntExtras, AmdgpuUsesDotAndMul24Instructions)
   ASSERT_TRUE(gpu.has_value()) << gpu.error().message;
   std::string ir = ir_text(*gpu->module);
   // dp4a.s32.u32 and dp4a.u32.s32: the sign flags in operand order (a, b), clamp off.
-  EXPECT_EQ(count(ir, "@llvm.amdgcn.sudot4(i1 true, i32 %"), 1) << ir;
-  EXPECT_EQ(count(ir, "@llvm.amdgcn.sudot4(i1 false, i32 %"), 1) << ir;
-  EXPECT_EQ(count(ir, ", i1 true, i32 %"), 1) << ir;
-  EXPECT_EQ(count(ir, ", i1 false)"), 2) << ir;
+  EXPECT_EQ(occurrences(ir, "@llvm.amdgcn.sudot4(i1 true, i32 %"), 1) << ir;
+  EXPECT_EQ(occurrences(ir, "@llvm.amdgcn.sudot4(i1 false, i32 %"), 1) << ir;
+  EXPECT_EQ(occurrences(ir, ", i1 true, i32 %"), 1) << ir;
+  EXPECT_EQ(occurrences(ir, ", i1 false)"), 2) << ir;
   for (const char* target : k_targets) {
-    std::string text = disassembly(forms_body(dp4a, true), target);
-    EXPECT_EQ(count(text, "v_dot4_u32_u8"), 1) << target << "\n" << text;
-    EXPECT_EQ(count(text, "v_dot4_i32_iu8"), 3) << target << "\n" << text;
-    text = disassembly(forms_body(k_mul24_forms, false), target);
-    EXPECT_GE(count(text, "v_mul_u32_u24"), 1) << target << "\n" << text;
-    EXPECT_GE(count(text, "v_mul_i32_i24"), 1) << target << "\n" << text;
-    EXPECT_GE(count(text, "v_mul_hi_u32_u24"), 1) << target << "\n" << text;
-    EXPECT_GE(count(text, "v_mul_hi_i32_i24"), 1) << target << "\n" << text;
+    std::string text = amdgpu_disassembly(kernel_text(forms_body(dp4a, true)), target);
+    EXPECT_EQ(occurrences(text, "v_dot4_u32_u8"), 1) << target << "\n" << text;
+    EXPECT_EQ(occurrences(text, "v_dot4_i32_iu8"), 3) << target << "\n" << text;
+    text = amdgpu_disassembly(kernel_text(forms_body(k_mul24_forms, false)), target);
+    EXPECT_GE(occurrences(text, "v_mul_u32_u24"), 1) << target << "\n" << text;
+    EXPECT_GE(occurrences(text, "v_mul_i32_i24"), 1) << target << "\n" << text;
+    EXPECT_GE(occurrences(text, "v_mul_hi_u32_u24"), 1) << target << "\n" << text;
+    EXPECT_GE(occurrences(text, "v_mul_hi_i32_i24"), 1) << target << "\n" << text;
   }
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Shared by the translator's tests: PTX text -> Translation, the stores a kernel makes after O2
 // (constants, where the lowering folded), code generation, the kernarg layout of the amdhsa.kernels
-// note, and disassembly with ${D4R_LLVM_OBJDUMP}.
+// note, disassembly with ${D4R_LLVM_OBJDUMP}, and counting what a listing or IR text holds.
 
 #include "compiler/backends/llvm_codegen.hpp"
 #include "compiler/ptx/parser.hpp"
@@ -210,6 +210,30 @@ inline std::string disassemble(const std::vector<std::byte>& object, const std::
   }
   std::filesystem::remove(file);
   return text;
+}
+
+// How many times `what` occurs in `text` (overlapping occurrences count).
+inline int occurrences(const std::string& text, const std::string& what)
+{
+  int found = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
+    ++found;
+  }
+  return found;
+}
+
+// The disassembly of the PTX module `text` translated for AMDGPU `target` and linked; a test
+// failure (and an empty string) when either step fails.
+inline std::string amdgpu_disassembly(const std::string& text, const char* target)
+{
+  Expected<Translation> translation = translate_text(text, amdgpu_options(target));
+  EXPECT_TRUE(translation.has_value()) << target << ": " << translation.error().message;
+  if (!translation) {
+    return {};
+  }
+  Expected<std::vector<std::byte>> object = code_object(*translation, target);
+  EXPECT_TRUE(object.has_value()) << target << ": " << object.error().message;
+  return object ? disassemble(*object, target) : std::string();
 }
 
 } // namespace d4r::compiler::translate::test

@@ -22,27 +22,6 @@
 namespace d4r::compiler::translate::test {
 namespace {
 
-int count(const std::string& text, const std::string& what)
-{
-  int found = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
-    ++found;
-  }
-  return found;
-}
-
-std::string disassembly(const std::string& text, const char* target)
-{
-  Expected<Translation> translation = translate_text(text, amdgpu_options(target));
-  EXPECT_TRUE(translation.has_value()) << target << ": " << translation.error().message;
-  if (!translation) {
-    return {};
-  }
-  Expected<std::vector<std::byte>> object = code_object(*translation, target);
-  EXPECT_TRUE(object.has_value()) << target << ": " << object.error().message;
-  return object ? disassemble(*object, target) : std::string();
-}
-
 // __syncthreads_count / _and / _or as nvcc writes them.
 const std::string k_bar_red =
     "  ld.global.u32 %r1, [%rd2];\n"
@@ -97,13 +76,13 @@ TEST(TranslateSyncExtras, HostBarRedCallsTheRuntime)
   Expected<Translation> translation = translate_text(kernel_text(k_bar_red), host_options());
   ASSERT_TRUE(translation.has_value()) << translation.error().message;
   std::string ir = ir_text(*translation->module);
-  EXPECT_EQ(count(ir, "call i32 @d4r_rt_barrier_reduce("), 3) << ir;
-  EXPECT_EQ(count(ir, "call void @d4r_rt_barrier("), 0) << ir;
+  EXPECT_EQ(occurrences(ir, "call i32 @d4r_rt_barrier_reduce("), 3) << ir;
+  EXPECT_EQ(occurrences(ir, "call void @d4r_rt_barrier("), 0) << ir;
   Expected<Translation> counted = translate_text(kernel_text(k_counted), host_options());
   ASSERT_TRUE(counted.has_value()) << counted.error().message;
   ir = ir_text(*counted->module);
-  EXPECT_EQ(count(ir, "call i32 @d4r_rt_barrier_reduce("), 1) << ir;
-  EXPECT_EQ(count(ir, "call void @d4r_rt_barrier("), 1) << ir;
+  EXPECT_EQ(occurrences(ir, "call i32 @d4r_rt_barrier_reduce("), 1) << ir;
+  EXPECT_EQ(occurrences(ir, "call void @d4r_rt_barrier("), 1) << ir;
 }
 
 // Per bar.red: the counter zeroed, s_barrier, one LDS add, s_barrier, the total read, s_barrier.
@@ -111,18 +90,18 @@ TEST(TranslateSyncExtras, HostBarRedCallsTheRuntime)
 TEST(TranslateSyncExtras, AmdgpuBarRedCountsInLds)
 {
   for (const char* target : k_targets) {
-    std::string text = disassembly(kernel_text(k_bar_red), target);
+    std::string text = amdgpu_disassembly(kernel_text(k_bar_red), target);
     bool gfx12 = std::string(target).starts_with("gfx12");
-    int barriers = gfx12 ? count(text, "s_barrier_wait") : count(text, "s_barrier ");
+    int barriers = gfx12 ? occurrences(text, "s_barrier_wait") : occurrences(text, "s_barrier ");
     EXPECT_EQ(barriers, 9) << target << "\n" << text;
     if (gfx12) {
-      EXPECT_EQ(count(text, "s_barrier_signal"), 9) << target << "\n" << text;
+      EXPECT_EQ(occurrences(text, "s_barrier_signal"), 9) << target << "\n" << text;
     }
-    EXPECT_GE(count(text, "ds_add_u32") + count(text, "ds_add_rtn_u32"), 3)
+    EXPECT_GE(occurrences(text, "ds_add_u32") + occurrences(text, "ds_add_rtn_u32"), 3)
         << target << "\n" << text;
-    EXPECT_GE(count(text, "ds_store_b32"), 3) << target << "\n" << text;
-    EXPECT_GE(count(text, "ds_load_b32"), 3) << target << "\n" << text;
-    EXPECT_EQ(count(text, "s_trap"), 0) << target << "\n" << text;
+    EXPECT_GE(occurrences(text, "ds_store_b32"), 3) << target << "\n" << text;
+    EXPECT_GE(occurrences(text, "ds_load_b32"), 3) << target << "\n" << text;
+    EXPECT_EQ(occurrences(text, "s_trap"), 0) << target << "\n" << text;
   }
 }
 
@@ -154,8 +133,8 @@ TEST(TranslateSyncExtras, HostBarArriveCallsTheRuntime)
   Expected<Translation> translation = translate_text(kernel_text(k_arrive), host_options());
   ASSERT_TRUE(translation.has_value()) << translation.error().message;
   std::string ir = ir_text(*translation->module);
-  EXPECT_EQ(count(ir, "call void @d4r_rt_barrier_arrive("), 2) << ir;
-  EXPECT_EQ(count(ir, "call void @d4r_rt_barrier("), 1) << ir;
+  EXPECT_EQ(occurrences(ir, "call void @d4r_rt_barrier_arrive("), 2) << ir;
+  EXPECT_EQ(occurrences(ir, "call void @d4r_rt_barrier("), 1) << ir;
 }
 
 // gfx11/gfx12 have no barrier that counts a wave without making it wait.
@@ -177,24 +156,24 @@ TEST(TranslateSyncExtras, HostHalfAtomicsAreCasLoopsOverTheSupportAdds)
   ASSERT_TRUE(translation.has_value()) << translation.error().message;
   std::string ir = ir_text(*translation->module);
   // Halves: f16 (global, shared), bf16 (global, red): 4 loops of one add; packed: 5 loops of two.
-  EXPECT_EQ(count(ir, "cmpxchg ptr"), 9) << ir;
+  EXPECT_EQ(occurrences(ir, "cmpxchg ptr"), 9) << ir;
   // f16: global and shared (one add each), f16x2: global atom and red, shared (two each).
-  EXPECT_EQ(count(ir, "call i16 @__d4r_ptx_add_f16("), 2 + 3 * 2) << ir;
+  EXPECT_EQ(occurrences(ir, "call i16 @__d4r_ptx_add_f16("), 2 + 3 * 2) << ir;
   // bf16: global atom and red (one each), bf16x2: global and generic (two each).
-  EXPECT_EQ(count(ir, "call i16 @__d4r_ptx_add_bf16("), 2 + 2 * 2) << ir;
-  EXPECT_EQ(count(ir, "atomicrmw"), 0) << ir;
-  EXPECT_EQ(count(ir, "load atomic i16"), 4) << ir;
-  EXPECT_EQ(count(ir, "load atomic i32"), 5) << ir;
+  EXPECT_EQ(occurrences(ir, "call i16 @__d4r_ptx_add_bf16("), 2 + 2 * 2) << ir;
+  EXPECT_EQ(occurrences(ir, "atomicrmw"), 0) << ir;
+  EXPECT_EQ(occurrences(ir, "load atomic i16"), 4) << ir;
+  EXPECT_EQ(occurrences(ir, "load atomic i32"), 5) << ir;
 }
 
 TEST(TranslateSyncExtras, AmdgpuHalfAtomicsAreCmpswapLoops)
 {
   for (const char* target : k_targets) {
-    std::string text = disassembly(kernel_text(k_atom_half), target);
-    EXPECT_GE(count(text, "global_atomic_cmpswap_b32"), 6) << target << "\n" << text;
-    EXPECT_GE(count(text, "ds_cmpstore_rtn_b32"), 2) << target << "\n" << text;
-    EXPECT_GE(count(text, "flat_atomic_cmpswap_b32"), 1) << target << "\n" << text;
-    EXPECT_EQ(count(text, "s_trap"), 0) << target << "\n" << text;
+    std::string text = amdgpu_disassembly(kernel_text(k_atom_half), target);
+    EXPECT_GE(occurrences(text, "global_atomic_cmpswap_b32"), 6) << target << "\n" << text;
+    EXPECT_GE(occurrences(text, "ds_cmpstore_rtn_b32"), 2) << target << "\n" << text;
+    EXPECT_GE(occurrences(text, "flat_atomic_cmpswap_b32"), 1) << target << "\n" << text;
+    EXPECT_EQ(occurrences(text, "s_trap"), 0) << target << "\n" << text;
   }
 }
 
