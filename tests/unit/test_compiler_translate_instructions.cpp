@@ -10,22 +10,6 @@ namespace {
 
 using Values = std::vector<std::string>;
 
-// The constants kernel `k` stores, translated for the host.
-Values host_stores(const std::string& body)
-{
-  Expected<Translation> translation = translate_text(kernel_text(body), host_options());
-  if (!translation) {
-    ADD_FAILURE() << translation.error().message;
-    return {};
-  }
-  EXPECT_EQ(verify_text(*translation->module), "");
-  Values values = stored_values(*translation->module, "k");
-  if (std::find(values.begin(), values.end(), "?") != values.end()) {
-    ADD_FAILURE() << "a store did not fold:\n" << ir_text(*translation->module);
-  }
-  return values;
-}
-
 // Stores the 32-bit register `reg` at out + 4 * index.
 std::string store32(const std::string& reg, int index)
 {

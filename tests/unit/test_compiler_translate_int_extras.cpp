@@ -85,18 +85,6 @@ void expect_translates_everywhere(const std::string& body)
   }
 }
 
-// The constants a host translation of `body` stores (all must fold).
-Values host_stores(const std::string& body)
-{
-  Expected<Translation> translation = translate_text(kernel_text(body), host_options());
-  if (!translation) {
-    ADD_FAILURE() << translation.error().message;
-    return {};
-  }
-  EXPECT_EQ(verify_text(*translation->module), "");
-  return stored_values(*translation->module, "k");
-}
-
 TEST(TranslateIntExtras, DotAndMul24FormsTranslateEverywhere)
 {
   expect_translates_everywhere(forms_body(k_dot_forms, true));

@@ -22,6 +22,7 @@
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -113,6 +114,23 @@ inline std::vector<std::string> stored_values(const llvm::Module& module, const 
     }
   }
   return out;
+}
+
+// The constants kernel `k` of `kernel_text(body)` stores, translated for the host; a test failure
+// when it does not translate, does not verify, or a store did not fold to a constant.
+inline std::vector<std::string> host_stores(const std::string& body)
+{
+  Expected<Translation> translation = translate_text(kernel_text(body), host_options());
+  if (!translation) {
+    ADD_FAILURE() << translation.error().message;
+    return {};
+  }
+  EXPECT_EQ(verify_text(*translation->module), "");
+  std::vector<std::string> values = stored_values(*translation->module, "k");
+  if (std::find(values.begin(), values.end(), "?") != values.end()) {
+    ADD_FAILURE() << "a store did not fold:\n" << ir_text(*translation->module);
+  }
+  return values;
 }
 
 struct KernargEntry {
