@@ -1,8 +1,8 @@
 #include "compiler/launch_meta.hpp"
 
 // Reads a native replacement's launch metadata the way the patched ZLUDA loader sees it: the u32
-// contract symbols through the dynamic symbol table (hipModuleGetGlobal resolves names there) and
-// the kernels through the NT_AMDGPU_METADATA note (AMDGPU code object v3+ format, msgpack; see
+// contract symbols and the other module variables (host variables) through the dynamic symbol
+// table (hipModuleGetGlobal resolves names there) and the kernels through the NT_AMDGPU_METADATA note (AMDGPU code object v3+ format, msgpack; see
 // https://llvm.org/docs/AMDGPUUsage.html#code-object-v3-metadata).
 //
 // Every access goes through ELFFile's bounds-checked accessors, the note's map keys are checked
@@ -240,6 +240,7 @@ class SymbolReader {
 public:
   static llvm::Expected<SymbolReader> create(const ElfFile& elf);
   llvm::Expected<uint32_t> read_u32(llvm::StringRef name) const;
+  const std::vector<HostVariable>& host_variables() const { return m_host_variables; }
 
 private:
   explicit SymbolReader(const ElfFile& elf) : m_elf(&elf) {}
@@ -248,7 +249,20 @@ private:
   const ElfFile* m_elf; // outlives the reader: both live in read_meta
   ElfFile::Elf_Shdr_Range m_sections;
   llvm::StringMap<ElfSym> m_symbols; // only the `d4r_` ones
+  std::vector<HostVariable> m_host_variables;
 };
+
+// A defined, exported data symbol that is not the contract's, a kernel descriptor or clang's
+// compilation-unit marker: a variable the host may write (LaunchMeta::host_variables).
+bool is_host_variable(const ElfSym& symbol, llvm::StringRef name)
+{
+  unsigned char binding = symbol.getBinding();
+  return symbol.getType() == llvm::ELF::STT_OBJECT && symbol.st_shndx != llvm::ELF::SHN_UNDEF &&
+         (binding == llvm::ELF::STB_GLOBAL || binding == llvm::ELF::STB_WEAK) &&
+         symbol.getVisibility() != llvm::ELF::STV_HIDDEN &&
+         symbol.getVisibility() != llvm::ELF::STV_INTERNAL && !name.starts_with("d4r_") &&
+         !name.ends_with(".kd") && !name.starts_with("__hip_cuid_");
+}
 
 llvm::Expected<SymbolReader> SymbolReader::create(const ElfFile& elf)
 {
@@ -285,8 +299,12 @@ llvm::Expected<SymbolReader> SymbolReader::create(const ElfFile& elf)
     }
     if (name->starts_with("d4r_") && symbol.st_shndx != llvm::ELF::SHN_UNDEF) {
       reader.m_symbols.insert({*name, symbol});
+    } else if (is_host_variable(symbol, *name)) {
+      reader.m_host_variables.push_back(HostVariable{name->str(), symbol.st_size});
     }
   }
+  std::sort(reader.m_host_variables.begin(), reader.m_host_variables.end(),
+            [](const HostVariable& a, const HostVariable& b) { return a.name < b.name; });
   return reader;
 }
 
@@ -408,6 +426,7 @@ llvm::Expected<LaunchMeta> read_meta(const ElfFile& elf, const std::string& kern
   LaunchMeta meta;
   meta.amdhsa_target = note->target;
   meta.main = *main;
+  meta.host_variables = symbols->host_variables();
   if (llvm::Error error = read_main_symbols(*symbols, meta)) {
     return error;
   }

@@ -39,6 +39,16 @@ struct PostKernelMeta {
   uint32_t block_z = 1;
 };
 
+// A module variable of the code object that the host may write: a PTX module's .global/.const
+// (the translator keeps each one as a symbol named as in PTX) or a HIP __device__/__constant__.
+// The game writes the PTX module's variable through cuModuleGetGlobal; a hook that serves this
+// object must copy those bytes to the object's variable of the same name (hipModuleGetGlobal)
+// before it launches, or the kernel reads stale values.
+struct HostVariable {
+  std::string name;
+  uint64_t size = 0;
+};
+
 // A u32 contract symbol that is absent reads as 0, as hipModuleGetGlobal's caller treats it.
 struct LaunchMeta {
   std::string amdhsa_target; // "amdgcn-amd-amdhsa--gfx1201"
@@ -52,6 +62,11 @@ struct LaunchMeta {
   uint32_t block_z = 0;
   uint32_t grid_x = 0;
   std::vector<PostKernelMeta> posts; // post1.. in order, up to the first missing one (at most 8)
+  // Every exported data symbol of the object but the contract's (`d4r_*`), the kernel descriptors
+  // (`*.kd`) and clang's `__hip_cuid_*`, sorted by name. Per code object, not per kernel: the
+  // object holds every variable of its module whichever kernel reads it (a daemon build holds
+  // one kernel, so it is that kernel's module's list).
+  std::vector<HostVariable> host_variables;
 };
 
 // Reads the metadata of kernel `kernel_name` from a code object. Errors:

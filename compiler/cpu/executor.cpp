@@ -10,6 +10,8 @@
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/DataLayout.h>
+#include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
@@ -37,6 +39,13 @@ constexpr int64_t k_min_stack_bytes = 16 * 1024;
 struct Kernel {
   translate::KernelSignature signature;
   KernelFunction function = nullptr;
+};
+
+// A module variable the host may write (translator: externally initialised, defined here).
+struct GlobalVariable {
+  std::string name;
+  int64_t size = 0;
+  std::byte* address = nullptr;
 };
 
 // The runtime entry points the IR may call, by name.
@@ -95,14 +104,16 @@ struct Worker {
 class JitExecutor final : public Executor {
 public:
   JitExecutor(std::unique_ptr<llvm::orc::LLJIT> jit, std::vector<Kernel> kernels,
-              const ExecutorOptions& options)
-      : m_jit(std::move(jit)), m_kernels(std::move(kernels)), m_options(options)
+              std::vector<GlobalVariable> globals, const ExecutorOptions& options)
+      : m_jit(std::move(jit)), m_kernels(std::move(kernels)), m_globals(std::move(globals)),
+        m_options(options)
   {
   }
 
   Expected<LaunchStats> launch(std::string_view kernel, const LaunchShape& shape,
                                std::span<const std::byte> params) override;
   const translate::KernelSignature* signature(std::string_view kernel) const override;
+  Expected<std::span<std::byte>> global(std::string_view name) const override;
 
 private:
   const Kernel* find(std::string_view name) const;
@@ -113,6 +124,7 @@ private:
 
   std::unique_ptr<llvm::orc::LLJIT> m_jit;
   std::vector<Kernel> m_kernels;
+  std::vector<GlobalVariable> m_globals;
   ExecutorOptions m_options;
   std::mutex m_launch_mutex; // one launch at a time: workers are reused
   std::vector<std::unique_ptr<Worker>> m_workers;
@@ -132,6 +144,17 @@ const translate::KernelSignature* JitExecutor::signature(std::string_view kernel
 {
   const Kernel* k = find(kernel);
   return k != nullptr ? &k->signature : nullptr;
+}
+
+Expected<std::span<std::byte>> JitExecutor::global(std::string_view name) const
+{
+  for (const GlobalVariable& variable : m_globals) {
+    if (variable.name == name) {
+      return std::span<std::byte>(variable.address, static_cast<size_t>(variable.size));
+    }
+  }
+  return make_error(ErrorCode::not_found,
+                    "executor: no module variable " + std::string(name) + " in the translation");
 }
 
 Expected<void> JitExecutor::check(const Kernel& kernel, const LaunchShape& shape,
@@ -296,6 +319,34 @@ Expected<void> define_runtime(llvm::orc::LLJIT& jit)
   return {};
 }
 
+// The host-writable module variables (the translator marks them externally initialised), before
+// the module moves into the JIT; their addresses are looked up once it has them.
+std::vector<GlobalVariable> host_variables(const llvm::Module& module)
+{
+  std::vector<GlobalVariable> globals;
+  const llvm::DataLayout& layout = module.getDataLayout();
+  for (const llvm::GlobalVariable& global : module.globals()) {
+    if (global.isExternallyInitialized() && !global.isDeclaration() && global.hasName()) {
+      const auto size = static_cast<int64_t>(layout.getTypeAllocSize(global.getValueType()));
+      globals.push_back(GlobalVariable{global.getName().str(), size, nullptr});
+    }
+  }
+  return globals;
+}
+
+Expected<void> locate(llvm::orc::LLJIT& jit, std::vector<GlobalVariable>& globals)
+{
+  for (GlobalVariable& variable : globals) {
+    auto address = jit.lookup(variable.name);
+    if (!address) {
+      return make_error(ErrorCode::internal, "executor: module variable " + variable.name + ": " +
+                                                 to_message(address.takeError()));
+    }
+    variable.address = address->toPtr<std::byte*>();
+  }
+  return {};
+}
+
 } // namespace
 
 Expected<std::unique_ptr<Executor>> Executor::create(translate::Translation translation,
@@ -319,6 +370,7 @@ Expected<std::unique_ptr<Executor>> Executor::create(translate::Translation tran
     *session_errors += (session_errors->empty() ? "" : "; ") + to_message(std::move(e));
   });
   TRY(define_runtime(**jit));
+  std::vector<GlobalVariable> globals = host_variables(module);
   llvm::orc::ThreadSafeModule tsm(std::move(translation.module),
                                   llvm::orc::ThreadSafeContext(std::move(translation.context)));
   if (llvm::Error e = (*jit)->addIRModule(std::move(tsm))) {
@@ -336,7 +388,9 @@ Expected<std::unique_ptr<Executor>> Executor::create(translate::Translation tran
     }
     kernels.push_back(Kernel{std::move(signature), address->toPtr<KernelFunction>()});
   }
-  return std::make_unique<JitExecutor>(std::move(*jit), std::move(kernels), options);
+  TRY(locate(**jit, globals));
+  return std::make_unique<JitExecutor>(std::move(*jit), std::move(kernels), std::move(globals),
+                                       options);
 }
 
 } // namespace d4r::compiler::cpu

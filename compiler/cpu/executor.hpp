@@ -50,6 +50,11 @@ public:
                                                      std::span<const std::byte> params) = 0;
 
   [[nodiscard]] virtual const translate::KernelSignature* signature(std::string_view kernel) const = 0;
+
+  // The memory of a module-scope .global/.const variable, by its PTX name: what cuModuleGetGlobal
+  // gives a game, so that the host can write it between launches (any linkage; the translator
+  // keeps every one as a symbol). Errors: not_found (no such variable in the translation).
+  [[nodiscard]] virtual Expected<std::span<std::byte>> global(std::string_view name) const = 0;
 };
 
 } // namespace d4r::compiler::cpu

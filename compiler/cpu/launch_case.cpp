@@ -295,6 +295,7 @@ private:
   Expected<int64_t> integer(std::string_view token, int64_t lo, int64_t hi);
   Expected<double> real(std::string_view token);
   Expected<void> field(const std::vector<std::string>& tokens);
+  Expected<void> global(const std::vector<std::string>& tokens);
   Expected<void> apply_compare(const PendingCompare& pending);
   void number_output(Arg& arg);
 };
@@ -402,6 +403,9 @@ Expected<void> Parser::line(std::string_view key, const std::vector<std::string>
   if (key == "field") {
     return field(tokens);
   }
+  if (key == "global") {
+    return global(tokens);
+  }
   if (key == "compare") {
     m_compares.push_back({m_line, tokens});
     return {};
@@ -443,6 +447,27 @@ Expected<void> Parser::field(const std::vector<std::string>& tokens)
   }
   number_output(entry.arg);
   owner.fields.push_back(std::move(entry));
+  return {};
+}
+
+Expected<void> Parser::global(const std::vector<std::string>& tokens)
+{
+  if (tokens.size() < 4) {
+    return std::unexpected(error("expected `global = NAME TYPE COUNT FILL`"));
+  }
+  GlobalSpec spec;
+  spec.name = tokens[0];
+  if (!parse_type(tokens[1], &spec.type)) {
+    return std::unexpected(error("unknown element type `" + tokens[1] + "`"));
+  }
+  TRY_ASSIGN(spec.count, integer(tokens[2], 1, int64_t{1} << 20));
+  TRY_ASSIGN(spec.fill, fill(tokens, 3, spec.type));
+  for (const GlobalSpec& other : m_case.globals) {
+    if (other.name == spec.name) {
+      return std::unexpected(error("global " + spec.name + " is written twice"));
+    }
+  }
+  m_case.globals.push_back(std::move(spec));
   return {};
 }
 

@@ -112,6 +112,16 @@ struct OutputInfo {
   std::string what;                   // "buffer out f32 512", "surface f16x4 24x20"
 };
 
+// A module-scope variable (`.global` / `.const`, any linkage) that the host writes before the
+// launch, as a game does with cuModuleGetGlobal + cuMemcpyHtoD (cudaMemcpyToSymbol): COUNT
+// elements of TYPE from the variable's first byte; the rest of it keeps its initial value.
+struct GlobalSpec {
+  std::string name;
+  ElementType type = ElementType::u32;
+  int64_t count = 0;
+  Fill fill;
+};
+
 // What the launch must do: complete (outputs are compared), or trap (the GPU fails the launch; the
 // outputs are undefined and not compared).
 enum class Expect { complete, trap };
@@ -126,6 +136,7 @@ struct LaunchCase {
   uint32_t dynamic_shared = 0;
   std::vector<Param> params;
   std::vector<OutputInfo> outputs;
+  std::vector<GlobalSpec> globals;    // written before every launch, in order
 };
 
 // Parses a case file's text; `name` (the file's stem) names the case in messages.

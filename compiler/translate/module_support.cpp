@@ -78,7 +78,10 @@ void internalise(llvm::Module& module, const Translation& translation)
     }
   }
   for (llvm::GlobalVariable& global : module.globals()) {
-    if (!global.isDeclaration() && global.hasName() && !global.getName().starts_with("llvm.")) {
+    // Externally initialised: a module-scope .global/.const the host may write by name
+    // (module_translator.cpp); it stays a symbol of the object.
+    if (!global.isDeclaration() && global.hasName() && !global.getName().starts_with("llvm.") &&
+        !global.isExternallyInitialized()) {
       global.setLinkage(llvm::GlobalValue::InternalLinkage);
     }
   }

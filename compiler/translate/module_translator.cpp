@@ -1,13 +1,26 @@
 // translate_module: the module's items -> one llvm::Module. Kernel signatures (the PTX .param
-// layout), module variables (.global, .const with initialisers, .shared), variables declared in
-// bodies, .func/.entry declarations, then each body (function_translator.hpp); last, the support
-// library is linked, everything but the kernels internalised and LLVM's O2 pipeline run.
+// layout), module variables (.global, .const, .shared), variables declared in bodies, .func/.entry
+// declarations, then each body (function_translator.hpp); last, the support library is linked,
+// everything but the kernels and the module's .global/.const variables internalised and LLVM's O2
+// pipeline run.
 //
 // .shared layout on the host (host_abi.hpp): one window per block holding the module's .shared
 // variables (and those of .func bodies) at fixed offsets, then each kernel's own, then the dynamic
 // array at the 16-aligned end (KernelSignature::static_shared_bytes, already aligned). On AMDGPU
 // every .shared variable is its own addrspace(3) global and the backend lays them out.
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#state-spaces
+//
+// Module-scope .global and .const variables belong to the host as much as to the kernels: a game
+// finds any of them by name with cuModuleGetGlobal (cudaMemcpyToSymbol, hipModuleGetGlobal under
+// ZLUDA), with or without .visible, initialised or not, and writes it before a launch. So each
+// one is an externally visible symbol named exactly as in PTX, `externally_initialized` (its
+// initialiser, or zeros, is only the value before the host's first write) and never an LLVM
+// constant: LLVM folds none of its loads. On AMDGPU it has protected visibility, as clang gives
+// HIP's __device__ (addrspace 1) and __constant__ (addrspace 4) variables, so that the code object
+// exports it in .dynsym with its size (read_launch_meta lists these as host variables). On the
+// host it is a default-visibility symbol of the JIT (cpu::Executor::global). The only variables
+// whose values may fold are those the host cannot reach: .global/.const declared inside a
+// function body, which stay internal (and an uninitialised body-level .const is 0 for good).
 
 #include "compiler/translate/translator.hpp"
 
@@ -144,6 +157,17 @@ void set_workgroup_size(const ptx::Function& function, llvm::Function& kernel)
   }
 }
 
+// A module-scope .global/.const variable is a symbol of the object whatever its PTX linkage:
+// cuModuleGetGlobal finds a variable without .visible too (nvcc writes `__constant__` and
+// `static __device__` variables that way; the H200 golden case module_vars_static writes two).
+llvm::GlobalValue::LinkageTypes host_linkage(const std::string& ptx_linkage)
+{
+  if (ptx_linkage == ".weak" || ptx_linkage == ".common") {
+    return llvm::GlobalValue::WeakAnyLinkage;
+  }
+  return llvm::GlobalValue::ExternalLinkage;
+}
+
 class ModuleTranslator {
 public:
   ModuleTranslator(const ptx::Module& module, const TranslateOptions& options,
@@ -223,12 +247,17 @@ Expected<void> ModuleTranslator::add_variable(const ptx::Variable& variable,
   out.space = constant ? Space::constant : Space::global;
   TRY_ASSIGN(auto value, global_value(m_state.context, variable));
   bool external = variable.linkage == ".extern";
+  // Module scope: the host may write it (see the file comment), so it is never an LLVM constant
+  // and its initialiser is only the value before the host's first write.
   auto* global = new llvm::GlobalVariable(
-      m_state.module, value.first, constant,
-      in_body ? llvm::GlobalValue::InternalLinkage : linkage(variable.linkage),
+      m_state.module, value.first, constant && in_body,
+      in_body ? llvm::GlobalValue::InternalLinkage : host_linkage(variable.linkage),
       external ? nullptr : value.second, llvm_name, nullptr, llvm::GlobalValue::NotThreadLocal,
-      hooks.address_space(out.space));
+      hooks.address_space(out.space), !in_body);
   global->setAlignment(llvm::Align(static_cast<uint64_t>(variable_align(variable))));
+  if (!in_body && hooks.kind() == TargetKind::amdgpu) {
+    global->setVisibility(llvm::GlobalValue::ProtectedVisibility);
+  }
   out.storage = global;
   return {};
 }

@@ -213,12 +213,35 @@ TEST(LaunchCase, RejectsBadCases)
       {k_head + "param = buffer out u32 4\ncompare = out0 ulp 2\n", "`ulp` needs a float output"},
       {k_head + "no equals sign\n", "expected `key = value`"},
       {k_head + "expect = crash\n", "`expect` is `complete` or `trap`"},
+      {k_head + "global = g u32 4\n", "expected `global = NAME TYPE COUNT FILL`"},
+      {k_head + "global = g q8 4 iota\n", "unknown element type `q8`"},
+      {k_head + "global = g u32 0 iota\n", "out of range"},
+      {k_head + "global = g u32 1 const 1\nglobal = g u8 1 const 2\n", "global g is written twice"},
   };
   for (const auto& [text, message] : cases) {
     const std::string error = parse_error(text);
     EXPECT_NE(error.find(message), std::string::npos) << "got: " << error;
     EXPECT_EQ(error.rfind("golden case t: line ", 0), 0u) << error;
   }
+}
+
+// `global` lines: module variables the host writes before the launch; no param, no output.
+TEST(LaunchCase, GlobalsAreWrittenVariables)
+{
+  const LaunchCase c = parse_ok(k_head + "global = d_table u32 3 iota 5 2\n"
+                                         "global = k_scale f32 2 list 0.5 -3\n"
+                                         "param = buffer out u32 4\n");
+  ASSERT_EQ(c.globals.size(), 2u);
+  EXPECT_EQ(c.globals[0].name, "d_table");
+  EXPECT_EQ(c.globals[0].type, ElementType::u32);
+  EXPECT_EQ(c.globals[0].count, 3);
+  const std::vector<std::byte> table = generate_fill(c.globals[0].fill, c.globals[0].type, 3);
+  EXPECT_EQ(element<uint32_t>(table, 2), 9u);
+  EXPECT_EQ(c.globals[1].name, "k_scale");
+  const std::vector<std::byte> scale = generate_fill(c.globals[1].fill, c.globals[1].type, 2);
+  EXPECT_EQ(element<float>(scale, 1), -3.0f);
+  EXPECT_EQ(c.params.size(), 1u);
+  EXPECT_EQ(c.outputs.size(), 1u);
 }
 
 TEST(LaunchCase, ExpectsCompletionUnlessTold)

@@ -151,6 +151,24 @@ TEST(LaunchMeta, SimpleKernelHasOnlyDefaults)
   EXPECT_EQ(meta->grid_x, 0u);
 }
 
+// clang's HIP objects export more data symbols than module variables: the contract's d4r_*
+// constants, each kernel's descriptor (NAME.kd) and __hip_cuid_*; none is a host variable. The
+// translator's own variables are listed (test_compiler_translate_module_vars).
+TEST(LaunchMeta, ContractDescriptorsAndCuidAreNotHostVariables)
+{
+  for (const char* folder : {"gfx1201", "gfx1201-fp8", "gfx1100"}) {
+    for (const char* kernel : {"d4r_test_layer", "d4r_test_simple", "rrlite_enc1_4x4"}) {
+      if (!fs::exists(k_release / folder / (std::string(kernel) + ".hsaco"))) {
+        continue;
+      }
+      d4r::Expected<LaunchMeta> meta = read_fixture(folder, kernel);
+      ASSERT_TRUE(meta) << meta.error().message;
+      EXPECT_TRUE(meta->host_variables.empty())
+          << folder << "/" << kernel << ": " << meta->host_variables.front().name;
+    }
+  }
+}
+
 TEST(LaunchMeta, PlainKernelsOfThePtxNames)
 {
   for (const char* kernel :

@@ -33,6 +33,7 @@ using d4r::compiler::cpu::ArgKind;
 using d4r::compiler::cpu::Direction;
 using d4r::compiler::cpu::Field;
 using d4r::compiler::cpu::Fill;
+using d4r::compiler::cpu::GlobalSpec;
 using d4r::compiler::cpu::ImageSpec;
 using d4r::compiler::cpu::LaunchCase;
 using d4r::compiler::cpu::Param;
@@ -90,6 +91,7 @@ private:
   bool place_buffer(const Arg& arg, uint64_t* bits);
   bool place_image(const Arg& arg, uint64_t* bits);
   bool read_back(std::vector<std::vector<std::byte>>& outputs);
+  bool write_globals();
 };
 
 DeviceLaunch::~DeviceLaunch()
@@ -210,9 +212,37 @@ bool DeviceLaunch::place_image(const Arg& arg, uint64_t* bits)
   return true;
 }
 
+// `global` lines: the module variable as the game's host code finds it (cuModuleGetGlobal by its
+// PTX name, whatever its linkage) and writes it (cuMemcpyHtoD), before every launch.
+bool DeviceLaunch::write_globals()
+{
+  for (const GlobalSpec& spec : m_case.globals) {
+    CUdeviceptr pointer = 0;
+    size_t size = 0;
+    const CUresult found = cuModuleGetGlobal(&pointer, &size, m_module, spec.name.c_str());
+    if (found != CUDA_SUCCESS) {
+      m_error = cuda_error(found, ("cuModuleGetGlobal(" + spec.name + ")").c_str());
+      return false;
+    }
+    const std::vector<std::byte> data = d4r::compiler::cpu::generate_fill(spec.fill, spec.type, spec.count);
+    if (data.size() > size) {
+      m_error = "global " + spec.name + " is " + std::to_string(size) + " bytes, the case writes " +
+                std::to_string(data.size());
+      return false;
+    }
+    CU_CHECK(cuMemcpyHtoD(pointer, data.data(), data.size()));
+    std::printf("%s: global %s at 0x%llx, %zu bytes, %zu written\n", m_case.name.c_str(), spec.name.c_str(),
+                static_cast<unsigned long long>(pointer), size, data.size());
+  }
+  return true;
+}
+
 bool DeviceLaunch::run(std::vector<std::vector<std::byte>>& outputs)
 {
   m_outputs.assign(m_case.outputs.size(), DeviceOutput{});
+  if (!write_globals()) {
+    return false;
+  }
   int64_t total = 0;
   const std::vector<ParamSlot> slots = d4r::compiler::cpu::param_layout(m_case, &total);
   std::vector<std::vector<std::byte>> values(m_case.params.size());
