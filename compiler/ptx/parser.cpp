@@ -164,11 +164,28 @@ private:
   Expected<void> body_declaration(std::vector<Statement>& out);
   Expected<Instruction> instruction();
   Expected<Operand> operand();
-  Expected<Operand> name_operand(const TokenView& token);
+  Expected<Operand> name_operand(const TokenView& token, bool pair_allowed = true);
   Expected<std::vector<Operand>> operand_list(char close);
+
+  // Blocks, initialiser lists and operand lists nest as deep as the input says, and every user of
+  // the tree (printer, passes, translator, even its destructor) recurses over it: past this depth
+  // the parse fails with an error instead of exhausting the stack somewhere later.
+  static constexpr int k_max_nesting = 256;
+  class Nesting {
+  public:
+    explicit Nesting(int& depth) : m_depth(depth) { ++m_depth; }
+    ~Nesting() { --m_depth; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+
+  private:
+    int& m_depth;
+  };
+  Expected<void> check_nesting(const TokenView& token);
 
   Lexer m_lexer;
   std::deque<Token> m_ahead;
+  int m_nesting = 0;
   std::optional<Error> m_lex_error;
   std::vector<CommentToken> m_comments;
   size_t m_pos = 0;
@@ -183,6 +200,14 @@ std::unexpected<Error> Parser::error_at(const TokenView& token, std::string_view
                                "ptx:" + std::to_string(token.line) + ":" +
                                    std::to_string(token.column) + ": " + std::string(what) +
                                    ", found " + found});
+}
+
+Expected<void> Parser::check_nesting(const TokenView& token)
+{
+  if (m_nesting < k_max_nesting) {
+    return {};
+  }
+  return error_at(token, "nesting deeper than " + std::to_string(k_max_nesting) + " levels");
 }
 
 Expected<void> Parser::expect(char c, std::string_view context)
@@ -434,6 +459,8 @@ Expected<void> Parser::declarators(const Variable& prototype, bool single,
 
 Expected<Initializer> Parser::initializer()
 {
+  TRY(check_nesting(peek()));
+  Nesting nesting(m_nesting);
   Initializer init;
   if (accept('{')) {
     init.is_list = true;
@@ -518,6 +545,8 @@ Expected<std::vector<Variable>> Parser::param_list()
 
 Expected<Block> Parser::block()
 {
+  TRY(check_nesting(peek()));
+  Nesting nesting(m_nesting);
   TokenView open = next();
   Block block;
   block.pos = pos_of(open);
@@ -632,6 +661,8 @@ Expected<std::vector<Operand>> Parser::operand_list(char close)
 
 Expected<Operand> Parser::operand()
 {
+  TRY(check_nesting(peek()));
+  Nesting nesting(m_nesting);
   TokenView token = next();
   Operand operand;
   char c = token.kind == TokenKind::punct ? token.text.front() : '\0';
@@ -665,7 +696,7 @@ Expected<Operand> Parser::operand()
 
 // A register or symbol with an optional offset (sym+4, %rd1+-8, %rd1-8) or a second predicate
 // (%p1|%p2).
-Expected<Operand> Parser::name_operand(const TokenView& token)
+Expected<Operand> Parser::name_operand(const TokenView& token, bool pair_allowed)
 {
   Operand operand;
   operand.text = std::string(token.text);
@@ -680,12 +711,15 @@ Expected<Operand> Parser::name_operand(const TokenView& token)
     }
     operand.offset = (negative ? "-" : "") + std::string(next().text);
   }
+  if (at_punct('|') && !pair_allowed) {
+    return error_at(peek(), "a predicate pair holds two predicates, not more");
+  }
   if (accept('|')) {
     TRY_ASSIGN(TokenView second, expect_name("a predicate after '|'"));
     Operand pair;
     pair.kind = OperandKind::pair;
     pair.elements.push_back(std::move(operand));
-    TRY_ASSIGN(Operand other, name_operand(second));
+    TRY_ASSIGN(Operand other, name_operand(second, false));
     pair.elements.push_back(std::move(other));
     return pair;
   }

@@ -440,6 +440,62 @@ TEST(PtxParser, EditedTreesPrintTheEdit)
   EXPECT_TRUE(parse_ok(printed) == module);
 }
 
+// The input decides how deep blocks, initialiser lists and operand lists nest, and everything that
+// walks the tree recurses: 200 000 levels (which overflowed the stack) are an error at level 257,
+// while 256 levels parse, print and parse back.
+TEST(PtxParser, NestingIsBoundedWithAnError)
+{
+  auto nested = [](int64_t depth, std::string_view open, std::string_view close,
+                   std::string_view prefix, std::string_view inner, std::string_view suffix) {
+    std::string text(prefix);
+    for (int64_t i = 0; i < depth; ++i) {
+      text += open;
+    }
+    text += inner;
+    for (int64_t i = 0; i < depth; ++i) {
+      text += close;
+    }
+    return text + std::string(suffix);
+  };
+  struct Deep {
+    std::string_view open, close, prefix, inner, suffix;
+  };
+  const Deep forms[] = {
+      {"{\n", "}\n", ".entry k()\n", "ret;\n", ""},                  // scopes in a body
+      {"{", "}", ".global .b32 x[1] = ", "1", ";\n"},                   // initialiser lists
+      {"[", "]", ".entry k()\n{\nld.u32 %r1, ", "%rd1", ";\n}\n"},   // operand lists
+  };
+  for (const Deep& form : forms) {
+    SCOPED_TRACE(form.prefix);
+    d4r::Expected<Module> deep =
+        parse_module(nested(200000, form.open, form.close, form.prefix, form.inner, form.suffix));
+    ASSERT_FALSE(deep.has_value());
+    EXPECT_EQ(deep.error().code, d4r::ErrorCode::invalid_argument);
+    EXPECT_NE(deep.error().message.find("nesting deeper than 256 levels"), std::string::npos)
+        << deep.error().message;
+  }
+  // 255 scopes inside the body's own block: 256 levels, the most that parses.
+  std::string deepest = nested(255, "{\n", "}\n", ".entry k()\n{\n", "ret;\n", "}\n");
+  d4r::Expected<Module> module = parse_module(deepest);
+  ASSERT_TRUE(module.has_value()) << module.error().message;
+  d4r::Expected<Module> again = parse_module(print_module(*module));
+  ASSERT_TRUE(again.has_value()) << again.error().message;
+  EXPECT_TRUE(*again == *module);
+  d4r::Expected<Module> one_more =
+      parse_module(nested(256, "{\n", "}\n", ".entry k()\n{\n", "ret;\n", "}\n"));
+  EXPECT_FALSE(one_more.has_value());
+  // A predicate pair is p|q: a chain of '|' is an error, not a recursion as deep as the chain.
+  std::string chain = ".entry k()\n{\nsetp.eq.u32 %p1";
+  for (int i = 0; i < 200000; ++i) {
+    chain += "|%p1";
+  }
+  d4r::Expected<Module> chained = parse_module(chain + ", %r1, %r2;\n}\n");
+  ASSERT_FALSE(chained.has_value());
+  EXPECT_NE(chained.error().message.find("a predicate pair holds two predicates"),
+            std::string::npos)
+      << chained.error().message;
+}
+
 TEST(PtxParser, GeneratedFiveMegabyteModule)
 {
   std::string text = generated_module(5u << 20);
