@@ -1,6 +1,6 @@
 #include "compiler/recipe.hpp"
 
-#include "compiler/translate/translator.hpp"
+#include "compiler/translate/translator_fingerprint.hpp"
 #include "util/digest.hpp"
 
 #include <fnmatch.h>
@@ -517,6 +517,11 @@ Expected<CompileJob> make_compile_job(const Recipe& recipe, std::string_view tar
 
 Expected<std::string> recipe_fingerprint(const Recipe& recipe)
 {
+  return recipe_fingerprint(recipe, translate::translator_fingerprint());
+}
+
+Expected<std::string> recipe_fingerprint(const Recipe& recipe, std::string_view translator)
+{
   Sha256Hasher hasher;
   hash_field(hasher, "d4r-recipe-fingerprint", "1");
   hash_field(hasher, "name", recipe.name);
@@ -533,7 +538,7 @@ Expected<std::string> recipe_fingerprint(const Recipe& recipe)
     break;
   case SourceLanguage::ptx:
     hash_field(hasher, "language", "ptx");
-    hash_field(hasher, "translator", std::to_string(translate::k_translator_version));
+    hash_field(hasher, "translator", translator);
     break;
   }
   for (const std::string& flag : recipe.flags) {

@@ -80,6 +80,10 @@ struct Recipe {
 // local header it names with #include "..." (resolved next to the including file). Which
 // kernels, modules and targets it serves are left out: authorising one more module or target must
 // not rebuild the objects already made. Errors: io when the source cannot be read.
+// A ptx recipe's fingerprint includes the translator's (translate/translator_fingerprint.hpp),
+// which covers the rewrite passes too: `translator` replaces it in tests.
 [[nodiscard]] Expected<std::string> recipe_fingerprint(const Recipe& recipe);
+[[nodiscard]] Expected<std::string> recipe_fingerprint(const Recipe& recipe,
+                                                       std::string_view translator);
 
 } // namespace d4r::compiler

@@ -23,9 +23,6 @@ class Module;
 
 namespace d4r::compiler::translate {
 
-// Part of every translated object's cache key: bump it when the translation of some PTX changes.
-inline constexpr int k_translator_version = 1;
-
 enum class TargetKind { amdgpu, host };
 
 struct TranslateOptions {

@@ -3,6 +3,7 @@
 // that goes into the cache key, and loading a folder (the shipped kernels/recipes among them).
 
 #include "compiler/recipe.hpp"
+#include "compiler/translate/translator_fingerprint.hpp"
 
 #include "test_compiler_recipe_support.hpp"
 #include "util/digest.hpp"
@@ -144,6 +145,31 @@ TEST_F(RecipeTest, PtxRecipeBuildsTheModule)
   d4r::Expected<std::string> other_print = recipe_fingerprint(other);
   ASSERT_TRUE(other_print) << other_print.error().message;
   EXPECT_NE(*print, *other_print);
+}
+
+// The translator's fingerprint is derived from its sources (fingerprint.cmake), and a ptx recipe's
+// fingerprint (so its objects' cache keys) changes with it; a HIP recipe's does not.
+TEST_F(RecipeTest, PtxRecipeFingerprintFollowsTheTranslator)
+{
+  std::string_view built = d4r::compiler::translate::translator_fingerprint();
+  EXPECT_EQ(built.size(), 64u);
+  EXPECT_TRUE(std::ranges::all_of(built, [](char c) { return std::isxdigit(c) != 0; })) << built;
+  d4r::Expected<Recipe> ptx = parse("recipe = r\nversion = 1\nkernels = k\n"
+                                    "modules = 8baeb925f177af87\nlanguage = ptx\n");
+  ASSERT_TRUE(ptx) << ptx.error().message;
+  d4r::Expected<std::string> now = recipe_fingerprint(*ptx);
+  d4r::Expected<std::string> same = recipe_fingerprint(*ptx, built);
+  d4r::Expected<std::string> changed = recipe_fingerprint(*ptx, "another translator");
+  ASSERT_TRUE(now && same && changed);
+  EXPECT_EQ(*now, *same);
+  EXPECT_NE(*now, *changed);
+  d4r::Expected<Recipe> hip = parse("recipe = r\nversion = 1\nkernels = k\n"
+                                    "modules = 8baeb925f177af87\nsource = src/k.hip\n");
+  ASSERT_TRUE(hip) << hip.error().message;
+  d4r::Expected<std::string> hip_now = recipe_fingerprint(*hip, built);
+  d4r::Expected<std::string> hip_changed = recipe_fingerprint(*hip, "another translator");
+  ASSERT_TRUE(hip_now && hip_changed) << (hip_now ? hip_changed.error() : hip_now.error()).message;
+  EXPECT_EQ(*hip_now, *hip_changed);
 }
 
 TEST_F(RecipeTest, PatternsAloneAreEnough)
