@@ -36,6 +36,19 @@ bool is_type_word(std::string_view part)
 }
 
 template <size_t N>
+bool is_one_of(std::string_view word, const std::array<std::string_view, N>& set);
+
+// A word that can only begin a new module-level item, never a performance directive of the
+// function before it (.maxntid, .noreturn, ...).
+bool starts_top_level_item(std::string_view word)
+{
+  static constexpr std::array<std::string_view, 6> k_item_words = {
+      ".entry", ".func", ".section", ".alias", ".callprototype", ".pragma"};
+  return is_one_of(word, k_linkages) || is_one_of(word, k_spaces) ||
+         is_one_of(word, k_line_directives) || is_one_of(word, k_item_words);
+}
+
+template <size_t N>
 bool is_one_of(std::string_view word, const std::array<std::string_view, N>& set)
 {
   return std::find(set.begin(), set.end(), word) != set.end();
@@ -507,7 +520,7 @@ Expected<Function> Parser::function()
     TRY_ASSIGN(function.params, param_list());
   }
   // .maxntid 256, 1, 1 / .noreturn: numbers and commas up to the next directive or the body.
-  while (is_dot_word(peek())) {
+  while (is_dot_word(peek()) && !starts_top_level_item(peek().text)) {
     TokenView directive_name = next();
     Directive directive{std::string(directive_name.text), {}, DirectiveEnd::line,
                         pos_of(directive_name)};
@@ -517,6 +530,10 @@ Expected<Function> Parser::function()
     function.performance.push_back(std::move(directive));
   }
   if (accept(';')) {
+    return function;
+  }
+  // PTX 2.x modules declare functions without the ';': the next item (or the end) ends them.
+  if (peek().kind == TokenKind::end || starts_top_level_item(peek().text)) {
     return function;
   }
   if (!at_punct('{')) {

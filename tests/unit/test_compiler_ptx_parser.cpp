@@ -260,6 +260,46 @@ TEST(PtxParser, FunctionsWithParamsReturnsAndPerformanceDirectives)
   expect_round_trip(print_module(module), "functions");
 }
 
+// PTX 2.x modules (CUDA 3 and 4) end function declarations at the next item, without ';'.
+TEST(PtxParser, DeclarationsWithoutSemicolonEndAtTheNextItem)
+{
+  Module module = parse_ok(R"(
+.version 2.3
+.target sm_20
+.extern .func (.param .b32 ret0) vprintf (.param .b64 fmt, .param .b64 args)
+.func helper (.param .u32 x) .noreturn
+.global .u32 counter;
+.visible .entry k()
+{
+  ret;
+}
+.extern .func last ()
+)");
+  std::vector<const Function*> functions = functions_of(module);
+  ASSERT_EQ(functions.size(), 4u);
+  EXPECT_EQ(functions[0]->name, "vprintf");
+  EXPECT_FALSE(functions[0]->body.has_value());
+  EXPECT_EQ(functions[0]->params.size(), 2u);
+  EXPECT_EQ(functions[1]->name, "helper");
+  EXPECT_FALSE(functions[1]->body.has_value());
+  ASSERT_EQ(functions[1]->performance.size(), 1u);
+  EXPECT_EQ(functions[1]->performance[0].name, ".noreturn");
+  EXPECT_TRUE(functions[2]->body.has_value());
+  EXPECT_EQ(functions[3]->name, "last");
+  EXPECT_FALSE(functions[3]->body.has_value());
+  bool has_counter = std::ranges::any_of(module.items, [](const Item& item) {
+    const auto* variable = std::get_if<Variable>(&item.value);
+    return variable != nullptr && variable->name == "counter";
+  });
+  EXPECT_TRUE(has_counter) << "the declaration after helper is a variable, not a directive of it";
+  expect_round_trip(print_module(module), "declarations without ';'");
+  // Anything else after a header is still an error.
+  d4r::Expected<Module> bad = parse_module(".func f() mov.u32 %r1, 1;\n");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message.find("expected '{' or ';' after function 'f'"), std::string::npos)
+      << bad.error().message;
+}
+
 TEST(PtxParser, BodyDeclarationsLabelsScopesAndDirectives)
 {
   d4r::Expected<std::vector<Statement>> body = parse_statements(R"(
