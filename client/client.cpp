@@ -142,6 +142,7 @@ ResolveResult Client::resolve(uint64_t module_hash, std::string_view kernel_name
   request.set_wait_budget_ms(
       static_cast<uint32_t>(std::max<int64_t>(1, m_options.budget_ms * 3 / 4)));
   request.set_accept_path(true);
+  request.set_mirrors_host_variables(m_options.mirrors_host_variables);
   grpc::ClientContext context;
   set_deadline(context,
                std::chrono::system_clock::now() + std::chrono::milliseconds(m_options.budget_ms));
@@ -168,7 +169,8 @@ ResolveResult Client::resolve(uint64_t module_hash, std::string_view kernel_name
     return {D4RK_NOT_FOUND, "malformed reply: unknown outcome", nullptr};
   }
   Expected<std::shared_ptr<const KernelAnswer>> answer =
-      KernelAnswer::from_reply(reply, kernel_name, m_options.selection.mode);
+      KernelAnswer::from_reply(reply, kernel_name, m_options.selection.mode,
+                               m_options.mirrors_host_variables);
   if (!answer) {
     log_once(Problem::bad_reply, answer.error().message);
     return {D4RK_NOT_FOUND, answer.error().message, nullptr};

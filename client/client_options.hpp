@@ -27,6 +27,7 @@ struct ClientOptions {
   d4rk_log_fn log_fn = nullptr;
   void* log_user_data = nullptr;
   bool memo = true; // false with D4RK_FLAG_NO_MEMO
+  bool mirrors_host_variables = false; // D4RK_FLAG_MIRRORS_HOST_VARIABLES
 };
 
 // NULL options: every default. Refuses a struct_size of 0 (the caller forgot to set it).

@@ -53,6 +53,12 @@ extern "C" {
 
 /* d4rk_options.flags */
 #define D4RK_FLAG_NO_MEMO 1u /* ask the daemon every time (benchmarks, tools); a hook leaves it 0 */
+/* The hook mirrors module variables: before each launch of a served kernel it copies every
+ * d4rk_kernel.host_variables entry from the PTX module (cuModuleGetGlobal, by that name) into the
+ * code object's variable of the same name (hipModuleGetGlobal), size bytes, so that what the
+ * game wrote with cuMemcpyHtoD / cudaMemcpyToSymbol is what the kernel reads. Without this flag
+ * a kernel whose object has such variables is D4RK_NOT_FOUND (reason "host_variables: ..."). */
+#define D4RK_FLAG_MIRRORS_HOST_VARIABLES 2u
 
 #define D4RK_DEFAULT_BUDGET_MS 50
 #define D4RK_MAX_BUDGET_MS 10000 /* larger budgets are clamped to this */
@@ -103,6 +109,13 @@ typedef struct d4rk_resources {
 } d4rk_resources;
 
 /* One NAME_postK kernel; 0 means the contract's default (grid: the main launch's; block 32/1/1). */
+/* A module variable of the code object that the host writes (only with
+ * D4RK_FLAG_MIRRORS_HOST_VARIABLES). */
+typedef struct d4rk_host_variable {
+  const char* name; /* the PTX name, also the code object's symbol */
+  uint64_t size;    /* bytes */
+} d4rk_host_variable;
+
 typedef struct d4rk_post_kernel {
   const char* name;
   uint32_t grid_x;
@@ -134,6 +147,11 @@ typedef struct d4rk_kernel {
   uint32_t grid_x;  /* != 0 sets the grid to (grid_x,1,1) */
   uint32_t post_count;
   d4rk_post_kernel posts[D4RK_MAX_POSTS];
+  /* Added after posts, so that a hook built against the shorter struct reads it unchanged: the
+   * library allocates every d4rk_kernel. Every module variable of the object (its whole module's,
+   * not only this kernel's); 0 and NULL when it has none. */
+  uint32_t host_variable_count;
+  const d4rk_host_variable* host_variables;
 } d4rk_kernel;
 
 /* Fills *options with struct_size = sizeof(d4rk_options) and every default. */

@@ -52,7 +52,8 @@ Expected<Mode> answered_mode(const pb::ResolveReply& reply, std::string_view ker
 } // namespace
 
 Expected<std::shared_ptr<const KernelAnswer>>
-KernelAnswer::from_reply(pb::ResolveReply& reply, std::string_view kernel_name, Mode asked_mode)
+KernelAnswer::from_reply(pb::ResolveReply& reply, std::string_view kernel_name, Mode asked_mode,
+                         bool mirrors_host_variables)
 {
   TRY_ASSIGN(Mode mode, answered_mode(reply, kernel_name, asked_mode));
   auto answer = std::make_shared<KernelAnswer>();
@@ -63,7 +64,36 @@ KernelAnswer::from_reply(pb::ResolveReply& reply, std::string_view kernel_name, 
   answer->m_view.mode = mode == Mode::accuracy ? D4RK_MODE_ACCURACY : D4RK_MODE_FAST;
   TRY(answer->take_object(reply));
   TRY(answer->take_metadata(reply, kernel_name));
+  TRY(answer->take_host_variables(reply, kernel_name, mirrors_host_variables));
   return answer;
+}
+
+// A daemon must not serve a kernel with host variables to a client that does not mirror them
+// (it would read stale values); one that does anyway is not believed.
+Expected<void> KernelAnswer::take_host_variables(const pb::ResolveReply& reply,
+                                                 std::string_view kernel_name, bool mirrors)
+{
+  const pb::LaunchMetadata& meta = reply.metadata();
+  if (meta.host_variables_size() == 0) {
+    return {};
+  }
+  if (!mirrors) {
+    return std::unexpected(
+        malformed(kernel_name, "host variables served to a client that does not mirror them"));
+  }
+  for (const pb::HostVariable& variable : meta.host_variables()) {
+    if (variable.name().empty() || variable.size() == 0) {
+      return std::unexpected(malformed(kernel_name, "a host variable without a name or size"));
+    }
+    m_host_variable_names.push_back(variable.name());
+  }
+  for (int i = 0; i < meta.host_variables_size(); ++i) {
+    m_host_variables.push_back(d4rk_host_variable{
+        m_host_variable_names[static_cast<size_t>(i)].c_str(), meta.host_variables(i).size()});
+  }
+  m_view.host_variable_count = static_cast<uint32_t>(m_host_variables.size());
+  m_view.host_variables = m_host_variables.data();
+  return {};
 }
 
 Expected<void> KernelAnswer::take_object(pb::ResolveReply& reply)

@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace d4r::kernel::v1 {
 class ResolveReply;
@@ -24,10 +25,11 @@ class KernelAnswer {
 public:
   // Checks everything a hook relies on (an object with a 32-byte digest and a positive size, the
   // bytes or a path, the metadata with its main kernel, the contract's prep and post rules, a mode
-  // that is the one asked for) and verifies the bytes against the digest. `reply` is left
-  // unspecified: its data bytes are moved, not copied.
+  // that is the one asked for, no host variables unless the client mirrors them) and verifies the
+  // bytes against the digest. `reply` is left unspecified: its data bytes are moved, not copied.
   [[nodiscard]] static Expected<std::shared_ptr<const KernelAnswer>>
-  from_reply(d4r::kernel::v1::ResolveReply& reply, std::string_view kernel_name, Mode asked_mode);
+  from_reply(d4r::kernel::v1::ResolveReply& reply, std::string_view kernel_name, Mode asked_mode,
+             bool mirrors_host_variables);
 
   KernelAnswer() = default;
   KernelAnswer(const KernelAnswer&) = delete;
@@ -40,6 +42,8 @@ private:
   Expected<void> take_object(d4r::kernel::v1::ResolveReply& reply);
   Expected<void> take_metadata(const d4r::kernel::v1::ResolveReply& reply,
                                std::string_view kernel_name);
+  Expected<void> take_host_variables(const d4r::kernel::v1::ResolveReply& reply,
+                                     std::string_view kernel_name, bool mirrors);
 
   std::unique_ptr<MappedFile> m_mapping; // the local path case
   std::string m_data;                    // the bytes-over-gRPC case
@@ -49,6 +53,8 @@ private:
   std::string m_main_name;
   std::string m_prep_name;
   std::array<std::string, D4RK_MAX_POSTS> m_post_names;
+  std::vector<std::string> m_host_variable_names;
+  std::vector<d4rk_host_variable> m_host_variables;
   d4rk_kernel m_view{};
 };
 

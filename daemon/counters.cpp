@@ -27,6 +27,8 @@ const char* to_string(Counter counter)
     return "not_found.build_failed";
   case Counter::not_found_no_module:
     return "not_found.no_module";
+  case Counter::not_found_host_variables:
+    return "not_found.host_variables";
   case Counter::rejected_wrong_origin:
     return "rejected.wrong_origin";
   case Counter::rejected_broken_contract:

@@ -22,6 +22,7 @@ enum class Counter {
   not_found_no_recipe,
   not_found_build_failed,
   not_found_no_module, // a ptx recipe's module was never uploaded
+  not_found_host_variables, // the object has host variables the client does not mirror
   rejected_wrong_origin,
   rejected_broken_contract,
   rejected_invalid_request,

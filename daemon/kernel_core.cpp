@@ -36,6 +36,7 @@ std::string flight_key(const ResolveQuery& query, const EffectiveSelection& sele
          to_string(selection.mode) + '|' + (selection.fp8_native ? "fp8" : "nofp8") + '|' +
          (selection.native_swin_encoders ? "swin" : "noswin") + '|' +
          (query.accept_path ? "path" : "bytes") + '|' +
+         (query.mirrors_host_variables ? "mirrors" : "nomirrors") + '|' +
          // Callers with other wait budgets must not share an answer: one may get PENDING where
          // the other would have waited. Builds are shared below, in BuildService.
          std::to_string(query.wait_budget.count()) + (query.background ? "|bg" : "");
@@ -79,6 +80,30 @@ ResolveAnswer release_verdict_answer(const release::CatalogAnswer& found, const 
   }
   Outcome outcome = verdict == release::Verdict::wrong_origin ? Outcome::rejected : Outcome::not_found;
   return not_served(outcome, counter_of(verdict), found.authorization.reason);
+}
+
+// A serve-time check, not part of the cache key: the object is the same for every client, only
+// whether this client may launch it differs.
+std::optional<ResolveAnswer> unmirrored(const ResolveQuery& query,
+                                        const Expected<std::vector<std::string>>& names)
+{
+  if (query.background) {
+    return std::nullopt; // warm-up work serves nobody: its answer is dropped
+  }
+  if (!names) {
+    return not_served(Outcome::not_found, Counter::not_found_error, names.error().message);
+  }
+  if (query.mirrors_host_variables || names->empty()) {
+    return std::nullopt;
+  }
+  std::string listed;
+  for (const std::string& name : *names) {
+    listed += (listed.empty() ? "" : ", ") + name;
+  }
+  return not_served(Outcome::not_found, Counter::not_found_host_variables,
+                    "host_variables: the object of kernel " + query.kernel +
+                        " has module variables the host writes (" + listed +
+                        "); the client does not mirror them");
 }
 
 BuildOptions build_options(const DaemonConfig& config)
@@ -250,7 +275,7 @@ Expected<ResolveAnswer> KernelCore::serve_recipe(const ResolveQuery& query,
                                                  selection.mode, priority, budget, module));
   switch (built.state) {
   case BuildState::ready:
-    return ready_answer(selection.mode, selection.arch, *built.hit, query.accept_path);
+    return ready_answer(selection.mode, selection.arch, *built.hit, query);
   case BuildState::pending:
     return not_served(Outcome::pending, Counter::pending, built.reason);
   case BuildState::failed:
@@ -277,7 +302,7 @@ Expected<ResolveAnswer> KernelCore::serve_release_object(const ResolveQuery& que
   }
   TRY_ASSIGN(std::optional<cache::Hit> hit, m_cache->lookup(selection.mode, key));
   if (hit) {
-    Expected<ResolveAnswer> ready = ready_answer(selection.mode, target, *hit, query.accept_path);
+    Expected<ResolveAnswer> ready = ready_answer(selection.mode, target, *hit, query);
     if (ready || ready.error().code != ErrorCode::corrupt) {
       return ready;
     }
@@ -307,12 +332,17 @@ Expected<ResolveAnswer> KernelCore::serve_release_object(const ResolveQuery& que
     std::lock_guard lock(m_memo_mutex);
     m_verified.insert(inserted.digest); // we just hashed these very bytes
   }
-  return ready_answer(selection.mode, target, inserted, query.accept_path);
+  return ready_answer(selection.mode, target, inserted, query);
 }
 
 Expected<ResolveAnswer> KernelCore::ready_answer(Mode mode, const std::string& target,
-                                                 const cache::Hit& hit, bool accept_path)
+                                                 const cache::Hit& hit, const ResolveQuery& query)
 {
+  if (std::optional<ResolveAnswer> refused =
+          unmirrored(query, wire::host_variable_names(hit.metadata))) {
+    return std::move(*refused);
+  }
+  const bool accept_path = query.accept_path;
   ResolveAnswer answer;
   answer.outcome = Outcome::ready;
   answer.counter = Counter::resolve_ready;

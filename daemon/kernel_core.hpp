@@ -51,6 +51,9 @@ struct ResolveQuery {
   bool accept_path = false;
   std::chrono::milliseconds wait_budget{0}; // 0: the daemon's default
   bool background = false;                  // warm-up work: queued behind a game's requests
+  // The client copies the PTX module's variables into the object's before each launch; without
+  // it an object with host variables is not served (Counter::not_found_host_variables).
+  bool mirrors_host_variables = false;
 };
 
 enum class Outcome { ready, not_found, pending, rejected };
@@ -137,7 +140,8 @@ private:
                                                    const std::filesystem::path& path,
                                                    std::vector<std::byte> bytes);
   [[nodiscard]] Expected<ResolveAnswer> ready_answer(Mode mode, const std::string& target,
-                                                     const cache::Hit& hit, bool accept_path);
+                                                     const cache::Hit& hit,
+                                                     const ResolveQuery& query);
   [[nodiscard]] Expected<Sha256> release_digest(const std::filesystem::path& path,
                                                 const std::string& identity,
                                                 std::vector<std::byte>* bytes_out);

@@ -121,6 +121,7 @@ Expected<ResolveQuery> to_resolve_query(const pb::ResolveRequest& request)
   query.kernel = request.kernel();
   TRY_ASSIGN(query.selection, to_selection_query(request.selection()));
   query.accept_path = request.accept_path();
+  query.mirrors_host_variables = request.mirrors_host_variables();
   query.wait_budget = std::chrono::milliseconds(request.wait_budget_ms());
   return query;
 }
@@ -131,6 +132,7 @@ Expected<ResolveQuery> to_build_query(const pb::BuildRequest& request)
   query.kernel = request.kernel();
   TRY_ASSIGN(query.selection, to_selection_query(request.selection()));
   query.accept_path = request.accept_path();
+  query.mirrors_host_variables = request.mirrors_host_variables();
   query.wait_budget = std::chrono::milliseconds(request.wait_budget_ms());
   return query;
 }
@@ -256,7 +258,25 @@ std::string serialize_launch_meta(const compiler::LaunchMeta& meta)
     p.set_block_y(post.block_y);
     p.set_block_z(post.block_z);
   }
+  for (const compiler::HostVariable& variable : meta.host_variables) {
+    pb::HostVariable& v = *out.add_host_variables();
+    v.set_name(variable.name);
+    v.set_size(variable.size);
+  }
   return out.SerializeAsString();
+}
+
+Expected<std::vector<std::string>> host_variable_names(const std::string& metadata)
+{
+  pb::LaunchMetadata meta;
+  if (!meta.ParseFromString(metadata)) {
+    return make_error(ErrorCode::corrupt, "cache: stored launch metadata does not parse");
+  }
+  std::vector<std::string> names;
+  for (const pb::HostVariable& variable : meta.host_variables()) {
+    names.push_back(variable.name());
+  }
+  return names;
 }
 
 grpc::Status to_grpc_status(const Error& error)

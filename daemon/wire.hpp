@@ -10,6 +10,7 @@
 #include <grpcpp/support/status.h>
 
 #include <string>
+#include <vector>
 
 namespace d4r::daemon::wire {
 
@@ -33,6 +34,8 @@ void fill_purge_reply(const cache::PurgeResult& result, pb::PurgeReply& reply);
 
 // The launch metadata as the cache stores it: a serialised pb::LaunchMetadata.
 [[nodiscard]] std::string serialize_launch_meta(const compiler::LaunchMeta& meta);
+// The names of the host variables that stored metadata lists; corrupt when it does not parse.
+[[nodiscard]] Expected<std::vector<std::string>> host_variable_names(const std::string& metadata);
 
 // One mapping from our errors to gRPC's, messages cut at 1 KiB.
 [[nodiscard]] grpc::Status to_grpc_status(const Error& error);

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
+
 #include <cstdlib>
 #include <map>
 #include <optional>
@@ -134,6 +136,25 @@ TEST_F(ClientSelection, OptionsOverrideTheEnvironment)
   EXPECT_FALSE(selection.native_swin_encoders());
   options.target = "";
   EXPECT_EQ(sent_selection(options).target(), "") << "\"\" leaves the target to the daemon";
+}
+
+// D4RK_FLAG_MIRRORS_HOST_VARIABLES becomes the request's capability; it is off by default, and a
+// caller built against a struct that ends before `flags` never claims it.
+TEST_F(ClientSelection, MirrorsHostVariablesOnlyWithTheFlag)
+{
+  d4rk_options options;
+  d4rk_options_init(&options);
+  static_cast<void>(sent_selection(options));
+  EXPECT_FALSE(m_daemon->service.resolve_request().mirrors_host_variables());
+  options.flags = D4RK_FLAG_MIRRORS_HOST_VARIABLES;
+  static_cast<void>(sent_selection(options));
+  EXPECT_TRUE(m_daemon->service.resolve_request().mirrors_host_variables());
+  options.flags = D4RK_FLAG_MIRRORS_HOST_VARIABLES | D4RK_FLAG_NO_MEMO;
+  static_cast<void>(sent_selection(options));
+  EXPECT_TRUE(m_daemon->service.resolve_request().mirrors_host_variables());
+  options.struct_size = offsetof(d4rk_options, flags);
+  static_cast<void>(sent_selection(options));
+  EXPECT_FALSE(m_daemon->service.resolve_request().mirrors_host_variables());
 }
 
 } // namespace

@@ -312,6 +312,57 @@ TEST_F(ClientResolve, NoMemoFlagAsksEveryTime)
   EXPECT_EQ(m_daemon->service.resolve_calls.load(), 2);
 }
 
+// D4RK_FLAG_MIRRORS_HOST_VARIABLES: sent as the request's capability (off by default), and the
+// answer's host variables reach the C view; a daemon that serves host variables to a client
+// without the flag is not believed (the kernel would read stale values).
+void fill_host_variables(pb::ResolveReply& reply)
+{
+  pb::HostVariable& table = *reply.mutable_metadata()->add_host_variables();
+  table.set_name("d_table");
+  table.set_size(256);
+  pb::HostVariable& scale = *reply.mutable_metadata()->add_host_variables();
+  scale.set_name("k_scale");
+  scale.set_size(16);
+}
+
+TEST_F(ClientResolve, MirrorsHostVariablesFlagIsSentAndListsThem)
+{
+  answer([&](const pb::ResolveRequest& request, pb::ResolveReply& reply) {
+    fill_ready(reply, request.kernel(), "object with variables");
+    if (request.mirrors_host_variables()) {
+      fill_host_variables(reply);
+    }
+  });
+  d4rk_kernel* kernel = nullptr;
+  ASSERT_EQ(d4rk_resolve(make_client(), 7, "plain", &kernel), D4RK_READY);
+  EXPECT_FALSE(m_daemon->service.resolve_request().mirrors_host_variables());
+  EXPECT_EQ(kernel->host_variable_count, 0u);
+  EXPECT_EQ(kernel->host_variables, nullptr);
+  d4rk_kernel_free(kernel);
+  d4rk_client* mirroring = make_client(2000, D4RK_MODE_FAST, D4RK_FLAG_MIRRORS_HOST_VARIABLES);
+  ASSERT_EQ(d4rk_resolve(mirroring, 7, "vars", &kernel), D4RK_READY) << d4rk_last_reason();
+  EXPECT_TRUE(m_daemon->service.resolve_request().mirrors_host_variables());
+  ASSERT_EQ(kernel->host_variable_count, 2u);
+  EXPECT_STREQ(kernel->host_variables[0].name, "d_table");
+  EXPECT_EQ(kernel->host_variables[0].size, 256u);
+  EXPECT_STREQ(kernel->host_variables[1].name, "k_scale");
+  EXPECT_EQ(kernel->host_variables[1].size, 16u);
+  d4rk_kernel_free(kernel);
+}
+
+TEST_F(ClientResolve, HostVariablesToAClientThatDoesNotMirrorAreNotFound)
+{
+  answer([&](const pb::ResolveRequest& request, pb::ResolveReply& reply) {
+    fill_ready(reply, request.kernel(), "object with variables");
+    fill_host_variables(reply); // a daemon that ignores the capability
+  });
+  d4rk_kernel* kernel = nullptr;
+  EXPECT_EQ(d4rk_resolve(make_client(), 7, "vars", &kernel), D4RK_NOT_FOUND);
+  EXPECT_EQ(kernel, nullptr);
+  EXPECT_NE(std::string(d4rk_last_reason()).find("does not mirror"), std::string::npos)
+      << d4rk_last_reason();
+}
+
 TEST_F(ClientResolve, PendingAndRejectedAreNotMemoised)
 {
   answer([](const pb::ResolveRequest&, pb::ResolveReply& reply) {

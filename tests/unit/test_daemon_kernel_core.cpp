@@ -2,6 +2,7 @@
 
 #include "daemon/kernel_core.hpp"
 
+#include "compiler/ptx_build.hpp"
 #include "tests/support/read_file.hpp"
 
 #include "d4r/kernel/v1/kernel.pb.h"
@@ -171,6 +172,70 @@ TEST_F(KernelCoreTest, PutModuleChecksBothHashes)
   prepare.module_hash = k_sr_hash;
   prepare.module_sha256 = digest;
   EXPECT_FALSE(core->prepare(prepare)->need_module_bytes);
+}
+
+// A release folder whose object is the translator's build of tests/ptx/isa/module_vars (nvcc's
+// PTX with six module variables the host writes), listed for the sr module.
+std::filesystem::path host_variable_release(const std::filesystem::path& root)
+{
+  std::string ptx = read_file(D4R_TEST_SOURCE_DIR "/ptx/isa/module_vars.sm_90.ptx");
+  std::filesystem::create_directories(root / "work");
+  std::filesystem::create_directories(root / "gfx1101");
+  compiler::PtxBuild build{"gfx1101", {}, {}, "module_vars", root / "work"};
+  std::string log;
+  Expected<std::vector<std::byte>> object = compiler::build_ptx_code_object(ptx, build, log);
+  if (!object) {
+    ADD_FAILURE() << object.error().message;
+    return root;
+  }
+  std::ofstream(root / "gfx1101" / "module_vars.hsaco", std::ios::binary)
+      .write(reinterpret_cast<const char*>(object->data()),
+             static_cast<std::streamsize>(object->size()));
+  std::ofstream(root / "gfx1101" / "d4r-kernels.txt") << "module_vars 8baeb925f177af87 sr\n";
+  return root;
+}
+
+TEST_F(KernelCoreTest, HostVariablesAreServedOnlyToAClientThatMirrorsThem)
+{
+  m_config.native_dir = host_variable_release(m_dir / "release");
+  std::unique_ptr<KernelCore> core = make_core();
+  // Twice without the capability: built and cached the first time, refused both times.
+  for (int i = 0; i < 2; ++i) {
+    ResolveAnswer refused = core->resolve(query("module_vars"));
+    EXPECT_EQ(refused.outcome, Outcome::not_found);
+    EXPECT_EQ(refused.counter, Counter::not_found_host_variables);
+    EXPECT_EQ(refused.reason.rfind("host_variables: ", 0), 0u) << refused.reason;
+    EXPECT_NE(refused.reason.find("d_table, d_wide, k_init, k_scale, s_bias, s_mask"),
+              std::string::npos)
+        << refused.reason;
+    EXPECT_TRUE(refused.object_bytes.empty());
+  }
+  EXPECT_EQ(core->counters().get(Counter::not_found_host_variables), 2);
+  EXPECT_EQ(core->counters().snapshot().at("not_found.host_variables"), 2);
+  ResolveQuery mirrors = query("module_vars");
+  mirrors.mirrors_host_variables = true;
+  ResolveAnswer served = core->resolve(mirrors);
+  ASSERT_EQ(served.outcome, Outcome::ready) << served.reason;
+  ::d4r::kernel::v1::LaunchMetadata meta;
+  ASSERT_TRUE(meta.ParseFromString(served.metadata));
+  std::vector<std::string> names;
+  for (const ::d4r::kernel::v1::HostVariable& variable : meta.host_variables()) {
+    names.push_back(variable.name() + ":" + std::to_string(variable.size()));
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"d_table:256", "d_wide:8", "k_init:16", "k_scale:16",
+                                              "s_bias:4", "s_mask:8"}));
+  // The object is the same for both clients: one import, the refusals were serve-time checks.
+  EXPECT_EQ(core->status().stores[0].inserts, 1);
+}
+
+TEST_F(KernelCoreTest, ObjectsWithoutHostVariablesNeedNoCapability)
+{
+  std::unique_ptr<KernelCore> core = make_core();
+  ResolveAnswer answer = core->resolve(query("d4r_test_layer"));
+  ASSERT_EQ(answer.outcome, Outcome::ready) << answer.reason;
+  ::d4r::kernel::v1::LaunchMetadata meta;
+  ASSERT_TRUE(meta.ParseFromString(answer.metadata));
+  EXPECT_EQ(meta.host_variables_size(), 0);
 }
 
 } // namespace
