@@ -1,0 +1,199 @@
+// d4r-ptxgen-check: the host side of the differential test (tests/random/README.md).
+//
+//   d4r-ptxgen-check --first N --count N [--gpu RESULTS]... [--targets gfx1100,gfx1201]
+//                    [--module N] [--show N] [--write-digests FILE] [--min-ops N --max-ops N]
+//
+// Runs the programs of the seed range on the CPU executor (in modules of --module programs),
+// compares them with the GPU's results slot by slot and prints, for each differing program, the
+// first differing slot decoded; then a summary grouped by instruction form, each form with its
+// first example. --targets builds every program's code object for those targets in a child
+// process (crashes and failures are counted). --write-digests writes the GPU results of the range
+// as a digest file (the checked-in CI batch). Exit status 1 when anything differs or fails.
+
+#include "tests/random/random_check.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace d4r::ptxgen;
+
+struct Arguments {
+  uint64_t first = 1;
+  int64_t count = 100;
+  int64_t module = 200;
+  int64_t show = 20;
+  std::vector<std::string> gpu;
+  std::vector<std::string> targets;
+  std::string write_digests;
+  std::string child_target;
+  Options options;
+};
+
+bool parse(int argc, char** argv, Arguments& args)
+{
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string arg = argv[i], value = argv[i + 1];
+    if (arg == "--first") {
+      args.first = std::strtoull(value.c_str(), nullptr, 0);
+    } else if (arg == "--count") {
+      args.count = std::strtoll(value.c_str(), nullptr, 0);
+    } else if (arg == "--module") {
+      args.module = std::max<int64_t>(1, std::strtoll(value.c_str(), nullptr, 0));
+    } else if (arg == "--show") {
+      args.show = std::strtoll(value.c_str(), nullptr, 0);
+    } else if (arg == "--gpu") {
+      args.gpu.push_back(value);
+    } else if (arg == "--targets") {
+      std::stringstream list(value);
+      std::string target;
+      while (std::getline(list, target, ',')) {
+        args.targets.push_back(target);
+      }
+    } else if (arg == "--write-digests") {
+      args.write_digests = value;
+    } else if (arg == "--amdgpu-child") {
+      args.child_target = value;
+    } else if (arg == "--min-ops") {
+      args.options.min_ops = std::atoi(value.c_str());
+    } else if (arg == "--max-ops") {
+      args.options.max_ops = std::atoi(value.c_str());
+    } else {
+      return false;
+    }
+  }
+  return (argc % 2) == 1;
+}
+
+struct Summary {
+  int64_t programs = 0, compared = 0, same = 0, differ = 0, executor_failed = 0, gpu_failed = 0;
+  std::map<std::string, std::pair<int64_t, std::string>> forms; // form -> count, first example
+  std::map<std::string, std::pair<int64_t, std::string>> local; // the same for local differences
+};
+
+void compare_chunk(const std::vector<Program>& programs, const std::vector<RunRecord>& cpu,
+                   const std::map<uint64_t, RunRecord>& gpu, const Arguments& args, Summary& summary)
+{
+  for (size_t i = 0; i < programs.size(); ++i) {
+    const Program& program = programs[i];
+    ++summary.programs;
+    if (cpu[i].status != RunStatus::ok) {
+      ++summary.executor_failed;
+      std::printf("%s: EXECUTOR FAILED: %s\n", program.name.c_str(), cpu[i].message.c_str());
+      continue;
+    }
+    const auto found = gpu.find(program.seed);
+    if (found == gpu.end()) {
+      continue;
+    }
+    if (found->second.status != RunStatus::ok || found->second.slots != program.slots.size()) {
+      ++summary.gpu_failed;
+      std::printf("%s: GPU record unusable (status %u, %u slots, generator has %zu)\n", program.name.c_str(),
+                  static_cast<unsigned>(found->second.status), found->second.slots, program.slots.size());
+      continue;
+    }
+    ++summary.compared;
+    if (found->second.digest == cpu[i].digest) {
+      ++summary.same;
+      continue;
+    }
+    ++summary.differ;
+    const Difference difference = first_difference(program, found->second, cpu[i]);
+    const std::string text = describe(program, difference, found->second);
+    const std::string form = form_of(program.slots[static_cast<size_t>(difference.slot)]);
+    auto& entry = summary.forms[form];
+    if (entry.first++ == 0) {
+      entry.second = text;
+    }
+    if (summary.differ <= args.show) {
+      std::printf("DIFF %s", text.c_str());
+    }
+    for (const Difference& local : local_differences(program, found->second, cpu[i])) {
+      const std::string local_form = form_of(program.slots[static_cast<size_t>(local.slot)]);
+      auto& local_entry = summary.local[local_form];
+      if (local_entry.first++ == 0) {
+        local_entry.second = describe(program, local, found->second);
+      }
+      std::printf("LOCAL %s %d %s\n", program.name.c_str(), local.slot, local_form.c_str());
+    }
+  }
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+  Arguments args;
+  if (!parse(argc, argv, args)) {
+    std::fprintf(stderr, "usage: d4r-ptxgen-check --first N --count N [--gpu RESULTS]... [--targets T1,T2] [--module N] "
+                         "[--show N] [--write-digests FILE] [--min-ops N --max-ops N]\n");
+    return 2;
+  }
+  if (!args.child_target.empty()) {
+    return amdgpu_child(args.first, args.count, args.options, args.child_target);
+  }
+  std::map<uint64_t, RunRecord> gpu;
+  for (const std::string& path : args.gpu) {
+    int version = 0;
+    std::string error;
+    std::vector<RunRecord> records = read_results(path, &version, &error);
+    if (!error.empty() || version != k_generator_version) {
+      std::fprintf(stderr, "%s: %s\n", path.c_str(),
+                   error.empty() ? ("generator version " + std::to_string(version) + ", this one is " +
+                                    std::to_string(k_generator_version)).c_str()
+                                 : error.c_str());
+      return 1;
+    }
+    for (RunRecord& record : records) {
+      gpu[record.seed] = std::move(record);
+    }
+  }
+  Summary summary;
+  std::vector<RunRecord> digests;
+  int64_t translate_failures = 0;
+  for (int64_t done = 0; done < args.count; done += args.module) {
+    const uint64_t start = args.first + static_cast<uint64_t>(done);
+    const int64_t length = std::min(args.module, args.count - done);
+    const std::vector<Program> programs = generate_range(start, length, args.options);
+    const std::vector<RunRecord> cpu = run_on_executor(programs);
+    compare_chunk(programs, cpu, gpu, args, summary);
+    for (const Program& program : programs) {
+      if (gpu.count(program.seed) != 0) {
+        digests.push_back(gpu[program.seed]);
+      }
+    }
+    if (!args.targets.empty()) {
+      for (const TranslateFailure& failure : translate_for_targets(argv[0], start, length, args.options, args.targets)) {
+        ++translate_failures;
+        std::printf("TRANSLATE %s r%llu: %s\n", failure.target.c_str(), static_cast<unsigned long long>(failure.seed),
+                    failure.message.c_str());
+      }
+    }
+    std::fflush(stdout);
+  }
+  std::printf("\nprograms %lld, compared with the GPU %lld: same %lld, differ %lld (%.2f%%); executor failed %lld, "
+              "GPU record unusable %lld; AMDGPU (%zu targets) failures %lld\n",
+              static_cast<long long>(summary.programs), static_cast<long long>(summary.compared),
+              static_cast<long long>(summary.same), static_cast<long long>(summary.differ),
+              summary.compared > 0 ? 100.0 * static_cast<double>(summary.differ) / static_cast<double>(summary.compared) : 0.0,
+              static_cast<long long>(summary.executor_failed), static_cast<long long>(summary.gpu_failed),
+              args.targets.size(), static_cast<long long>(translate_failures));
+  for (const auto& [form, entry] : summary.forms) {
+    std::printf("\nFORM %s: %lld programs; first:\n%s", form.c_str(), static_cast<long long>(entry.first),
+                entry.second.c_str());
+  }
+  for (const auto& [form, entry] : summary.local) {
+    std::printf("\nLOCAL FORM %s: %lld slots; first:\n%s", form.c_str(), static_cast<long long>(entry.first),
+                entry.second.c_str());
+  }
+  if (!args.write_digests.empty() && !write_results(args.write_digests, k_generator_version, digests, true)) {
+    std::fprintf(stderr, "cannot write %s\n", args.write_digests.c_str());
+    return 1;
+  }
+  return summary.differ + summary.executor_failed + summary.gpu_failed + translate_failures > 0 ? 1 : 0;
+}

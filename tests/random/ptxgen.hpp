@@ -1,0 +1,65 @@
+#pragma once
+// A seeded generator of random, well-defined PTX programs for differential testing against an
+// NVIDIA GPU (tests/random/README.md). Every program TRACES: each instruction's result (a
+// predicate as 0/1) is stored to its own 8-byte slot of the thread's part of the output buffer, so
+// the first slot where two runs differ names the instruction, and its inputs are the values of
+// earlier slots.
+//
+// Plain C++ and the standard library only, no LLVM and no CUDA, so the GPU runner
+// (gpu_runner.cpp, built on the GPU machine with g++) and the host checker generate the same
+// programs and inputs from a seed. Randomness is our own splitmix64: the standard distributions'
+// results differ between library implementations.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace d4r::ptxgen {
+
+// Changes whenever the programs a seed yields change: a checked-in batch records it.
+inline constexpr int k_generator_version = 1;
+
+inline constexpr int k_threads = 32;     // one warp, one block: warp operations see a full warp
+inline constexpr int k_input_words = 16; // u64 input words per thread
+
+// How a slot's bytes are read (little-endian, zero-filled to 8 bytes).
+enum class SlotType { b16, b32, b64, f16, bf16, f16x2, f32, f64, pred };
+
+struct Slot {
+  std::string text;         // the instruction (with its guard) that wrote the slot
+  SlotType type = SlotType::b32;
+  std::vector<int> sources; // slots holding the values of its register operands, in order
+  bool in_loop = false;     // written in a loop: its sources show their final values only
+};
+
+struct Program {
+  uint64_t seed = 0;
+  std::string name;                // the .entry's name: "r<seed>"
+  std::string entry;               // the .entry text
+  std::vector<Slot> slots;
+  std::vector<uint64_t> inputs;    // k_threads * k_input_words, thread-major
+};
+
+struct Options {
+  int min_ops = 24;  // body operations (each one or a few slots)
+  int max_ops = 56;
+};
+
+[[nodiscard]] Program generate(uint64_t seed, const Options& options = {});
+
+// The module: header (.version 8.5, .target sm_90, .address_size 64) and the entries in order.
+[[nodiscard]] std::string module_text(std::span<const Program> programs);
+
+// Output bytes of one program: k_threads * slots * 8.
+[[nodiscard]] int64_t output_bytes(const Program& program);
+
+[[nodiscard]] const char* to_string(SlotType type);
+[[nodiscard]] int slot_bytes(SlotType type);
+
+// A slot's value (its first slot_bytes bytes) written for a human: hex, and the number it is.
+[[nodiscard]] std::string describe_value(SlotType type, uint64_t bits);
+
+[[nodiscard]] uint64_t fnv1a64(std::span<const unsigned char> bytes, uint64_t hash = 0xcbf29ce484222325ULL);
+
+} // namespace d4r::ptxgen

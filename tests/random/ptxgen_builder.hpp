@@ -1,0 +1,105 @@
+#pragma once
+// One program under construction: the register pools (every value a register holds was traced to
+// a slot), the body text, and the operation families (ptxgen_ops_*.cpp) that append to it.
+
+#include "tests/random/ptxgen_internal.hpp"
+
+#include <string>
+#include <vector>
+
+namespace d4r::ptxgen {
+
+struct Reg {
+  std::string name;
+  int slot = -1;  // the slot holding its value
+};
+
+// An operand: a register (slot >= 0) or an immediate (slot -1).
+struct Src {
+  std::string text;
+  int slot = -1;
+};
+
+class Builder {
+public:
+  Builder(uint64_t seed, Program& program) : m_rng(seed), m_program(program) {}
+  void build(const Options& options);
+
+private:
+  Rng m_rng;
+  Program& m_program;
+  std::string m_body;
+  std::vector<Reg> m_pool16, m_pool32, m_pool64, m_poolp;
+  int m_labels = 0;
+  int m_count16 = 0, m_count32 = 0, m_count64 = 0, m_countp = 0;
+  bool m_in_branch = false; // not every thread runs this code: no warp operations, no barriers
+  bool m_in_loop = false;
+  bool m_guard_next = false; // the next traced operation may be guarded (@p / @!p)
+
+  // Registers and operands.
+  std::vector<Reg>& pool(int bits);
+  std::string fresh(int bits);
+  Src reg(int bits);
+  Src pred();
+  Src int_src(int bits);      // register or integer immediate
+  Src small_src(int limit);   // a 32-bit register or an immediate in [0, limit)
+  Src f32_src();
+  Src f64_src();
+  std::string negated(const Src& p);
+  // Emits `line` (which writes `dest`), guarded when the caller allows it, and traces dest.
+  void traced(const std::string& line, const std::string& dest, int bits, SlotType type,
+              std::vector<Src> sources, bool guardable = true);
+  void trace_store(const std::string& dest, int bits, SlotType type);
+  int add_slot(const std::string& text, SlotType type, const std::vector<Src>& sources);
+  void emit(const std::string& line) { m_body += "  " + line + "\n"; }
+
+  // Program parts.
+  void prologue(int64_t slots);
+  void one_op();
+  void branch_region(int ops);
+  void loop_region(int ops);
+  void shared_exchange();
+  void partial_warp_region();
+  void barrier_reduction();
+
+  // Operation families (ptxgen_ops_int.cpp, ptxgen_ops_float.cpp, ptxgen_ops_misc.cpp).
+  void op_int_arith();
+  void op_int_mul();
+  void op_int_div();
+  void op_int_minmax();
+  void op_int_logic();
+  void op_int_shift();
+  void op_int_bitfield();
+  void op_int_bitcount();
+  void op_int_perm();
+  void op_int_dot();
+  void op_carry_chain();
+  void op_float_arith();
+  void op_float_special();
+  void op_half_arith();
+  void op_testp();
+  void op_setp();
+  void op_set();
+  void op_selp();
+  void op_pred_logic();
+  void op_cvt_int();
+  void op_cvt_float_int();
+  void op_cvt_int_float();
+  void op_cvt_float();
+  void op_cvt_half();
+  void op_cvt_fp8();
+  void op_mov_pack();
+  void op_special_reg();
+  void op_shfl();
+  void op_vote();
+
+  std::string declarations() const;
+  friend Program generate(uint64_t seed, const Options& options);
+};
+
+// Spelling helpers.
+[[nodiscard]] std::string hex(uint64_t value);
+[[nodiscard]] std::string dec(int64_t value);
+[[nodiscard]] SlotType bits_type(int bits);
+
+} // namespace d4r::ptxgen
