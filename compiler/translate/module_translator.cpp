@@ -28,6 +28,7 @@
 #include "compiler/translate/module_support.hpp"
 #include "compiler/translate/ptx_values.hpp"
 #include "compiler/translate/target_hooks.hpp"
+#include "compiler/translate/vector_registers.hpp"
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/LLVMContext.h>
@@ -434,6 +435,10 @@ Expected<void> ModuleTranslator::run()
 
 Expected<Translation> translate_module(const ptx::Module& module, const TranslateOptions& options)
 {
+  if (has_vector_registers(module)) {
+    TRY_ASSIGN(ptx::Module scalar, expand_vector_registers(module));
+    return translate_module(scalar, options); // once: the expanded module has none
+  }
   Translation translation;
   translation.context = std::make_unique<llvm::LLVMContext>();
   translation.module = std::make_unique<llvm::Module>("ptx", *translation.context);
