@@ -120,6 +120,12 @@ Expected<void> lower_call(FunctionTranslator& t, const ptx::Instruction& instruc
       builtin != nullptr && found != t.module().functions.end() && !found->second->body) {
     return builtin(t, instruction); // a rewrite pass's helper (builtin_call.hpp)
   }
+  if (found != t.module().functions.end() && !found->second->body && !found->second->is_entry) {
+    // vprintf, malloc, __assertfail or a function of another module: nothing defines it on AMD,
+    // and the undefined symbol would surface only as a link error.
+    return std::unexpected(t.error(instruction, "unsupported: call of extern function " + name +
+                                                    " (no definition in the module)"));
+  }
   llvm::Function* callee = t.module().module.getFunction(name);
   if (at != operands.size() || found == t.module().functions.end() || callee == nullptr ||
       found->second->is_entry) {

@@ -3,6 +3,8 @@
 
 #include "test_compiler_translate_support.hpp"
 
+#include <tuple>
+
 namespace d4r::compiler::translate::test {
 namespace {
 
@@ -42,6 +44,55 @@ TEST(TranslateErrors, UnregisteredInstructionsAreUnsupported)
             "translate: kernel k: unsupported: bar.arrive at line 14");
   EXPECT_EQ(error_of("  cvta.param.u64 %rd3, %rd2;"),
             "translate: kernel k: unsupported: cvta.param.u64 at line 14");
+}
+
+// printf, malloc and assert in CUDA become calls of extern functions that nothing defines on AMD:
+// each is "unsupported" at translation (the daemon answers NOT_FOUND and ZLUDA compiles the
+// kernel), never an undefined symbol at link time; a kernel of the module that calls none of them
+// still translates.
+TEST(TranslateErrors, ExternFunctionsAreUnsupportedNotLinkErrors)
+{
+  std::string module = ".version 8.0\n.target sm_80\n.address_size 64\n"
+                       ".extern .func (.param .b32 r) vprintf(.param .b64 f, .param .b64 a);\n"
+                       ".extern .func (.param .b64 r) malloc(.param .b64 size);\n"
+                       ".extern .func __assertfail(.param .b64 m, .param .b64 f, .param .b32 l, "
+                       ".param .b64 fn, .param .b64 c);\n"
+                       ".visible .entry calls_printf()\n{\n.param .b64 f;\n.param .b64 a;\n"
+                       ".param .b32 r;\ncall.uni (r), vprintf, (f, a);\nret;\n}\n"
+                       ".visible .entry calls_malloc()\n{\n.param .b64 s;\n.param .b64 r;\n"
+                       "call.uni (r), malloc, (s);\nret;\n}\n"
+                       ".visible .entry calls_assert()\n{\n.param .b64 m;\n.param .b32 l;\n"
+                       "call.uni __assertfail, (m, m, l, m, m);\nret;\n}\n"
+                       ".visible .entry calls_nothing()\n{\nret;\n}\n";
+  for (const char* target : {"host", "gfx1201"}) {
+    SCOPED_TRACE(target);
+    TranslateOptions options =
+        std::string(target) == "host" ? host_options() : amdgpu_options(target);
+    for (const auto& [kernel, callee, line] :
+         {std::tuple{"calls_printf", "vprintf", 12}, std::tuple{"calls_malloc", "malloc", 19},
+          std::tuple{"calls_assert", "__assertfail", 26}}) {
+      Expected<ptx::Module> parsed = ptx::parse_module(module);
+      ASSERT_TRUE(parsed) << parsed.error().message;
+      std::erase_if(parsed->items, [&](const ptx::Item& item) {
+        const auto* function = std::get_if<ptx::Function>(&item.value);
+        return function != nullptr && function->is_entry && function->name != kernel;
+      });
+      Expected<Translation> translation = translate_module(*parsed, options);
+      ASSERT_FALSE(translation) << kernel;
+      EXPECT_EQ(translation.error().message,
+                std::string("translate: kernel ") + kernel + ": line " + std::to_string(line) +
+                    ": unsupported: call of extern function " + callee +
+                    " (no definition in the module)");
+    }
+    Expected<ptx::Module> alone = ptx::parse_module(module);
+    ASSERT_TRUE(alone) << alone.error().message;
+    std::erase_if(alone->items, [](const ptx::Item& item) {
+      const auto* function = std::get_if<ptx::Function>(&item.value);
+      return function != nullptr && function->is_entry && function->name != "calls_nothing";
+    });
+    Expected<Translation> translated = translate_module(*alone, options);
+    EXPECT_TRUE(translated) << translated.error().message;
+  }
 }
 
 TEST(TranslateErrors, UndefinedRegister)
