@@ -1,0 +1,698 @@
+// compiler/translate/COVERAGE.md is the translator's coverage table of the PTX ISA 8.x forms that
+// sm_50..sm_90 modules use (issue 11). This test keeps it true:
+//   - its rows parse (seven cells, a status of yes/partial/no, a lower_*.cpp that exists) and the
+//     counts in its summary line are the table's;
+//   - every opcode of the ISA list below has a row, every row's opcode is in that list, and a
+//     row's status agrees with the lowering table: yes/partial has find_lowering(opcode), a `no`
+//     row has none unless its opcode's lowering declines that form (then its probe shows it);
+//   - every golden case a row names exists, was recorded on the H200 (an expected output or a
+//     .trap), and its PTX file contains the row's opcode as an instruction;
+//   - every instruction row has a probe here: one kernel whose body uses that row's form. A
+//     yes/partial probe translates for the host; a `no` probe does not. A partial row may add
+//     probes of the forms its notes call rejected.
+// A new lowering, or a form that starts or stops translating, fails one of these until the table
+// says so.
+
+#include "compiler/translate/lowering.hpp"
+#include "tests/unit/test_compiler_translate_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace d4r::compiler::translate::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path k_tests = D4R_TEST_SOURCE_DIR;
+const fs::path k_root = k_tests.parent_path();
+const fs::path k_table = k_root / "compiler" / "translate" / "COVERAGE.md";
+
+struct Row {
+  int line = 0;
+  std::string section;
+  std::string name;
+  std::string types;
+  std::string modifiers;
+  std::string status;
+  std::string where;
+  std::string golden;
+  std::string notes;
+};
+
+std::string trim(const std::string& text)
+{
+  size_t begin = text.find_first_not_of(" \t");
+  size_t end = text.find_last_not_of(" \t");
+  return begin == std::string::npos ? std::string() : text.substr(begin, end - begin + 1);
+}
+
+// The cells of a table line "| a | b \| c |": split at every '|' not escaped by a backslash.
+std::vector<std::string> cells(const std::string& line)
+{
+  std::vector<std::string> out;
+  std::string cell;
+  for (size_t i = 1; i < line.size(); ++i) {
+    if (line[i] == '\\' && i + 1 < line.size() && line[i + 1] == '|') {
+      cell += '|';
+      ++i;
+    } else if (line[i] == '|') {
+      out.push_back(trim(cell));
+      cell.clear();
+    } else {
+      cell += line[i];
+    }
+  }
+  return out;
+}
+
+// The `quoted` spans of a cell, in order.
+std::vector<std::string> quoted(const std::string& cell)
+{
+  std::vector<std::string> out;
+  for (size_t at = cell.find('`'); at != std::string::npos; at = cell.find('`', at + 1)) {
+    size_t end = cell.find('`', at + 1);
+    if (end == std::string::npos) {
+      break;
+    }
+    out.push_back(cell.substr(at + 1, end - at - 1));
+    at = end;
+  }
+  return out;
+}
+
+std::vector<Row> read_table()
+{
+  std::ifstream file(k_table);
+  EXPECT_TRUE(file) << k_table;
+  std::vector<Row> rows;
+  std::string section;
+  std::string line;
+  for (int number = 1; std::getline(file, line); ++number) {
+    if (line.starts_with("## ")) {
+      section = line.substr(3);
+    }
+    if (!line.starts_with("| ")) {
+      continue;
+    }
+    std::vector<std::string> c = cells(line);
+    if (c.size() != 7 || c[0] == "instruction" || c[0].starts_with("---")) {
+      EXPECT_TRUE(c.size() == 7 || c.empty()) << "COVERAGE.md:" << number << ": " << c.size()
+                                              << " cells";
+      continue;
+    }
+    rows.push_back(Row{number, section, c[0], c[1], c[2], c[3], c[4], c[5], c[6]});
+  }
+  return rows;
+}
+
+// An instruction row names its opcodes in backquotes at the start of its first cell; the
+// module-level rows (directives, variables, registers, calls) do not.
+bool is_instruction_row(const Row& row)
+{
+  return row.section != "Module-level features" && row.name.starts_with('`');
+}
+
+// The opcodes of an instruction row: "`cp.async.bulk`" -> "cp" (the parser's opcode), one per
+// quoted span of the name before any parenthesis.
+std::vector<std::string> opcodes(const Row& row)
+{
+  std::vector<std::string> out;
+  for (const std::string& spelling : quoted(row.name.substr(0, row.name.find('(')))) {
+    out.push_back(spelling.substr(0, spelling.find('.')));
+  }
+  return out;
+}
+
+// Whether a quoted spelling names a form of its opcode ("cp.async.bulk", "bar.warp.sync") rather
+// than the opcode alone, or the name carries a qualifier such as "(half)".
+bool names_a_form(const Row& row)
+{
+  if (row.name.find('(') != std::string::npos) {
+    return true;
+  }
+  for (const std::string& spelling : quoted(row.name)) {
+    if (spelling.find('.') != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Every opcode of PTX ISA 8.x that an sm_50..sm_90(a) module can use (the parser's opcode: the
+// instruction's first dotted word), from the ISA's instruction chapters.
+const std::set<std::string> k_isa_opcodes = {
+    // integer, extended precision
+    "add", "sub", "mul", "mad", "mul24", "mad24", "sad", "div", "rem", "abs", "neg", "min", "max",
+    "popc", "clz", "bfind", "fns", "brev", "bfe", "bfi", "szext", "bmsk", "dp4a", "dp2a", "addc",
+    "subc", "madc",
+    // float, half
+    "fma", "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh", "testp", "copysign",
+    // comparison, logic
+    "set", "setp", "selp", "slct", "and", "or", "xor", "not", "cnot", "lop3", "shf", "shl", "shr",
+    // data movement and conversion
+    "mov", "shfl", "prmt", "ld", "ldu", "st", "multimem", "prefetch", "prefetchu", "applypriority",
+    "discard", "createpolicy", "isspacep", "cvta", "cvt", "mapa", "getctarank", "cp", "tensormap",
+    "ldmatrix", "stmatrix", "movmatrix", "alloca", "stacksave", "stackrestore",
+    // texture, surface
+    "tex", "tld4", "txq", "istypep", "suld", "sust", "sured", "suq",
+    // control flow
+    "bra", "brx", "call", "ret", "exit",
+    // synchronization and communication
+    "bar", "barrier", "membar", "fence", "atom", "red", "vote", "match", "activemask", "redux",
+    "elect", "griddepcontrol", "mbarrier",
+    // warp-level matrix
+    "mma", "wmma", "wgmma",
+    // video
+    "vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset", "vadd2", "vsub2",
+    "vavrg2", "vabsdiff2", "vmin2", "vmax2", "vset2", "vadd4", "vsub4", "vavrg4", "vabsdiff4",
+    "vmin4", "vmax4", "vset4",
+    // miscellaneous
+    "brkpt", "nanosleep", "pmevent", "trap", "setmaxnreg"};
+
+// One probe: a row's name (its first cell, exactly) and a kernel body (kernel_text's registers:
+// %p, %rs b16, %r b32, %f f32, %rd b64 with %rd1/%rd2 the out/in addresses, %fd f64) or a whole
+// module (text starting with ".version"). `translates`: whether the host translation must succeed.
+struct Probe {
+  const char* row;
+  const char* text;
+  bool translates;
+};
+
+const std::string k_mma_operands = " {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, "
+                                   "{%f5, %f6, %f7, %f8};";
+
+// A module with one .func and a kernel that calls it (call through .param variables).
+const char* const k_call_module = R"(.version 8.0
+.target sm_86
+.address_size 64
+.func (.param .b32 r) twice(.param .b32 a)
+{
+  .reg .b32 %r<3>;
+  ld.param.b32 %r1, [a];
+  add.s32 %r2, %r1, %r1;
+  st.param.b32 [r], %r2;
+  ret;
+}
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, 7;
+  {
+    .param .b32 a0;
+    st.param.b32 [a0], %r1;
+    .param .b32 r0;
+    call.uni (r0), twice, (a0);
+    ld.param.b32 %r2, [r0];
+  }
+  st.global.u32 [%rd1], %r2;
+  ret;
+}
+)";
+
+// A kernel calling an undefined .extern function NAME(.param .b64, .param .b64) -> .b32.
+std::string extern_call_module(const std::string& name)
+{
+  return ".version 8.0\n.target sm_86\n.address_size 64\n"
+         ".extern .func (.param .b32 r) " + name + "(.param .b64 a, .param .b64 b);\n"
+         ".visible .entry k(.param .u64 out)\n{\n  .reg .b32 %r<2>;\n  .reg .b64 %rd<2>;\n"
+         "  ld.param.u64 %rd1, [out];\n  {\n    .param .b64 a0;\n    st.param.b64 [a0], %rd1;\n"
+         "    .param .b64 a1;\n    st.param.b64 [a1], %rd1;\n    .param .b32 r0;\n"
+         "    call.uni (r0), " + name + ", (a0, a1);\n    ld.param.b32 %r1, [r0];\n  }\n"
+         "  st.global.u32 [%rd1], %r1;\n  ret;\n}\n";
+}
+
+const std::vector<Probe>& probes()
+{
+  static const std::vector<Probe> k_probes = {
+      // integer
+      {"`add` (integer)", "add.sat.s32 %r1, %r2, %r3;", true},
+      {"`add` (integer)", "add.u16x2 %r1, %r2, %r3;", false},
+      {"`sub` (integer)", "sub.s16 %rs1, %rs2, %rs3;", true},
+      {"`mul` (integer)", "mul.wide.u32 %rd3, %r2, %r3;", true},
+      {"`mad` (integer)", "mad.hi.u64 %rd3, %rd4, %rd5, %rd6;", true},
+      {"`mad` (integer)", "mad.hi.sat.s32 %r1, %r2, %r3, %r4;", false},
+      {"`mul24`", "mul24.hi.s32 %r1, %r2, %r3;", true},
+      {"`mad24`", "mad24.hi.sat.s32 %r1, %r2, %r3, %r4;", true},
+      {"`sad`", "sad.u16 %rs1, %rs2, %rs3, %rs4;", true},
+      {"`div` (integer)", "div.s64 %rd3, %rd4, %rd5;", true},
+      {"`rem`", "rem.u16 %rs1, %rs2, %rs3;", true},
+      {"`abs` (integer)", "abs.s16 %rs1, %rs2;", true},
+      {"`neg` (integer)", "neg.s64 %rd3, %rd4;", true},
+      {"`min` (integer)", "min.relu.s32 %r1, %r2, %r3;", true},
+      {"`min` (integer)", "min.s16x2 %r1, %r2, %r3;", false},
+      {"`max` (integer)", "max.u64 %rd3, %rd4, %rd5;", true},
+      {"`popc`", "popc.b64 %r1, %rd3;", true},
+      {"`clz`", "clz.b32 %r1, %r2;", true},
+      {"`bfind`", "bfind.shiftamt.s64 %r1, %rd3;", true},
+      {"`fns`", "fns.b32 %r1, %r2, %r3, %r4;", false},
+      {"`brev`", "brev.b64 %rd3, %rd4;", true},
+      {"`bfe`", "bfe.s64 %rd3, %rd4, %r1, %r2;", true},
+      {"`bfi`", "bfi.b32 %r1, %r2, %r3, %r4, %r5;", true},
+      {"`szext`", "szext.clamp.s32 %r1, %r2, %r3;", false},
+      {"`bmsk`", "bmsk.clamp.b32 %r1, %r2, %r3;", true},
+      {"`dp4a`", "dp4a.s32.u32 %r1, %r2, %r3, %r4;", true},
+      {"`dp2a`", "dp2a.hi.u32.s32 %r1, %r2, %r3, %r4;", true},
+      // extended precision
+      {"`add.cc`", "add.cc.u32 %r1, %r2, %r3;\n  addc.u32 %r4, %r5, %r6;", true},
+      {"`addc`", "addc.cc.s64 %rd3, %rd4, %rd5;", true},
+      {"`sub.cc`", "sub.cc.s64 %rd3, %rd4, %rd5;", true},
+      {"`subc`", "subc.cc.u32 %r1, %r2, %r3;", true},
+      {"`mad.cc`", "mad.hi.cc.s32 %r1, %r2, %r3, %r4;", true},
+      {"`madc`", "madc.lo.cc.u64 %rd3, %rd4, %rd5, %rd6;", true},
+      // float
+      {"`add` (float)", "add.rm.ftz.sat.f32 %f1, %f2, %f3;", true},
+      {"`sub` (float)", "sub.rp.f64 %fd1, %fd2, %fd3;", true},
+      {"`mul` (float)", "mul.rz.f64 %fd1, %fd2, %fd3;", true},
+      {"`fma` (float)", "fma.rn.sat.f32 %f1, %f2, %f3, %f4;", true},
+      {"`mad` (float)", "mad.rn.f64 %fd1, %fd2, %fd3, %fd4;", true},
+      {"`div` (float)", "div.full.ftz.f32 %f1, %f2, %f3;", true},
+      {"`abs` (float)", "abs.f64 %fd1, %fd2;", true},
+      {"`neg` (float)", "neg.ftz.f32 %f1, %f2;", true},
+      {"`min` (float)", "min.NaN.f32 %f1, %f2, %f3;", true},
+      {"`min` (float)", "min.xorsign.abs.f32 %f1, %f2, %f3;", false},
+      {"`max` (float)", "max.f64 %fd1, %fd2, %fd3;", true},
+      {"`max` (float)", "max.xorsign.abs.f32 %f1, %f2, %f3;", false},
+      {"`rcp`", "rcp.approx.ftz.f64 %fd1, %fd2;", true},
+      {"`sqrt`", "sqrt.rp.f64 %fd1, %fd2;", true},
+      {"`rsqrt`", "rsqrt.approx.ftz.f32 %f1, %f2;", true},
+      {"`sin`", "sin.approx.ftz.f32 %f1, %f2;", true},
+      {"`cos`", "cos.approx.f32 %f1, %f2;", true},
+      {"`lg2`", "lg2.approx.ftz.f32 %f1, %f2;", true},
+      {"`ex2`", "ex2.approx.f32 %f1, %f2;", true},
+      {"`tanh`", "tanh.approx.f32 %f1, %f2;", true},
+      {"`testp`", "testp.subnormal.f64 %p1, %fd1;", true},
+      {"`copysign`", "copysign.f32 %f1, %f2, %f3;", true},
+      // half
+      {"`add` (half)", "add.rn.sat.f16 %rs1, %rs2, %rs3;", true},
+      {"`add` (half)", "add.bf16x2 %r1, %r2, %r3;", true},
+      {"`sub` (half)", "sub.ftz.f16x2 %r1, %r2, %r3;", true},
+      {"`mul` (half)", "mul.rn.bf16 %rs1, %rs2, %rs3;", true},
+      {"`fma` (half)", "fma.rn.relu.bf16x2 %r1, %r2, %r3, %r4;", true},
+      {"`fma` (half)", "fma.rn.oob.f16 %rs1, %rs2, %rs3, %rs4;", false},
+      {"`neg` (half)", "neg.bf16 %rs1, %rs2;", true},
+      {"`abs` (half)", "abs.ftz.f16x2 %r1, %r2;", true},
+      {"`min` (half)", "min.f16 %rs1, %rs2, %rs3;", false},
+      {"`max` (half)", "max.NaN.bf16x2 %r1, %r2, %r3;", false},
+      {"`ex2` (half)", "ex2.approx.f16 %rs1, %rs2;", false},
+      {"`tanh` (half)", "tanh.approx.bf16 %rs1, %rs2;", false},
+      // comparison and selection
+      {"`setp`", "setp.gtu.and.ftz.f32 %p1|%p2, %f1, %f2, !%p3;", true},
+      {"`setp`", "setp.lt.f16x2 %p1|%p2, %r1, %r2;", false},
+      {"`set`", "set.lt.or.f32.u32 %f1, %r1, %r2, %p1;", true},
+      {"`set`", "set.lt.f16x2.f16x2 %r1, %r2, %r3;", false},
+      {"`selp`", "selp.f16x2 %r1, %r2, %r3, %p1;", true},
+      {"`slct`", "slct.f32.s32 %f1, %f2, %f3, %r1;", true},
+      // logic and shift
+      {"`and`", "and.b16 %rs1, %rs2, %rs3;", true},
+      {"`or`", "or.pred %p1, %p2, %p3;", true},
+      {"`xor`", "xor.b64 %rd3, %rd4, %rd5;", true},
+      {"`not`", "not.pred %p1, %p2;", true},
+      {"`cnot`", "cnot.b32 %r1, %r2;", true},
+      {"`lop3`", "lop3.b32 %r1, %r2, %r3, %r4, 0x96;", true},
+      {"`lop3`", "lop3.or.b32 %r1|%p1, %r2, %r3, %r4, 0x96, %p2;", false},
+      {"`shf`", "shf.r.clamp.b32 %r1, %r2, %r3, %r4;", true},
+      {"`shl`", "shl.b64 %rd3, %rd4, %r1;", true},
+      {"`shr`", "shr.s16 %rs1, %rs2, %r1;", true},
+      // data movement and conversion
+      {"`mov`", "mov.b64 {%r1, %r2}, %rd3;", true},
+      {"`mov`", "mov.u64 %rd3, out;", false},
+      {"`shfl` (without .sync)", "shfl.bfly.b32 %r1, %r2, 1, 31;", false},
+      {"`shfl.sync`", "shfl.sync.bfly.b32 %r1|%p1, %r2, 1, 31, 0xffffffff;", true},
+      {"`prmt`", "prmt.b32.rc16 %r1, %r2, %r3, %r4;", true},
+      {"`ld`", "ld.global.nc.v4.f32 {%f1, %f2, %f3, %f4}, [%rd2];", true},
+      {"`ld`", "ld.relaxed.gpu.global.u32 %r1, [%rd2];", true},
+      {"`ld`", "ld.shared::cluster.u32 %r1, [%rd2];", false},
+      {"`ldu`", "ldu.global.f64 %fd1, [%rd2];", true},
+      {"`st`", "st.release.sys.global.u64 [%rd1], %rd3;", true},
+      {"`st`", "st.global.L2::cache_hint.u32 [%rd1], %r1, %rd3;", false},
+      {"`st.async`",
+       "st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%rd1], %r1, [%rd2];", false},
+      {"`multimem.ld_reduce`, `multimem.st`, `multimem.red`",
+       "multimem.ld_reduce.relaxed.sys.global.add.u32 %r1, [%rd2];", false},
+      {"`prefetch`", "prefetch.global.L2::evict_last [%rd2];", true},
+      {"`prefetchu`", "prefetchu.L1 [%rd2];", true},
+      {"`applypriority`", "applypriority.global.L2::evict_normal [%rd2], 128;", false},
+      {"`discard`", "discard.global.L2 [%rd2], 128;", false},
+      {"`createpolicy`", "createpolicy.fractional.L2::evict_last.b64 %rd3, 1.0;", false},
+      {"`isspacep`", "isspacep.shared %p1, %rd2;", false},
+      {"`cvta`", "cvta.to.shared.u64 %rd3, %rd2;", true},
+      {"`cvta`", "cvta.param.u64 %rd3, %rd2;", false},
+      {"`cvt` (integer <-> integer)", "cvt.sat.s16.u64 %rs1, %rd3;", true},
+      {"`cvt` (float -> integer)", "cvt.rpi.ftz.sat.s64.f32 %rd3, %f1;", true},
+      {"`cvt` (integer -> float)", "cvt.rz.f64.u64 %fd1, %rd3;", true},
+      {"`cvt` (integer -> float)", "cvt.rn.sat.f16.s32 %rs1, %r1;", false},
+      {"`cvt` (float -> float)", "cvt.rn.relu.satfinite.bf16.f32 %rs1, %f1;", true},
+      {"`cvt` (float -> float)", "cvt.rn.bf16.f64 %rs1, %fd1;", false},
+      {"`cvt` (.tf32)", "cvt.rna.tf32.f32 %r1, %f1;", false},
+      {"`cvt` (packed f16x2/bf16x2 from two f32)", "cvt.rz.relu.f16x2.f32 %r1, %f1, %f2;", true},
+      {"`cvt` (FP8 e4m3x2/e5m2x2)", "cvt.rn.satfinite.e4m3x2.f32 %rs1, %f1, %f2;", true},
+      {"`cvt.pack`", "cvt.pack.sat.s8.s32.b32 %r1, %r2, %r3, %r4;", true},
+      {"`mapa`", "mapa.u64 %rd3, %rd2, %r1;", false},
+      {"`getctarank`", "getctarank.u64 %r1, %rd2;", false},
+      {"`cp.async`", "cp.async.ca.shared.global [%rd1], [%rd2], 16;", true},
+      {"`cp.async`", "cp.async.cg.shared.global.L2::128B [%rd1], [%rd2], 16, %r1;", true},
+      {"`cp.async.commit_group`, `cp.async.wait_group`, `cp.async.wait_all`",
+       "cp.async.commit_group;\n  cp.async.wait_group 0;\n  cp.async.wait_all;", true},
+      {"`cp.async.mbarrier.arrive`", "cp.async.mbarrier.arrive.b64 [%rd1];", false},
+      {"`cp.async.bulk`",
+       "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%rd1], [%rd2], 16, "
+       "[%rd3];",
+       false},
+      {"`cp.reduce.async.bulk`",
+       "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1], [%rd2], 16;", false},
+      {"`cp.async.bulk.prefetch`", "cp.async.bulk.prefetch.L2.global [%rd2], 16;", false},
+      {"`cp.async.bulk.tensor`",
+       "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd1], "
+       "[%rd2, {%r1}], [%rd3];",
+       false},
+      {"`cp.reduce.async.bulk.tensor`",
+       "cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group [%rd1, {%r1}], "
+       "[%rd2];",
+       false},
+      {"`cp.async.bulk.prefetch.tensor`",
+       "cp.async.bulk.prefetch.tensor.1d.L2.global.tile [%rd2, {%r1}];", false},
+      {"`cp.async.bulk.commit_group`, `cp.async.bulk.wait_group`", "cp.async.bulk.wait_group 0;",
+       false},
+      {"`tensormap.replace`",
+       "tensormap.replace.tile.global_address.global.b1024.b64 [%rd1], %rd2;", false},
+      {"`ldmatrix`",
+       "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r1, %r2, %r3, %r4}, [%rd2];", true},
+      {"`stmatrix`", "stmatrix.sync.aligned.m8n8.x1.shared.b16 [%rd1], {%r1};", false},
+      {"`movmatrix`", "movmatrix.sync.aligned.m8n8.trans.b16 %r1, %r2;", false},
+      {"`alloca`", "alloca.u64 %rd3, %rd4;", false},
+      {"`stacksave`, `stackrestore`", "stacksave.u64 %rd3;", false},
+      // texture and surface
+      {"`tex`", "tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd3, {%f5, %f6}];", true},
+      {"`tex`", "tex.1d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd3, {%f5}];", false},
+      {"`tld4`", "tld4.r.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd3, {%f5, %f6}];", false},
+      {"`txq`", "txq.width.b32 %r1, [%rd3];", false},
+      {"`istypep`", "istypep.texref %p1, %rd3;", false},
+      {"`suld`", "suld.b.2d.v2.b32.trap {%r1, %r2}, [%rd3, {%r3, %r4}];", true},
+      {"`suld`", "suld.b.1d.b32.trap {%r1}, [%rd3, {%r3}];", false},
+      {"`sust`", "sust.p.2d.v4.b32.zero [%rd3, {%r1, %r2}], {%r3, %r4, %r5, %r6};", true},
+      {"`sust`", "sust.b.3d.b32.trap [%rd3, {%r1, %r2, %r3, %r4}], {%r5};", false},
+      {"`sured`", "sured.b.add.2d.u32.trap [%rd3, {%r1, %r2}], %r3;", false},
+      {"`suq`", "suq.width.b32 %r1, [%rd3];", false},
+      // control flow
+      {"`bra`", "bra.uni $L1;\n$L1:", true},
+      {"`brx.idx`", "ts: .branchtargets $L1, $L2;\n  brx.idx %r1, ts;\n$L1:\n$L2:", false},
+      {"`call`", k_call_module, true},
+      {"`ret`", "setp.eq.u32 %p1, %r1, 0;\n  @%p1 ret;", true},
+      {"`exit`", "setp.eq.u32 %p1, %r1, 0;\n  @%p1 exit;", true},
+      // synchronization and communication
+      {"`bar`, `barrier`", "bar.sync 0;\n  barrier.sync.aligned 2;\n  bar.red.popc.u32 %r1, 1, %p1;",
+       true},
+      {"`bar.warp.sync`", "bar.warp.sync 0xffffffff;", true},
+      {"`barrier.cluster`", "barrier.cluster.arrive;", false},
+      {"`membar`, `fence`", "membar.gl;\n  fence.acq_rel.cluster;", true},
+      {"`membar`, `fence`", "fence.proxy.alias;", false},
+      {"`atom`", "atom.global.cas.b64 %rd3, [%rd1], %rd4, %rd5;", true},
+      {"`atom`", "atom.relaxed.sys.global.add.f64 %fd1, [%rd1], %fd2;", true},
+      {"`atom`", "atom.global.cas.b16 %rs1, [%rd1], %rs2, %rs3;", false},
+      {"`red`", "red.global.add.noftz.bf16x2 [%rd1], %r1;", true},
+      {"`red.async`",
+       "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%rd1], "
+       "%r1, [%rd2];",
+       false},
+      {"`vote`", "vote.sync.uni.pred %p1, !%p2, 0xffffffff;\n  vote.ballot.b32 %r1, %p1;", true},
+      {"`match`", "match.all.sync.b64 %r1|%p1, %rd3, 0xffffffff;", true},
+      {"`activemask`", "activemask.b32 %r1;", true},
+      {"`redux`", "redux.sync.xor.b32 %r1, %r2, 0xffffffff;", true},
+      {"`elect`", "elect.sync %r1|%p1, 0xffffffff;", false},
+      {"`griddepcontrol`", "griddepcontrol.wait;", false},
+      {"`mbarrier`", "mbarrier.init.shared.b64 [%rd1], 32;", false},
+      {"`tensormap.cp_fenceproxy`",
+       "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned "
+       "[%rd1], [%rd2], 128;",
+       false},
+      // warp-level matrix
+      {"`mma`", nullptr, true}, // k_mma_operands, below
+      {"`mma.sp`", nullptr, false},
+      {"`wmma.load`", "wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1, %r2, %r3, %r4, "
+                      "%r5, %r6, %r7, %r8}, [%rd2];",
+       false},
+      {"`wmma.store`", "wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%rd1], {%f1, %f2, "
+                       "%f3, %f4, %f5, %f6, %f7, %f8};",
+       false},
+      {"`wmma.mma`", nullptr, false},
+      {"`wgmma.fence`, `wgmma.commit_group`, `wgmma.wait_group`", "wgmma.fence.sync.aligned;",
+       false},
+      {"`wgmma.mma_async`", "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, "
+                            "%f4}, %rd3, %rd4, 1, 1, 1, 0, 0;",
+       false},
+      {"`wgmma.mma_async.sp`", "wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 {%f1, %f2, "
+                               "%f3, %f4}, %rd3, %rd4, %r1, 0, 1, 1, 1, 0, 0;",
+       false},
+      // video
+      {"`vadd`", "vadd.s32.u32.s32.sat %r1, %r2.b0, %r3.h0;", true},
+      {"`vsub`", "vsub.u32.u32.u32 %r1, %r2, %r3;", true},
+      {"`vabsdiff`", "vabsdiff.u32.s32.s32 %r1, %r2, %r3;", true},
+      {"`vmin`", "vmin.s32.s32.s32.sat.add %r1, %r2.b3, %r3.b1, %r4;", true},
+      {"`vmax`", "vmax.u32.u32.u32.min %r1, %r2, %r3, %r4;", true},
+      {"`vshl`", "vshl.u32.u32.u32.clamp %r1, %r2, %r3;", true},
+      {"`vshr`", "vshr.u32.u32.u32.wrap %r1, %r2, %r3;", true},
+      {"`vmad`", "vmad.u32.u32.u32 %r1, %r2, %r3, %r4;", false},
+      {"`vset`", "vset.s32.u32.lt %r1, %r2, %r3;", true},
+      {"`vadd2`", "vadd2.u32.u32.u32 %r1, %r2, %r3, %r4;", true},
+      {"`vsub2`", "vsub2.s32.s32.s32.sat %r1, %r2, %r3, %r4;", true},
+      {"`vavrg2`", "vavrg2.u32.u32.s32.add %r1, %r2, %r3, %r4;", true},
+      {"`vabsdiff2`", "vabsdiff2.s32.s32.s32 %r1, %r2, %r3, %r4;", true},
+      {"`vmin2`", "vmin2.u32.s32.u32.sat %r1, %r2, %r3, %r4;", true},
+      {"`vmax2`", "vmax2.s32.u32.u32 %r1, %r2, %r3, %r4;", true},
+      {"`vset2`", "vset2.s32.u32.le %r1, %r2, %r3, %r4;", true},
+      {"`vadd4`", "vadd4.u32.u32.u32.sat %r1, %r2, %r3, %r4;", true},
+      {"`vsub4`", "vsub4.s32.s32.s32 %r1, %r2, %r3, %r4;", true},
+      {"`vavrg4`", "vavrg4.s32.s32.s32 %r1, %r2, %r3, %r4;", true},
+      {"`vabsdiff4`", "vabsdiff4.u32.u32.u32.add %r1, %r2, %r3, %r4;", true},
+      {"`vmin4`", "vmin4.s32.s32.s32 %r1, %r2, %r3, %r4;", true},
+      {"`vmax4`", "vmax4.u32.u32.u32 %r1, %r2, %r3, %r4;", true},
+      {"`vset4`", "vset4.u32.u32.ne %r1, %r2, %r3, %r4;", true},
+      // miscellaneous
+      {"`brkpt`", "brkpt;", false},
+      {"`nanosleep`", "nanosleep.u32 100;", true},
+      {"`pmevent`", "pmevent 1;", false},
+      {"`trap`", "setp.eq.u32 %p1, %r1, 0;\n  @%p1 trap;", true},
+      {"`setmaxnreg`", "setmaxnreg.inc.sync.aligned.u32 64;", false},
+  };
+  return k_probes;
+}
+
+// The PTX a probe translates: bodies go into kernel_text(); the mma rows get their operands.
+std::string probe_module(const Probe& probe)
+{
+  std::string row = probe.row;
+  if (probe.text == nullptr) {
+    std::string op = row == "`mma`" ? "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
+                     : row == "`mma.sp`"
+                         ? "mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
+                         : "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32";
+    return kernel_text("  " + op + k_mma_operands);
+  }
+  std::string text = probe.text;
+  return text.starts_with(".version") ? text : kernel_text("  " + text);
+}
+
+std::string read_file(const fs::path& path)
+{
+  std::ifstream file(path, std::ios::binary);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+// The value of `key = value` in a case file.
+std::string case_value(const std::string& text, const std::string& key)
+{
+  std::regex pattern("(^|\\n)\\s*" + key + "\\s*=\\s*([^#\\n]*)");
+  std::smatch match;
+  return std::regex_search(text, match, pattern) ? trim(match[2].str()) : std::string();
+}
+
+bool recorded(const std::string& name)
+{
+  const fs::path expected = k_tests / "golden" / "expected";
+  return fs::exists(expected / (name + ".out0.bin")) || fs::exists(expected / (name + ".trap"));
+}
+
+// Whether `ptx` has `opcode` as an instruction word: after a line start, blank, ';', '{' or '}'
+// (a guard "@%p " included), followed by '.', a blank or ';'.
+bool uses_opcode(const std::string& ptx, const std::string& opcode)
+{
+  std::regex pattern("(^|[\\s;{}])" + opcode + "[.\\s;]");
+  return std::regex_search(ptx, pattern);
+}
+
+TEST(TranslateCoverage, RowsParseAndTheSummaryCountsThem)
+{
+  std::vector<Row> rows = read_table();
+  ASSERT_GE(rows.size(), 150U) << "COVERAGE.md lists the whole ISA";
+  std::map<std::string, int> counts;
+  for (const Row& row : rows) {
+    EXPECT_TRUE(row.status == "yes" || row.status == "partial" || row.status == "no")
+        << "COVERAGE.md:" << row.line << ": status " << row.status;
+    ++counts[row.status];
+    if (!row.where.empty()) {
+      EXPECT_TRUE(fs::exists(k_root / "compiler" / "translate" / row.where))
+          << "COVERAGE.md:" << row.line << ": " << row.where;
+    }
+    if (row.status == "no" || row.status == "partial") {
+      EXPECT_FALSE(row.notes.empty()) << "COVERAGE.md:" << row.line << ": a reason is missing";
+    }
+  }
+  std::string text = read_file(k_table);
+  std::string summary = "Rows: " + std::to_string(rows.size()) + " (" +
+                        std::to_string(counts["yes"]) + " yes, " +
+                        std::to_string(counts["partial"]) + " partial, " +
+                        std::to_string(counts["no"]) + " no)";
+  EXPECT_NE(text.find(summary), std::string::npos) << "the summary should say: " << summary;
+}
+
+TEST(TranslateCoverage, EveryIsaOpcodeHasARowAndTheLoweringTableAgrees)
+{
+  std::vector<Row> rows = read_table();
+  std::set<std::string> listed;
+  std::set<std::string> supported;
+  for (const Row& row : rows) {
+    if (!is_instruction_row(row)) {
+      continue;
+    }
+    for (const std::string& opcode : opcodes(row)) {
+      EXPECT_TRUE(k_isa_opcodes.contains(opcode))
+          << "COVERAGE.md:" << row.line << ": " << opcode << " is not a PTX ISA 8.x opcode";
+      listed.insert(opcode);
+      bool lowered = find_lowering(opcode) != nullptr;
+      if (row.status != "no") {
+        supported.insert(opcode);
+        EXPECT_TRUE(lowered) << "COVERAGE.md:" << row.line << ": " << opcode << " is "
+                             << row.status << " but has no lowering";
+      } else if (lowered) {
+        EXPECT_TRUE(names_a_form(row))
+            << "COVERAGE.md:" << row.line << ": " << opcode
+            << " has a lowering: the row should be partial, or name the form it rejects";
+      }
+    }
+  }
+  for (const std::string& opcode : k_isa_opcodes) {
+    EXPECT_TRUE(listed.contains(opcode)) << opcode << " has no row in COVERAGE.md";
+    if (find_lowering(opcode) != nullptr) {
+      EXPECT_TRUE(supported.contains(opcode))
+          << opcode << " has a lowering but no yes/partial row in COVERAGE.md";
+    }
+  }
+}
+
+TEST(TranslateCoverage, NamedGoldenCasesExistWereRecordedAndUseTheInstruction)
+{
+  int named = 0;
+  for (const Row& row : read_table()) {
+    std::vector<std::string> names = quoted(row.golden);
+    EXPECT_TRUE(!names.empty() || row.golden == "none")
+        << "COVERAGE.md:" << row.line << ": golden is \"" << row.golden << "\"";
+    EXPECT_TRUE(row.status != "no" || names.empty())
+        << "COVERAGE.md:" << row.line << ": a `no` row names goldens";
+    for (const std::string& name : names) {
+      ++named;
+      const fs::path file = k_tests / "golden" / "cases" / (name + ".case");
+      ASSERT_TRUE(fs::exists(file)) << "COVERAGE.md:" << row.line << ": no case " << name;
+      EXPECT_TRUE(recorded(name)) << "COVERAGE.md:" << row.line << ": " << name
+                                  << " has no H200 recording in tests/golden/expected";
+      const fs::path ptx = k_root / case_value(read_file(file), "ptx");
+      ASSERT_TRUE(fs::is_regular_file(ptx)) << name << ": " << ptx;
+      if (!is_instruction_row(row)) {
+        continue;
+      }
+      std::string text = read_file(ptx);
+      bool used = false;
+      for (const std::string& opcode : opcodes(row)) {
+        used = used || uses_opcode(text, opcode);
+      }
+      EXPECT_TRUE(used) << "COVERAGE.md:" << row.line << ": " << name << " (" << ptx.filename()
+                        << ") does not use " << row.name;
+    }
+  }
+  EXPECT_GT(named, 100);
+}
+
+TEST(TranslateCoverage, EveryInstructionRowHasAProbeThatTranslatesAsItsStatusSays)
+{
+  std::vector<Row> rows = read_table();
+  std::map<std::string, const Row*> by_name;
+  for (const Row& row : rows) {
+    if (is_instruction_row(row)) {
+      EXPECT_TRUE(by_name.emplace(row.name, &row).second)
+          << "COVERAGE.md:" << row.line << ": two rows named " << row.name;
+    }
+  }
+  std::set<std::string> probed;
+  for (const Probe& probe : probes()) {
+    auto found = by_name.find(probe.row);
+    ASSERT_NE(found, by_name.end()) << "a probe names no row: " << probe.row;
+    const Row& row = *found->second;
+    Expected<Translation> translation = translate_text(probe_module(probe), host_options(false));
+    if (probe.translates) {
+      EXPECT_NE(row.status, "no") << "COVERAGE.md:" << row.line << ": a `no` row translates";
+      EXPECT_TRUE(translation.has_value())
+          << "COVERAGE.md:" << row.line << ": " << row.name << " is " << row.status
+          << " but its probe does not translate: " << translation.error().message;
+      if (translation) {
+        EXPECT_EQ(verify_text(*translation->module), "") << row.name;
+      }
+      probed.insert(row.name);
+    } else {
+      EXPECT_NE(row.status, "yes") << "COVERAGE.md:" << row.line
+                                   << ": a rejected form in a `yes` row";
+      EXPECT_FALSE(translation.has_value())
+          << "COVERAGE.md:" << row.line << ": " << row.name << " (" << row.status
+          << "): a form the table calls rejected translates: " << probe.text;
+      if (row.status == "no") {
+        probed.insert(row.name);
+      }
+    }
+  }
+  for (const Row& row : rows) {
+    if (is_instruction_row(row)) {
+      EXPECT_TRUE(probed.contains(row.name))
+          << "COVERAGE.md:" << row.line << ": " << row.name << " (" << row.status
+          << ") needs a probe in this test";
+    }
+  }
+}
+
+// The AMDGPU-only rejections the table names (hooks_amdgpu.cpp): a barrier for part of a block.
+TEST(TranslateCoverage, AmdgpuRejectsBarrierThreadCountsAsTheTableSays)
+{
+  const std::string text = kernel_text("  bar.sync 1, 64;");
+  EXPECT_TRUE(translate_text(text, host_options(false)).has_value());
+  Expected<Translation> amdgpu = translate_text(text, amdgpu_options("gfx1100"));
+  ASSERT_FALSE(amdgpu.has_value());
+  EXPECT_NE(amdgpu.error().message.find("unsupported"), std::string::npos)
+      << amdgpu.error().message;
+}
+
+// Calls of undefined .extern functions (vprintf, malloc, __assertfail, anything else): the
+// table's `no` rows. What the translation does with them today.
+TEST(TranslateCoverage, ExternCallsAreRejected)
+{
+  for (const char* name : {"vprintf", "malloc", "__assertfail", "optixGetLaunchIndex"}) {
+    Expected<Translation> host = translate_text(extern_call_module(name), host_options(false));
+    EXPECT_FALSE(host.has_value()) << name << " translates for the host";
+    Expected<Translation> amdgpu = translate_text(extern_call_module(name),
+                                                  amdgpu_options("gfx1100"));
+    EXPECT_FALSE(amdgpu.has_value()) << name << " translates for gfx1100";
+  }
+}
+
+} // namespace
+} // namespace d4r::compiler::translate::test
