@@ -100,7 +100,8 @@ BuildService::BuildService(cache::Cache& cache, std::vector<compiler::Recipe> re
     m_toolchain_of_target[std::string(target)] = backend_fingerprint(name);
   }
   for (const compiler::Recipe& recipe : m_recipes) {
-    Expected<std::string> fingerprint = compiler::recipe_fingerprint(recipe);
+    Expected<std::string> fingerprint =
+        compiler::recipe_fingerprint(recipe, m_options.translator_fingerprint);
     m_recipe_fingerprints[recipe.name] =
         fingerprint ? *fingerprint : "unreadable:" + fingerprint.error().message;
   }

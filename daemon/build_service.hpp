@@ -7,6 +7,7 @@
 
 #include "cache/cache.hpp"
 #include "compiler/recipe.hpp"
+#include "compiler/translate/translator_fingerprint.hpp"
 #include "daemon/negative_cache.hpp"
 #include "daemon/task_pool.hpp"
 #include "daemon/worker_runner.hpp"
@@ -32,6 +33,8 @@ struct BuildOptions {
   std::filesystem::path worker;     // d4r-kernel-worker
   std::filesystem::path scratch;    // private folder for worker jobs
   WorkerLimits limits;
+  // Part of every ptx recipe's cache key: the built translator's (translator_fingerprint.hpp).
+  std::string translator_fingerprint{compiler::translate::translator_fingerprint()};
 };
 
 // The PTX module a ptx recipe builds: the client's upload in the daemon's module store.

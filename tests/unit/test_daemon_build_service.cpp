@@ -1,0 +1,89 @@
+// BuildService without a server: a ptx recipe's object is keyed by the translator's fingerprint,
+// so an object the translator built before a change is rebuilt after it instead of served.
+
+#include "daemon/build_service.hpp"
+
+#include "compiler/recipe.hpp"
+#include "util/digest.hpp"
+#include "util/ptx_identity.hpp"
+
+#include "tests/support/read_file.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+namespace d4r::daemon {
+namespace {
+
+namespace fs = std::filesystem;
+
+class BuildServiceTest : public ::testing::Test {
+protected:
+  void SetUp() override
+  {
+    std::string pattern = (fs::temp_directory_path() / "d4r-builds-XXXXXX").string();
+    m_dir = mkdtemp(pattern.data());
+    Expected<std::unique_ptr<cache::Cache>> opened = cache::Cache::open({m_dir / "cache"});
+    ASSERT_TRUE(opened) << opened.error().message;
+    m_cache = std::move(*opened);
+    std::string ptx = d4r::testing::read_file(D4R_TEST_SOURCE_DIR "/ptx/isa/alu_int.sm_90.ptx");
+    m_module.hash = ptx_module_hash(ptx);
+    m_module.path = m_dir / "module.ptx";
+    std::ofstream(m_module.path) << ptx;
+    Expected<compiler::Recipe> recipe =
+        compiler::parse_recipe("recipe = ptx_alu\nversion = 1\nkernels = int_arith32\nmodules = " +
+                                   hash_to_hex(m_module.hash) + "\nlanguage = ptx\n",
+                               m_dir / "ptx_alu.recipe");
+    ASSERT_TRUE(recipe) << recipe.error().message;
+    m_recipe = *recipe;
+  }
+  void TearDown() override { fs::remove_all(m_dir); }
+
+  // A service whose translator has the fingerprint `translator`: obtains int_arith32 for gfx1201
+  // and says how many builds that took.
+  int64_t builds_for(const std::string& translator)
+  {
+    BuildOptions options;
+    options.worker = D4R_WORKER_PATH;
+    options.scratch = m_dir / "builds";
+    options.backend = "llvm";
+    options.translator_fingerprint = translator;
+    BuildService service(*m_cache, {m_recipe}, options);
+    const compiler::Recipe* recipe = service.recipe_for("int_arith32");
+    EXPECT_NE(recipe, nullptr);
+    if (recipe == nullptr) {
+      return -1;
+    }
+    Expected<BuildAnswer> answer = service.obtain(*recipe, "int_arith32", "gfx1201", Mode::fast,
+                                                  Priority::interactive,
+                                                  std::chrono::milliseconds(120000), m_module);
+    EXPECT_TRUE(answer) << answer.error().message;
+    if (answer) {
+      EXPECT_EQ(answer->state, BuildState::ready) << answer->reason;
+    }
+    return service.stats().done;
+  }
+
+  fs::path m_dir;
+  std::unique_ptr<cache::Cache> m_cache;
+  ModuleSource m_module;
+  compiler::Recipe m_recipe;
+};
+
+TEST_F(BuildServiceTest, TranslatorChangeRebuildsInsteadOfServingStale)
+{
+  std::string built(compiler::translate::translator_fingerprint());
+  EXPECT_EQ(builds_for(built), 1);
+  EXPECT_EQ(builds_for(built), 0) << "the same translator: a cache hit";
+  EXPECT_EQ(builds_for(built + "-fixed"), 1) << "another translator: rebuilt, not served";
+  Expected<std::vector<cache::Entry>> entries = m_cache->list(Mode::fast);
+  ASSERT_TRUE(entries) << entries.error().message;
+  EXPECT_EQ(entries->size(), 2u);
+}
+
+} // namespace
+} // namespace d4r::daemon
