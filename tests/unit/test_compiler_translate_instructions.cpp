@@ -229,7 +229,7 @@ TEST(TranslateFloat, HalfConversionsAndPacking)
 {
   Values values = host_stores(
       "  cvt.rn.f16.f32 %rs1, 0f3F800000;\n  st.global.u16 [%rd1], %rs1;\n"
-      "  cvt.f32.f16 %f1, 0x3C00;\n  st.global.f32 [%rd1+4], %f1;\n"
+      "  mov.b16 %rs4, 0x3C00;\n  cvt.f32.f16 %f1, %rs4;\n  st.global.f32 [%rd1+4], %f1;\n"
       "  cvt.rn.f16x2.f32 %r1, 0f40000000, 0f3F800000;\n" + store32("%r1", 2) +
       "  mov.b32 {%rs2, %rs3}, %r1;\n  st.global.u16 [%rd1+12], %rs2;\n"
       "  st.global.u16 [%rd1+14], %rs3;\n"
@@ -336,7 +336,9 @@ TEST(TranslateMemory, ConstLocalAndVectorAccesses)
                      "  st.global.u32 [%rd1+16], %r4;\n  ret;\n}\n";
   Expected<Translation> translation = translate_text(text, host_options());
   ASSERT_TRUE(translation) << translation.error().message;
-  EXPECT_EQ(stored_values(*translation->module, "k"), (Values{"1E", "?", "?"}))
+  // The .const table's load does not fold to its initialiser (30): the host may overwrite a
+  // module variable (module_translator.cpp; test_compiler_translate_module_vars).
+  EXPECT_EQ(stored_values(*translation->module, "k"), (Values{"?", "?", "?"}))
       << ir_text(*translation->module);
   for (const char* target : k_targets) {
     Expected<Translation> gpu = translate_text(text, amdgpu_options(target));
