@@ -68,6 +68,19 @@ llvm::Type* llvm_type(llvm::LLVMContext& context, PtxType type)
   return llvm::Type::getIntNTy(context, static_cast<unsigned>(type.bits));
 }
 
+std::string type_spelling(PtxType type)
+{
+  switch (type.kind) {
+  case PtxType::Kind::pred: return "pred";
+  case PtxType::Kind::bits: return "b" + std::to_string(type.bits);
+  case PtxType::Kind::unsigned_int: return "u" + std::to_string(type.bits);
+  case PtxType::Kind::signed_int: return "s" + std::to_string(type.bits);
+  case PtxType::Kind::floating:
+    return (type.bf16 ? "bf" : "f") + std::to_string(type.bits);
+  }
+  return "?";
+}
+
 llvm::Value* adapt_value(llvm::IRBuilder<>& builder, llvm::Value* value, PtxType from, PtxType to)
 {
   if (from == to) {
@@ -329,18 +342,26 @@ llvm::Value* FunctionTranslator::call_support(std::string_view name, llvm::Type*
 
 Expected<llvm::Value*> FunctionTranslator::read(const ptx::Operand& operand, PtxType type)
 {
-  switch (operand.kind) {
-  case ptx::OperandKind::reg: {
-    TRY_ASSIGN(llvm::Value * value, read_reg(operand, type));
-    if (operand.negated) {
-      value = m_builder.CreateNot(value);
+  bool named_register = operand.kind == ptx::OperandKind::symbol && operand.offset.empty() &&
+                        is_register(operand.text);
+  if (operand.negated) {
+    // `!p` is a predicate's negation, whether the register is spelled %p or p (inline-asm locals
+    // have no '%', and an earlier version ignored the '!' on those: issue 11). Anything else
+    // negated is not PTX.
+    if (type.kind != PtxType::Kind::pred ||
+        (operand.kind != ptx::OperandKind::reg && !named_register)) {
+      return std::unexpected(error(*m_current, "only a predicate register can be negated: !" +
+                                                   operand.text));
     }
-    return value;
+    TRY_ASSIGN(llvm::Value * value, read_reg(operand, type));
+    return m_builder.CreateNot(value);
   }
+  switch (operand.kind) {
+  case ptx::OperandKind::reg: return read_reg(operand, type);
   case ptx::OperandKind::integer:
   case ptx::OperandKind::floating: return read_immediate(operand, type);
   case ptx::OperandKind::symbol:
-    if (operand.offset.empty() && is_register(operand.text)) {
+    if (named_register) {
       return read_reg(operand, type);
     }
     return read_symbol(operand, type);
@@ -369,32 +390,42 @@ Expected<llvm::Value*> FunctionTranslator::read_reg(const ptx::Operand& operand,
 Expected<llvm::Value*> FunctionTranslator::read_immediate(const ptx::Operand& operand,
                                                           PtxType type)
 {
+  // Which immediate fits which operand follows ptxas 13 (issue 11): an integer literal is never a
+  // float operand and a float literal never an integer one, except a 0f literal as .b32 and a 0d
+  // or decimal one as .b64 (their bits); f16/bf16 operands take no immediate at all. Anything
+  // else is rejected rather than given a meaning ptxas would not.
   llvm::Type* target = llvm_type(context(), type);
+  auto mismatch = [&]() {
+    return std::unexpected(error(*m_current, "the immediate " + operand.text + " cannot be a ." +
+                                                 type_spelling(type) + " operand"));
+  };
   if (operand.kind == ptx::OperandKind::integer) {
     std::optional<uint64_t> value = parse_integer(operand.text);
     if (!value) {
       return std::unexpected(error(*m_current, "bad integer " + operand.text));
     }
-    if (target->isFloatingPointTy()) {
-      return llvm::ConstantFP::get(target, static_cast<double>(static_cast<int64_t>(*value)));
+    if (type.kind == PtxType::Kind::floating) {
+      return mismatch();
     }
-    return llvm::ConstantInt::get(target, *value);
+    return llvm::ConstantInt::get(target, *value); // truncated to the width, as ptxas does
   }
   std::optional<FloatLiteral> literal = parse_float(operand.text);
   if (!literal) {
     return std::unexpected(error(*m_current, "bad floating-point constant " + operand.text));
   }
+  if (target->isDoubleTy() && literal->bits == 32) {
+    // A 0f literal in an f64 operand is its 32 bits zero-extended, not its value (immediates:
+    // mov.f64 d, 0f3FAAAAAB gives 0x000000003FAAAAAB on an H200; cvt.rn.f32.f64 of 0f3EAAAAAB
+    // gives 0).
+    return llvm::ConstantExpr::getBitCast(m_builder.getInt64(literal->raw), target);
+  }
   if (target->isFloatingPointTy()) {
-    return float_constant(target, *literal);
+    return float_constant(target, *literal); // 0d or decimal in an f32 operand: its value, rounded
   }
-  if (type.kind == PtxType::Kind::floating) { // f16/bf16 bits
-    return llvm::ConstantInt::get(target, half_bits(*literal, type.bf16));
+  if (type.kind != PtxType::Kind::bits || type.bits != literal->bits) {
+    return mismatch();
   }
-  llvm::Type* wide = literal->bits == 32 ? m_builder.getFloatTy() : m_builder.getDoubleTy();
-  llvm::Constant* bits = llvm::ConstantExpr::getBitCast(float_constant(wide, *literal),
-                                                        m_builder.getIntNTy(literal->bits));
-  PtxType from{PtxType::Kind::bits, literal->bits, false};
-  return adapt_value(m_builder, bits, from, type);
+  return llvm::ConstantInt::get(target, literal->raw);
 }
 
 Expected<llvm::Value*> FunctionTranslator::read_symbol(const ptx::Operand& operand, PtxType type)
@@ -446,6 +477,9 @@ Expected<void> FunctionTranslator::write(const ptx::Operand& operand, llvm::Valu
 {
   if (operand.kind == ptx::OperandKind::sink) {
     return {};
+  }
+  if (operand.negated) {
+    return std::unexpected(error(*m_current, "a destination cannot be negated: !" + operand.text));
   }
   bool named_register = operand.kind == ptx::OperandKind::symbol && is_register(operand.text);
   if (operand.kind != ptx::OperandKind::reg && !named_register) {

@@ -36,6 +36,8 @@ struct PtxType {
 
 // ".u32" or "u32" -> the type; nullopt when `name` is not a fundamental type.
 [[nodiscard]] std::optional<PtxType> parse_type(std::string_view name);
+// "u32", "f16", "pred": the type as PTX spells it, for messages.
+[[nodiscard]] std::string type_spelling(PtxType type);
 // f32 -> float, f64 -> double, pred -> i1, anything else (f16, bf16, f16x2 included) iN.
 [[nodiscard]] llvm::Type* llvm_type(llvm::LLVMContext& context, PtxType type);
 

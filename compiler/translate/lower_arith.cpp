@@ -341,7 +341,15 @@ Expected<void> lower_arith(FunctionTranslator& t, const ptx::Instruction& instru
   return lower_integer(t, instruction, type);
 }
 
-// bfe.type d, a, pos, len (pos and len are the low 8 bits of their operands).
+// pos and len of bfe/bfi: the PTX ISA takes their low 8 bits. An H200 does for the 32-bit forms,
+// but the 64-bit forms use the whole .u32 (bit_fields_grid: bfi.b64 at pos 256 or 0x105 leaves b
+// unchanged, len 0x10003 inserts everything up to the msb, for every pos in 0..66).
+llvm::Value* field_operand(Builder& b, llvm::Value* value, unsigned bits)
+{
+  return bits == 32 ? b.CreateAnd(value, 0xff) : value;
+}
+
+// bfe.type d, a, pos, len.
 Expected<void> lower_bfe(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
   static constexpr std::string_view k_known[] = {"u32", "u64", "s32", "s64"};
@@ -355,8 +363,8 @@ Expected<void> lower_bfe(FunctionTranslator& t, const ptx::Instruction& instruct
   TRY_ASSIGN(llvm::Value * len_in, t.read(instruction.operands[3], u32_type()));
   llvm::Type* itype = x->getType();
   unsigned bits = itype->getIntegerBitWidth();
-  llvm::Value* pos = b.CreateAnd(pos_in, 0xff);
-  llvm::Value* len = b.CreateAnd(len_in, 0xff);
+  llvm::Value* pos = field_operand(b, pos_in, bits);
+  llvm::Value* len = field_operand(b, len_in, bits);
   // Bits at pos and above; past the top they are the sign (signed) or zero.
   llvm::Value* shifted = shift(b, x, pos, false, type.is_signed());
   llvm::Value* keep = b.CreateSub(b.getInt32(bits), b.CreateBinaryIntrinsic(
@@ -386,8 +394,8 @@ Expected<void> lower_bfi(FunctionTranslator& t, const ptx::Instruction& instruct
   TRY_ASSIGN(llvm::Value * len_in, t.read(instruction.operands[4], u32_type()));
   llvm::Type* itype = a->getType();
   unsigned bits = itype->getIntegerBitWidth();
-  llvm::Value* pos = b.CreateAnd(pos_in, 0xff);
-  llvm::Value* len = b.CreateAnd(len_in, 0xff);
+  llvm::Value* pos = field_operand(b, pos_in, bits);
+  llvm::Value* len = field_operand(b, len_in, bits);
   llvm::Value* low_mask = b.CreateSelect(
       b.CreateICmpUGE(len, b.getInt32(bits)), llvm::ConstantInt::getAllOnesValue(itype),
       b.CreateSub(shift(b, llvm::ConstantInt::get(itype, 1), len, true, false),

@@ -2,14 +2,17 @@
 // mad{.lo,.hi}.cc and madc{.lo,.hi}{.cc} on .u32/.s32/.u64/.s64. PTX keeps one carry flag, CC.CF,
 // per thread; the .cc forms write it and addc/subc/madc read it. Here it is one i1 slot per
 // function (FunctionTranslator::carry_flag, promoted to SSA by mem2reg), so the chain stays plain
-// LLVM IR: uadd/usub.with.overflow, which both the host and AMDGPU (v_add_co_ci) select well.
+// LLVM IR: uadd.with.overflow, which both the host and AMDGPU (v_add_co_ci) select well.
 //
-// For subtraction CC.CF is the borrow, as the ISA writes subc: d = a - (b + CC.CF), so that
-// sub.cc / subc.cc / subc computes a multi-word difference. NVIDIA hardware keeps a carry
-// (a + ~b + 1) instead and ptxas converts; the goldens (int_carry_*: 128-bit sub chains ending in
-// `subc 0, 0`, which reads back 0xffffffff after a final borrow) cannot tell the two apart and
-// no golden mixes a sub.cc with an addc.
-// The signed types have the same bits and carry: the flag is the unsigned carry out of the width.
+// The flag is the hardware's carry, for subtraction too: sub.cc computes a + ~b + 1 and subc
+// a + ~b + CF, and both leave the carry out of that sum (1 when no borrow). A chain of subs is the
+// same multi-word difference either way, but a borrow flag (the ISA's prose, d = a - (b + CF))
+// gives the wrong answer as soon as a chain mixes the two: sub.cc then addc, add.cc then subc,
+// or the flag read back with addc 0, 0. Golden cases carry_signed_* record every .cc form on
+// every type after a carry-in of 0 and 1, the flag read back both ways, and mixed chains: this
+// model matches all 1,152 threads' 97 words; the earlier borrow flag differed in 40% of them.
+// The signed types have the same bits and carry: the flag is the unsigned carry out of the
+// width; only mad.hi's product depends on the sign.
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#extended-precision-integer-arithmetic-instructions
 
 #include "compiler/translate/function_translator.hpp"
@@ -25,7 +28,7 @@ namespace {
 using Builder = llvm::IRBuilder<>;
 
 struct CarryForm {
-  bool subtract = false; // sub/subc: the flag is a borrow
+  bool subtract = false; // sub/subc: a + ~b + (1 or CF)
   bool multiply = false; // mad/madc: a * b (.lo or .hi) + c
   bool carry_in = false; // addc/subc/madc read CC.CF
   bool carry_out = false; // .cc writes CC.CF
@@ -63,14 +66,21 @@ llvm::Value* product_high(Builder& b, llvm::Value* x, llvm::Value* y, bool is_si
   return b.CreateTrunc(b.CreateLShr(product, bits), x->getType());
 }
 
-// {x op y, carry or borrow out} through llvm.uadd/usub.with.overflow.
-std::pair<llvm::Value*, llvm::Value*> with_overflow(Builder& b, llvm::Value* x, llvm::Value* y,
-                                                    bool subtract)
+// {x + y + carry_in, carry out} through llvm.uadd.with.overflow (twice when carry_in is not a
+// constant 0; at most one of the two steps carries).
+std::pair<llvm::Value*, llvm::Value*> add_with_carry(Builder& b, llvm::Value* x, llvm::Value* y,
+                                                     llvm::Value* carry_in)
 {
-  llvm::Intrinsic::ID id =
-      subtract ? llvm::Intrinsic::usub_with_overflow : llvm::Intrinsic::uadd_with_overflow;
-  llvm::Value* pair = b.CreateBinaryIntrinsic(id, x, y);
-  return {b.CreateExtractValue(pair, 0), b.CreateExtractValue(pair, 1)};
+  auto step = [&](llvm::Value* lhs, llvm::Value* rhs) {
+    llvm::Value* pair = b.CreateBinaryIntrinsic(llvm::Intrinsic::uadd_with_overflow, lhs, rhs);
+    return std::pair{b.CreateExtractValue(pair, 0), b.CreateExtractValue(pair, 1)};
+  };
+  auto [sum, carry] = step(x, y);
+  if (auto* constant = llvm::dyn_cast<llvm::ConstantInt>(carry_in); constant && constant->isZero()) {
+    return {sum, carry};
+  }
+  auto [total, second] = step(sum, b.CreateZExt(carry_in, x->getType()));
+  return {total, b.CreateOr(carry, second)};
 }
 
 Expected<void> lower_carry_form(FunctionTranslator& t, const ptx::Instruction& instruction,
@@ -86,15 +96,15 @@ Expected<void> lower_carry_form(FunctionTranslator& t, const ptx::Instruction& i
                                           : b.CreateMul(lhs, rhs); // .lo, PTX's default
     TRY_ASSIGN(rhs, t.read(instruction.operands[3], type));
   }
-  auto [result, out] = with_overflow(b, lhs, rhs, form.subtract);
+  // sub.cc: a + ~b + 1; subc: a + ~b + CF; add/mad: + 0 or + CF.
+  llvm::Value* carry_in = form.subtract ? b.getTrue() : b.getFalse();
   if (form.carry_in) {
-    llvm::Value* flag = b.CreateLoad(b.getInt1Ty(), t.carry_flag(), "cc.cf");
-    auto [chained, second] = with_overflow(b, result, b.CreateZExt(flag, result->getType()),
-                                           form.subtract);
-    // At most one of the two steps carries (or borrows): the first leaves room for the flag.
-    result = chained;
-    out = b.CreateOr(out, second);
+    carry_in = b.CreateLoad(b.getInt1Ty(), t.carry_flag(), "cc.cf");
   }
+  if (form.subtract) {
+    rhs = b.CreateNot(rhs);
+  }
+  auto [result, out] = add_with_carry(b, lhs, rhs, carry_in);
   if (form.carry_out) {
     b.CreateStore(out, t.carry_flag());
   }

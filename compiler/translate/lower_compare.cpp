@@ -176,10 +176,18 @@ Expected<void> lower_selp(FunctionTranslator& t, const ptx::Instruction& instruc
   TRY(one_type(t, instruction));
   TRY(expect_operands(t, instruction, 4));
   TRY_ASSIGN(PtxType type, last_type(t, instruction));
+  // A float selection is made on the bits: NaNs travel unchanged (nan_bits_f32/f64: selp of
+  // 0xffa00005 gives 0xffa00005 on an H200), and no float select can be rewritten into a min/max.
+  // Immediates are read as the float type first, so that a decimal literal is converted.
+  Builder& b = t.builder();
+  const PtxType bits{PtxType::Kind::bits, type.bits, false};
   TRY_ASSIGN(llvm::Value * a, t.read(instruction.operands[1], type));
   TRY_ASSIGN(llvm::Value * bb, t.read(instruction.operands[2], type));
   TRY_ASSIGN(llvm::Value * c, t.read(instruction.operands[3], pred_type()));
-  return t.write(instruction.operands[0], t.builder().CreateSelect(c, a, bb), type);
+  llvm::Type* itype = b.getIntNTy(static_cast<unsigned>(type.bits));
+  a = b.CreateBitCast(a, itype);
+  bb = b.CreateBitCast(bb, itype);
+  return t.write(instruction.operands[0], b.CreateSelect(c, a, bb), bits);
 }
 
 // slct.dtype.s32 d, a, b, c: c >= 0 ? a : b (slct{.ftz}.dtype.f32 compares a float c).

@@ -45,6 +45,58 @@ Expected<FloatOp> read_sources(FunctionTranslator& t, const ptx::Instruction& in
   return op;
 }
 
+// The bit layout abs/neg need: the sign, the exponent field (all ones: inf or NaN), and what a
+// NaN becomes.
+struct FloatFormat {
+  uint64_t sign;
+  uint64_t exponent;
+  bool quiet_input; // f64: the input NaN quieted; f32/f16/bf16: the canonical NaN
+  uint64_t canonical;
+};
+
+FloatFormat float_format(PtxType type)
+{
+  if (type.bits == 64) {
+    return {0x8000000000000000ULL, 0x7ff0000000000000ULL, true, 0};
+  }
+  if (type.bits == 32) {
+    return {0x80000000U, 0x7f800000U, false, 0x7fffffffU};
+  }
+  return {0x8000U, type.bf16 ? 0x7f80U : 0x7c00U, false, 0x7fffU};
+}
+
+// abs/neg on a float's bits (`x` an integer of its width). NVIDIA implements both as an add of
+// -0 (FADD/DADD with an operand modifier) where ptxas does not fold them into the next
+// instruction, so a NaN is an arithmetic result: f32, f16, bf16 (scalar and each half of x2):
+// the canonical NaN, sign cleared (nan_bits_f32_*, nan_bits_half_*: abs(0xffa00005) =
+// neg(0x7fc00000) = 0x7fffffff, abs.f16(0xfc52) = 0x7fff); f64: the input quieted, its sign
+// untouched (nan_bits_f64_*: abs(0xfff8000000000000) = 0xfff8000000000000, neg(0x7ff0000000000001)
+// = 0x7ff8000000000001). Everything else is the bit operation (neg(+0) = -0, subnormals kept
+// unless .ftz flushed them first). Integer operations, so that no LLVM float rule can touch them.
+llvm::Value* abs_neg_bits(Builder& b, llvm::Value* x, bool abs, const FloatFormat& format)
+{
+  llvm::Type* type = x->getType();
+  auto constant = [&](uint64_t value) { return llvm::ConstantInt::get(type, value); };
+  llvm::Value* magnitude = b.CreateAnd(x, constant(~format.sign));
+  llvm::Value* is_nan = b.CreateICmpUGT(magnitude, constant(format.exponent));
+  llvm::Value* result = abs ? magnitude : b.CreateXor(x, constant(format.sign));
+  llvm::Value* nan = format.quiet_input ? b.CreateOr(x, constant(0x0008000000000000ULL))
+                                        : constant(format.canonical);
+  return b.CreateSelect(is_nan, nan, result);
+}
+
+// abs/neg on f16/bf16 bits (i16), .ftz flushing an f16 subnormal to a zero of its sign first.
+llvm::Value* half_abs_neg(Builder& b, llvm::Value* x, bool abs, bool ftz, bool bf16)
+{
+  PtxType type{PtxType::Kind::floating, 16, bf16};
+  if (ftz) {
+    llvm::Value* subnormal = b.CreateAnd(b.CreateICmpEQ(b.CreateAnd(x, 0x7c00), b.getInt16(0)),
+                                         b.CreateICmpNE(b.CreateAnd(x, 0x03ff), b.getInt16(0)));
+    x = b.CreateSelect(subnormal, b.CreateAnd(x, 0x8000), x);
+  }
+  return abs_neg_bits(b, x, abs, float_format(type));
+}
+
 // Round-to-nearest result of a native operation on `in` (the operands after .ftz), with PTX's
 // flushing, saturation and NaN rule.
 llvm::Value* finish(Builder& b, const FloatOp& op, llvm::Value* result,
@@ -235,6 +287,9 @@ Expected<llvm::Value*> min_max(FunctionTranslator& t, const ptx::Instruction& in
     if (has_modifier(instruction, "NaN") || has_modifier(instruction, "xorsign")) {
       return std::unexpected(t.unsupported(instruction)); // f32-only forms
     }
+    // Two NaNs give a, quieted: what double_arith_* (nvcc's fmin, min.f64 x, y) shows. PTX does
+    // not fix that NaN and ptxas decides: the same min.f64 a, b as inline PTX gives b, quieted
+    // (nan_bits_f64_edges, which therefore compares NaNs as NaNs).
     return t.call_support("__d4r_ptx_" + name + "_f64", type, {op.in[0], op.in[1]});
   }
   if (has_modifier(instruction, "xorsign") || has_modifier(instruction, "abs")) {
@@ -284,6 +339,15 @@ Expected<void> float_modifiers(FunctionTranslator& t, const ptx::Instruction& in
   if (relu && type.bits != 16 && !has_packed_type(instruction)) {
     return std::unexpected(t.unsupported(instruction)); // .relu is an f16/bf16 form
   }
+  // .ftz exists for f32 and f16 (f16x2); on f64 only in rcp.approx.ftz.f64 and
+  // rsqrt.approx.ftz.f64, never on bf16 (ptxas 13 rejects the rest). flush_subnormal leaves a
+  // double alone, so an f64 .ftz that got this far would be dropped without a word.
+  bool approx_f64_ftz = has_modifier(instruction, "approx") &&
+                        (instruction.opcode == "rcp" || instruction.opcode == "rsqrt");
+  if (has_modifier(instruction, "ftz") &&
+      ((type.bits == 64 && !approx_f64_ftz) || type.bf16)) {
+    return std::unexpected(t.unsupported(instruction));
+  }
   return {};
 }
 
@@ -293,12 +357,13 @@ Expected<void> lower_packed_half(FunctionTranslator& t, const ptx::Instruction& 
 {
   const std::string& name = instruction.opcode;
   bool bf16 = has_modifier(instruction, "bf16x2");
+  bool abs_neg = name == "abs" || name == "neg";
   if (!(bf16 || has_modifier(instruction, "f16x2")) ||
-      !(name == "add" || name == "sub" || name == "mul" || name == "fma")) {
+      !(name == "add" || name == "sub" || name == "mul" || name == "fma" || abs_neg)) {
     return std::unexpected(t.unsupported(instruction));
   }
   TRY(float_modifiers(t, instruction));
-  size_t count = name == "fma" ? 3 : 2;
+  size_t count = name == "fma" ? 3 : (abs_neg ? 1 : 2);
   PtxType bits32{PtxType::Kind::bits, 32, false};
   TRY_ASSIGN(FloatOp packed, read_sources(t, instruction, bits32, count));
   Builder& b = t.builder();
@@ -310,7 +375,12 @@ Expected<void> lower_packed_half(FunctionTranslator& t, const ptx::Instruction& 
     for (llvm::Value*& value : op.in) {
       value = b.CreateTrunc(b.CreateLShr(value, static_cast<uint64_t>(16 * part)), b.getInt16Ty());
     }
-    TRY_ASSIGN(llvm::Value * lane, half_arith(t, instruction, name, op));
+    llvm::Value* lane = nullptr;
+    if (abs_neg) {
+      lane = half_abs_neg(b, op.in[0], name == "abs", op.ftz, bf16);
+    } else {
+      TRY_ASSIGN(lane, half_arith(t, instruction, name, op));
+    }
     result = b.CreateOr(result, b.CreateShl(b.CreateZExt(lane, b.getInt32Ty()),
                                             static_cast<uint64_t>(16 * part)));
   }
@@ -334,21 +404,29 @@ Expected<void> lower_float(FunctionTranslator& t, const ptx::Instruction& instru
   std::string arith = name == "mad" ? "fma" : name;
   bool basic = arith == "add" || arith == "sub" || arith == "mul" || arith == "fma";
   if (type.bits == 16) {
-    if (!basic) {
+    if (name == "abs" || name == "neg") {
+      result = half_abs_neg(b, op.in[0], name == "abs", op.ftz, type.bf16);
+    } else if (!basic) {
       return std::unexpected(t.unsupported(instruction));
+    } else {
+      TRY_ASSIGN(result, half_arith(t, instruction, arith, op));
     }
-    TRY_ASSIGN(result, half_arith(t, instruction, arith, op));
   } else if (basic) {
     result = rounded(t, arith, op);
   } else if (name == "abs" || name == "neg") {
-    // Bit operations, except that an f32 NaN becomes 0x7fffffff (lowering_support.hpp).
     llvm::Value* x = op.ftz ? flush_subnormal(b, op.in[0]) : op.in[0];
-    result = name == "abs" ? b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x) : b.CreateFNeg(x);
-    result = type.bits == 32 ? canonical_nan(b, result) : result;
+    result = b.CreateBitCast(abs_neg_bits(b, b.CreateBitCast(x, b.getIntNTy(type.bits)),
+                                          name == "abs", float_format(type)),
+                             x->getType());
   } else if (name == "min" || name == "max") {
     TRY_ASSIGN(result, min_max(t, instruction, op));
   } else if (name == "copysign") {
-    result = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, op.in[1], op.in[0]);
+    // copysign.type d, a, b: b with a's sign, as integer bits (NaNs of b keep their payload).
+    llvm::Type* itype = b.getIntNTy(type.bits);
+    llvm::Value* sign = llvm::ConstantInt::get(itype, llvm::APInt::getSignMask(type.bits));
+    llvm::Value* from = b.CreateAnd(b.CreateBitCast(op.in[0], itype), sign);
+    llvm::Value* to = b.CreateAnd(b.CreateBitCast(op.in[1], itype), b.CreateNot(sign));
+    result = b.CreateBitCast(b.CreateOr(from, to), op.in[0]->getType());
   } else if (name == "div" || unary) {
     TRY_ASSIGN(result, special(t, instruction, op));
   } else {

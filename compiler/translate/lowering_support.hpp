@@ -16,14 +16,24 @@
 //     NaN results: add(0x7ff0000000000001, 0x7ff8000000000000) = 0x7ff8000000000001,
 //     add(0x7ff8000000000000, 0x7ff0000000000001) = 0x7ff8000000000000, fma(1, 2, 0x7ff8..05) =
 //     0x7ff8..05, sub(x, NaN) keeps the NaN's sign, 0 * inf = 0xfff8000000000000).
-//   min/max f32: one NaN operand gives the other operand; two NaNs, or .NaN with any NaN, give
-//     0x7fffffff (float_minmax_*). min/max f64: one NaN gives the other; two NaNs give a, quieted
-//     (double_arith_*: fmin(0xffffffffffffffff, 0x7ff8000000000000) = 0xffffffffffffffff).
-//   abs.f32, neg.f32 (.ftz or not) are NOT bit operations on NVIDIA: a NaN input gives 0x7fffffff
-//     (float_minmax_*: neg(0xffc00000) = abs(0x7fc00001) = 0x7fffffff); other inputs are bit
-//     operations (neg(+0) = -0). copysign is a pure bit operation, NaNs included
-//     (copysign(0x7f800001 with a negative sign) = 0xff800001, not quieted). abs/neg .f64: no
-//     golden covers them; kept as bit operations.
+//   min/max f32 (.ftz or not): one NaN operand gives the other operand; two NaNs, or .NaN with
+//     any NaN, give 0x7fffffff (float_minmax_*, nan_bits_f32_*). min/max f64: one NaN gives the
+//     other; two NaNs give a NaN PTX does not fix and ptxas decides by its operand order: a,
+//     quieted, in double_arith_* (nvcc's fmin: min(0xffffffffffffffff, 0x7ff8000000000000) =
+//     0xffffffffffffffff), b, quieted, for the same min.f64 a, b written as inline PTX
+//     (nan_bits_f64_edges, compared NaN-as-NaN for that reason). We give a, quieted.
+//   abs and neg are an add of -0 on NVIDIA (FADD/DADD with an operand modifier), not bit
+//     operations, wherever ptxas keeps them as instructions (nan_bits_*: every context but the
+//     folded ones below): f32, f16, bf16, f16x2, bf16x2 (.ftz or not): a NaN gives the canonical
+//     NaN (0x7fffffff, 0x7fff per half; neg(0xffc00000) = abs(0x7fc00001) = 0x7fffffff); f64: the
+//     NaN quieted with its sign untouched (abs(0xfff8000000000000) = 0xfff8000000000000,
+//     neg(0x7ff0000000000001) = 0x7ff8000000000001). Other inputs are bit operations (neg(+0) =
+//     -0; subnormals kept unless .ftz flushed them to a zero of their sign first). Where ptxas
+//     folds abs/neg into the next instruction the NaN is that instruction's: abs into selp keeps
+//     the payload with the sign cleared, neg of neg is a move, neg into cvt.f64.f32 keeps the
+//     sign (nan_bits_f32_*'s out2, recorded, not compared): no translator of PTX can see that.
+//   copysign is a pure bit operation, NaNs included (copysign(0x7f800001 with a negative sign)
+//     = 0xff800001, not quieted); so are selp and mov, f32 and f64 (nan_bits_*).
 //   cvt f32 -> f64: sign and payload kept (payload << 29), quiet bit set (cvt_f32_*: 0x7fc00001 ->
 //     0x7ff8000020000000, 0xffffffff -> 0xffffffffe0000000, sNaN 0x7f800001 -> 0x7ff8000020000000);
 //     cvt.ftz.f64.f32 first turns the NaN into the canonical f32 NaN (cvt_f32_ftz_*: every NaN ->

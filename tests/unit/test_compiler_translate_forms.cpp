@@ -68,6 +68,16 @@ const char* const k_accepted[] = {
     "  neg.f64 %fd1, %fd2;",
     "  copysign.f64 %fd1, %fd2, %fd3;",
     "  testp.subnormal.f64 %p1, %fd1;",
+    "  abs.f16 %rs1, %rs2;",
+    "  neg.ftz.f16 %rs1, %rs2;",
+    "  abs.bf16 %rs1, %rs2;",
+    "  abs.ftz.f16x2 %r1, %r2;",
+    "  neg.bf16x2 %r1, %r2;",
+    // Negated predicate sources (issue 11), with %-names and inline-asm names.
+    "  setp.lt.and.u32 %p1|%p2, %r1, %r2, !%p3;",
+    "  { .reg .pred q; setp.ne.u32 q, %r1, 0; selp.u32 %r2, 1, 0, !q; and.pred %p1, !q, %p2; }",
+    "  vote.sync.any.pred %p1, !%p2, -1;",
+    "  mov.pred %p1, !%p2;",
     // Compare and select.
     "  setp.ltu.and.ftz.f32 %p1, %f1, %f2, %p2;",
     "  setp.ne.xor.u64 %p1|%p2, %rd3, %rd4, %p3;",
@@ -133,6 +143,12 @@ const char* const k_rejected[] = {
     "  popc.b128 %r1, %rd3;",
     "  bfe.b32 %r1, %r2, %r3, %r4;",
     "  bfi.u32 %r1, %r2, %r3, %r4, %r5;",
+    // .ftz where ptxas has none: an f64 or bf16 .ftz would otherwise be dropped.
+    "  abs.ftz.f64 %fd1, %fd2;",
+    "  neg.ftz.bf16 %rs1, %rs2;",
+    "  abs.ftz.bf16x2 %r1, %r2;",
+    "  min.ftz.f64 %fd1, %fd2, %fd3;",
+    "  rcp.rn.ftz.f64 %fd1, %fd2;",
     "  bfind.b32 %r1, %r2;",
     "  sad.f32 %f1, %f2, %f3, %f4;",
     "  shl.f32 %f1, %f2, %r1;",
@@ -156,8 +172,6 @@ const char* const k_rejected[] = {
     "  add.rn.sat.bf16 %rs1, %rs2, %rs3;",
     "  min.f16 %rs1, %rs2, %rs3;",
     "  max.NaN.f16x2 %r1, %r2, %r3;",
-    "  neg.bf16x2 %r1, %r2;",
-    "  abs.f16 %rs1, %rs2;",
     "  ex2.approx.f16 %rs1, %rs2;",
     "  ex2.approx.ftz.bf16x2 %r1, %r2;",
     "  tanh.approx.f16x2 %r1, %r2;",
@@ -416,6 +430,110 @@ TEST(TranslateForms, HostSharedCta)
                      "  ld.shared::cta.u32 %r4, [%r1+4];\n"
                      "  st.global.v4.u32 [%rd1], {%r2, %r3, %r4, %r4};\n";
   EXPECT_EQ(run_host(body, {0}, 4), (std::vector<uint32_t>{40, 42, 42, 42}));
+}
+
+// --- Issue 11: forms that gave silent wrong answers, against what an H200 computes ------------
+// (golden cases pred_negation, carry_signed_*, bit_fields_grid, immediates, nan_bits_*).
+
+// A '!' on a predicate named without '%' (inline-asm locals) was ignored.
+TEST(TranslateForms, HostNegatedNamedPredicates)
+{
+  std::string body = "  ld.global.u32 %r1, [%rd2];\n" // 0: q false
+                     "  { .reg .pred q, d;\n"
+                     "    setp.ne.u32 q, %r1, 0;\n"
+                     "    selp.u32 %r2, 1, 0, !q;\n"          // 1
+                     "    setp.eq.and.u32 d, %r1, 0, !q;\n"   // true and !false = 1
+                     "    selp.u32 %r3, 1, 0, d;\n"
+                     "    setp.eq.xor.u32 d|q, %r1, 0, !q;\n" // d = 1 ^ 1 = 0, q = 0 ^ 1 = 1
+                     "    selp.u32 %r4, 1, 0, d;\n"
+                     "    selp.u32 %r5, 1, 0, q;\n"
+                     "    vote.sync.ballot.b32 %r6, !q, -1;\n" // q is now true: 0
+                     "  }\n"
+                     "  st.global.v4.u32 [%rd1], {%r2, %r3, %r4, %r5};\n"
+                     "  st.global.u32 [%rd1+16], %r6;\n";
+  EXPECT_EQ(run_host(body, {0}, 5), (std::vector<uint32_t>{1, 1, 0, 1, 0}));
+}
+
+TEST(TranslateForms, NegationOfANonPredicateIsAnError)
+{
+  for (const char* body : {"  add.u32 %r1, %r2, !%r3;", "  not.pred !%p1, %p2;"}) {
+    Expected<Translation> translation = translate_text(kernel_text(body), host_options());
+    ASSERT_FALSE(translation.has_value()) << body;
+    EXPECT_NE(translation.error().message.find("negated"), std::string::npos)
+        << translation.error().message;
+  }
+}
+
+// CC.CF is the carry of a + ~b + 1 for sub.cc (1 when nothing is borrowed), so a sub.cc read back
+// with addc 0, 0 gives 1 for 5 - 3 and 0 for 3 - 5; add.cc then subc subtracts 1 - CF.
+TEST(TranslateForms, HostCarryFlagIsTheHardwareCarry)
+{
+  std::string body = "  ld.global.v2.u32 {%r1, %r2}, [%rd2];\n" // 5, 3
+                     "  sub.cc.s32 %r3, %r1, %r2;\n  addc.u32 %r4, 0, 0;\n"   // 2, 1
+                     "  sub.cc.s32 %r5, %r2, %r1;\n  addc.u32 %r6, 0, 0;\n"   // -2, 0
+                     "  add.cc.u32 %r7, %r1, %r2;\n  subc.s32 %r8, %r1, %r2;\n" // 8, 5 - 3 - 1
+                     "  sub.cc.u32 %r9, %r2, %r1;\n  subc.u32 %r10, 0, 0;\n"  // borrow: -1
+                     "  st.global.v4.u32 [%rd1], {%r3, %r4, %r5, %r6};\n"
+                     "  st.global.v4.u32 [%rd1+16], {%r7, %r8, %r9, %r10};\n";
+  EXPECT_EQ(run_host(body, {5, 3}, 8),
+            (std::vector<uint32_t>{2, 1, static_cast<uint32_t>(-2), 0, 8, 1,
+                                   static_cast<uint32_t>(-2), 0xffffffffU}));
+}
+
+// bfi/bfe.b32 take pos and len modulo 256; the 64-bit forms do not (pos 256 is past the msb).
+TEST(TranslateForms, HostBitFieldOperandRanges)
+{
+  std::string body = "  ld.global.v2.u32 {%r1, %r2}, [%rd2];\n" // 256, 0x10003
+                     "  bfi.b32 %r3, -1, 0, %r1, 1;\n"       // pos 0: 1
+                     "  mov.b64 %rd3, 0;\n  mov.b64 %rd4, -1;\n"
+                     "  bfi.b64 %rd5, %rd4, %rd3, %r1, 1;\n" // pos 256: unchanged 0
+                     "  bfi.b64 %rd6, %rd4, %rd3, 60, %r2;\n" // len 0x10003: bits 60..63
+                     "  mov.b64 {%r4, %r5}, %rd5;\n  mov.b64 {%r6, %r7}, %rd6;\n"
+                     "  bfe.u32 %r8, -1, 0, %r2;\n"           // len 3: 7
+                     "  st.global.v4.u32 [%rd1], {%r3, %r4, %r5, %r6};\n"
+                     "  st.global.v2.u32 [%rd1+16], {%r7, %r8};\n";
+  EXPECT_EQ(run_host(body, {256, 0x10003}, 6),
+            (std::vector<uint32_t>{1, 0, 0, 0, 0xf0000000U, 7}));
+}
+
+// NaN bits (nan_bits_*): f64 abs/neg quiet a NaN and keep its sign; f16/bf16 abs/neg give 0x7fff;
+// selp and copysign move bits.
+TEST(TranslateForms, HostNanBitsOfBitOperations)
+{
+  std::string body = "  ld.global.v4.u32 {%r1, %r2, %r3, %r4}, [%rd2];\n"
+                     "  mov.b64 %fd1, {%r1, %r2};\n" // 0xfff0000000000005, a signalling NaN
+                     "  abs.f64 %fd2, %fd1;\n  neg.f64 %fd3, %fd1;\n"
+                     "  mov.b64 {%r5, %r6}, %fd2;\n  mov.b64 {%r7, %r8}, %fd3;\n"
+                     "  mov.b32 {%rs1, %rs2}, %r3;\n" // 0xfc01 (f16 sNaN), 0xffa1 (bf16 NaN)
+                     "  abs.f16 %rs3, %rs1;\n  neg.bf16 %rs4, %rs2;\n  mov.b32 %r9, {%rs3, %rs4};\n"
+                     "  mov.b32 %f1, %r4;\n"       // 0xffa00005
+                     "  setp.ne.u32 %p1, %r4, 0;\n  selp.f32 %f2, %f1, 0f3F800000, %p1;\n"
+                     "  copysign.f32 %f3, 0f3F800000, %f1;\n"
+                     "  mov.b32 %r10, %f2;\n  mov.b32 %r11, %f3;\n"
+                     "  st.global.v4.u32 [%rd1], {%r5, %r6, %r7, %r8};\n"
+                     "  st.global.v4.u32 [%rd1+16], {%r9, %r10, %r11, %r4};\n";
+  EXPECT_EQ(run_host(body, {5, 0xfff00000U, 0xffa1fc01U, 0xffa00005U}, 8),
+            (std::vector<uint32_t>{5, 0xfff80000U, 5, 0xfff80000U, 0x7fff7fffU, 0xffa00005U,
+                                   0x7fa00005U, 0xffa00005U}));
+}
+
+// Immediates as ptxas 13 takes them: a 0f literal in an f64 operand is its bits; integer
+// literals in float operands and float literals in integer ones are errors.
+TEST(TranslateForms, HostImmediateForms)
+{
+  std::string body = "  mov.f64 %fd1, 0f3FAAAAAB;\n  mov.b64 {%r1, %r2}, %fd1;\n"
+                     "  mov.f32 %f1, 0d3FF5555555555555;\n  mov.b32 %r3, %f1;\n"
+                     "  add.u16 %rs1, 0, -1;\n  cvt.u32.u16 %r4, %rs1;\n"
+                     "  st.global.v4.u32 [%rd1], {%r1, %r2, %r3, %r4};\n";
+  EXPECT_EQ(run_host(body, {0}, 4), (std::vector<uint32_t>{0x3faaaaabU, 0, 0x3faaaaabU, 0xffff}));
+  for (const char* wrong : {"  add.f32 %f1, %f2, 1;", "  add.u32 %r1, %r2, 0f3F800000;",
+                            "  mov.b16 %rs1, 0f3F800000;", "  mov.b32 %r1, 0d3FF0000000000000;",
+                            "  fma.rn.f16 %rs1, %rs2, %rs3, 0x3c00;"}) {
+    Expected<Translation> translation = translate_text(kernel_text(wrong), host_options());
+    ASSERT_FALSE(translation.has_value()) << wrong;
+    EXPECT_NE(translation.error().message.find("cannot be a"), std::string::npos)
+        << wrong << ": " << translation.error().message;
+  }
 }
 
 } // namespace
