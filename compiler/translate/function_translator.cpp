@@ -378,6 +378,9 @@ Expected<llvm::Value*> FunctionTranslator::read_reg(const ptx::Operand& operand,
 {
   if (is_special_register(operand.text)) {
     llvm::Value* special = hooks().special_register(env(), operand.text);
+    if (special == nullptr) { // one neither target models (%dynamic_smem_size, %cluster_ctaid, ...)
+      return std::unexpected(unsupported(*m_current));
+    }
     PtxType from{PtxType::Kind::unsigned_int,
                  static_cast<int>(special->getType()->getIntegerBitWidth()), false};
     return adapt_value(m_builder, special, from, type);
@@ -406,6 +409,9 @@ Expected<llvm::Value*> FunctionTranslator::read_immediate(const ptx::Operand& op
     }
     if (type.kind == PtxType::Kind::floating) {
       return mismatch();
+    }
+    if (type.kind == PtxType::Kind::pred && *value > 1) {
+      return mismatch(); // a predicate immediate is 0 or 1: truncating 2 to i1 would make it false
     }
     return llvm::ConstantInt::get(target, *value); // truncated to the width, as ptxas does
   }

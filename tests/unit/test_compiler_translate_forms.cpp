@@ -528,7 +528,7 @@ TEST(TranslateForms, HostImmediateForms)
   EXPECT_EQ(run_host(body, {0}, 4), (std::vector<uint32_t>{0x3faaaaabU, 0, 0x3faaaaabU, 0xffff}));
   for (const char* wrong : {"  add.f32 %f1, %f2, 1;", "  add.u32 %r1, %r2, 0f3F800000;",
                             "  mov.b16 %rs1, 0f3F800000;", "  mov.b32 %r1, 0d3FF0000000000000;",
-                            "  fma.rn.f16 %rs1, %rs2, %rs3, 0x3c00;"}) {
+                            "  fma.rn.f16 %rs1, %rs2, %rs3, 0x3c00;", "  mov.pred %p1, 2;"}) {
     Expected<Translation> translation = translate_text(kernel_text(wrong), host_options());
     ASSERT_FALSE(translation.has_value()) << wrong;
     EXPECT_NE(translation.error().message.find("cannot be a"), std::string::npos)
