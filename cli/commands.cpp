@@ -9,6 +9,7 @@
 #include "cli/ptx_translate.hpp"
 #include "compiler/ptx/container.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <filesystem>
 #include <type_traits>
@@ -232,22 +233,44 @@ int run_purge(const GlobalOptions& global, const PurgeCommand& cmd, Io& io)
       [&](JsonWriter& doc) { purge_json(doc, *reply); });
 }
 
-// Local only: reads FILE (PTX text, a fatbin, or a binary such as a DLL) and lists its modules.
+// Local only: reads FILE (PTX text, a fatbin, or a binary such as a DLL) and lists its modules and
+// the entries it skipped. Modules are kept without their text, so that one decompressed entry at a
+// time is held, whatever the file holds.
 int run_ptx_inspect(const GlobalOptions& global, const PtxInspectCommand& cmd, Io& io)
 {
   Expected<std::string> bytes = read_whole_file(cmd.path);
   if (!bytes) {
     return fail(io, global.json, ExitCode::local_error, "ptx inspect: " + bytes.error().message);
   }
-  Expected<std::vector<ptx::PtxModule>> modules =
-      ptx::read_ptx_modules({reinterpret_cast<const std::byte*>(bytes->data()), bytes->size()});
-  if (!modules) {
+  ptx::ContainerLimits limits;
+  if (cmd.max_decompressed) {
+    limits.max_total_bytes = *cmd.max_decompressed;
+    limits.max_entry_bytes = std::min(limits.max_entry_bytes, *cmd.max_decompressed);
+  }
+  std::vector<ptx::PtxModule> modules;
+  std::vector<ptx::FatbinEntry> skipped;
+  ptx::ContainerVisitor visitor{[&modules](ptx::PtxModule&& module) -> Expected<void> {
+                                  // Moved out, so that its buffer goes now (assigning an empty
+                                  // string would keep the capacity).
+                                  std::string dropped = std::move(module.text);
+                                  modules.push_back(std::move(module));
+                                  return {};
+                                },
+                                [&skipped](const ptx::FatbinEntry& entry) {
+                                  skipped.push_back(entry);
+                                }};
+  Expected<void> read = ptx::visit_ptx_modules(
+      {reinterpret_cast<const std::byte*>(bytes->data()), bytes->size()}, visitor, limits);
+  if (!read) {
+    std::string hint = read.error().code == ErrorCode::resource_exhausted
+                           ? " (--max-decompressed SIZE raises the limit in all)"
+                           : "";
     return fail(io, global.json, ExitCode::local_error,
-                "ptx inspect: " + cmd.path + ": " + modules.error().message);
+                "ptx inspect: " + cmd.path + ": " + read.error().message + hint);
   }
   return print(
-      io, global.json, [&] { return ptx_inspect_text(*modules, cmd.path); },
-      [&](JsonWriter& doc) { ptx_inspect_json(doc, *modules, cmd.path); });
+      io, global.json, [&] { return ptx_inspect_text(modules, skipped, cmd.path); },
+      [&](JsonWriter& doc) { ptx_inspect_json(doc, modules, skipped, cmd.path); });
 }
 
 // Local only: the recipe's passes over one module of FILE; counts on stderr, PTX on stdout or -o.

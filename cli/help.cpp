@@ -105,17 +105,20 @@ Removes cached kernels (without --mode: of every mode). Asks for confirmation on
 when stdin is not a terminal, --yes is required.
 )";
 
-constexpr std::string_view k_ptx_help = R"(usage: d4r-kernel ptx inspect FILE [--json]
+constexpr std::string_view k_ptx_help = R"(usage: d4r-kernel ptx inspect FILE [--max-decompressed SIZE] [--json]
        d4r-kernel ptx rewrite --recipe R FILE [--module HASH] [--target T] [-o OUT]
        d4r-kernel ptx translate FILE --target T [--kernel NAME] [--recipe R] [--module HASH]
                                 [--emit-llvm] [-o OUT]
        d4r-kernel ptx run FILE --kernel NAME --inputs CASE|DIR [--out DIR] [--module HASH]
 
-inspect reads FILE without the daemon: PTX text, a CUDA fatbin (PTX entries plain or
-LZ4-compressed), or any binary with fatbins embedded in it, such as a DLSS DLL. For each PTX module
-it prints where it sits in FILE (fatbin and entry offsets; "-" for plain text), its size after
-decompression, whether it was compressed, its FNV-1a 64 (the hash d4r-kernels.txt lists), its
-SHA-256 and the names of its .entry kernels.
+inspect reads FILE without the daemon: PTX text, a CUDA fatbin as nvcc writes it (PTX entries
+stored, ZSTD- or LZ4-compressed; cubins for several architectures), or any binary with fatbins
+embedded in it, such as a DLSS DLL. For each PTX module it prints where it sits in FILE (fatbin and
+entry offsets; "-" for plain text), its architecture, its size after decompression, how it was
+compressed, its FNV-1a 64 (the hash d4r-kernels.txt lists), its SHA-256 and the names of its .entry
+kernels; then the entries it skipped (cubins), with their architecture, size and compression.
+Entries are decompressed one at a time, at most 256 MiB each and 1 GiB in all; --max-decompressed
+SIZE (bytes, or with K, M or G) sets the limit in all.
 
 rewrite parses one PTX module of FILE (--module HASH picks it when FILE holds several) and runs
 the passes recipe R lists ("passes = sust fp8-cvt roundf") on the entries R serves, for target T

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <unistd.h>
@@ -34,10 +35,11 @@ constexpr OptionSpec k_build_options[] = {
 };
 constexpr OptionSpec k_mode_options[] = {{"--mode", true}};
 constexpr OptionSpec k_purge_options[] = {{"--mode", true}, {"--yes", false}};
-// `ptx rewrite`'s; `ptx inspect` refuses them.
+// Every ptx subcommand's; each subcommand refuses the ones that are not its own.
 constexpr OptionSpec k_ptx_options[] = {
     {"--recipe", true}, {"--module", true},     {"--target", true},     {"-o", true},
     {"--out", true},    {"--kernel", true},     {"--inputs", true},     {"--emit-llvm", false},
+    {"--max-decompressed", true},
 };
 
 constexpr std::string_view k_commands[] = {"help",   "status", "resolve", "build",
@@ -336,6 +338,31 @@ Expected<uint64_t> parse_module_option(const std::string& value)
   return *hash;
 }
 
+// "1073741824", "512K", "256M", "1G" (also "KiB", "MiB", "GiB"): a positive size in bytes.
+Expected<int64_t> parse_byte_size(std::string_view option, std::string_view text)
+{
+  int64_t number = 0;
+  std::from_chars_result parsed = std::from_chars(text.data(), text.data() + text.size(), number);
+  std::string_view unit = text.substr(static_cast<size_t>(parsed.ptr - text.data()));
+  int shift = -1;
+  if (unit.empty()) {
+    shift = 0;
+  } else if (unit == "K" || unit == "KiB") {
+    shift = 10;
+  } else if (unit == "M" || unit == "MiB") {
+    shift = 20;
+  } else if (unit == "G" || unit == "GiB") {
+    shift = 30;
+  }
+  if (parsed.ec != std::errc() || parsed.ptr == text.data() || shift < 0 || number <= 0 ||
+      number > (INT64_MAX >> shift)) {
+    return make_error(ErrorCode::invalid_argument,
+                      std::string(option) + ": '" + std::string(text.substr(0, 32)) +
+                          "' is not a size (a positive number of bytes, or with K, M or G)");
+  }
+  return number << shift;
+}
+
 // The FILE of `ptx SUB FILE`, and a refusal of the ptx options SUB does not take.
 Expected<std::string> ptx_file_and_options(const RawArgs& raw, std::string_view sub,
                                            std::initializer_list<std::string_view> allowed)
@@ -462,15 +489,12 @@ Expected<Command> build_ptx(const RawArgs& raw)
                       "ptx: unknown subcommand '" + sub.substr(0, 64) +
                           "' (expected inspect, rewrite, translate or run)");
   }
-  if (!raw.options.empty()) {
-    return make_error(ErrorCode::invalid_argument,
-                      "unknown option '" + raw.options.front().first + "' for 'ptx inspect'");
+  PtxInspectCommand cmd;
+  TRY_ASSIGN(cmd.path, ptx_file_and_options(raw, "inspect", {"--max-decompressed"}));
+  for (const auto& [name, value] : raw.options) {
+    TRY_ASSIGN(cmd.max_decompressed, parse_byte_size(name, value));
   }
-  TRY(expect_positionals(raw, 2));
-  if (raw.positionals.size() < 2 || raw.positionals[1].empty()) {
-    return make_error(ErrorCode::invalid_argument, "ptx inspect: a FILE is required");
-  }
-  return PtxInspectCommand{raw.positionals[1]};
+  return cmd;
 }
 
 Expected<Command> build_command(const RawArgs& raw)

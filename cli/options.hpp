@@ -59,9 +59,10 @@ struct PurgeCommand {
   bool yes = false;
 };
 
-// `ptx inspect FILE`: read locally, the daemon is not asked.
+// `ptx inspect FILE [--max-decompressed SIZE]`: read locally, the daemon is not asked.
 struct PtxInspectCommand {
   std::string path;
+  std::optional<int64_t> max_decompressed; // unset: the container reader's default (1 GiB)
 };
 
 // `ptx rewrite --recipe R FILE [--module HASH] [--target T] [-o OUT]`: local as well.

@@ -534,19 +534,49 @@ void json_offset(JsonWriter& json, int64_t offset)
   }
 }
 
+// "sm_86" (PTX for compute_86 says 86 as well); "-" for plain text.
+std::string arch_cell(uint32_t arch)
+{
+  return arch == 0 ? "-" : "sm_" + std::to_string(arch);
+}
+
+void json_arch(JsonWriter& json, uint32_t arch)
+{
+  if (arch == 0) {
+    json.null();
+  } else {
+    json.string(arch_cell(arch));
+  }
+}
+
+std::string compression_cell(ptx::FatbinCompression compression)
+{
+  if (compression == ptx::FatbinCompression::none) {
+    return "no";
+  }
+  return std::string("yes (") + ptx::to_string(compression) + ")";
+}
+
 } // namespace
 
-std::string ptx_inspect_text(std::span<const ptx::PtxModule> modules, std::string_view path)
+std::string ptx_inspect_text(std::span<const ptx::PtxModule> modules,
+                             std::span<const ptx::FatbinEntry> skipped, std::string_view path)
 {
   std::string text = std::string(path) + ": " + std::to_string(modules.size()) + " PTX module" +
-                     (modules.size() == 1 ? "" : "s") + "\n";
+                     (modules.size() == 1 ? "" : "s");
+  if (!skipped.empty()) {
+    text += ", " + std::to_string(skipped.size()) + " other entr" +
+            (skipped.size() == 1 ? "y" : "ies") + " skipped";
+  }
+  text += "\n";
   for (size_t i = 0; i < modules.size(); ++i) {
     const ptx::PtxModule& module = modules[i];
     std::vector<std::pair<std::string, std::string>> fields;
     fields.emplace_back("fatbin offset", offset_cell(module.fatbin_offset));
     fields.emplace_back("entry offset", offset_cell(module.container_offset));
-    fields.emplace_back("size", std::to_string(module.text.size()) + " B");
-    fields.emplace_back("compressed", module.compressed ? "yes (lz4)" : "no");
+    fields.emplace_back("arch", arch_cell(module.arch));
+    fields.emplace_back("size", std::to_string(module.size) + " B");
+    fields.emplace_back("compressed", compression_cell(module.compression));
     fields.emplace_back("fnv1a64", hash_to_hex(module.fnv1a64));
     fields.emplace_back("sha256", to_hex(module.sha256));
     fields.emplace_back("entries", std::to_string(module.entries.size()));
@@ -555,11 +585,23 @@ std::string ptx_inspect_text(std::span<const ptx::PtxModule> modules, std::strin
       text += "  " + entry + "\n";
     }
   }
+  if (!skipped.empty()) {
+    text += "\nskipped (not PTX, never decompressed)\n";
+    for (const ptx::FatbinEntry& entry : skipped) {
+      text += "  entry offset " + std::to_string(entry.offset) + ": " + ptx::kind_name(entry.kind) +
+              " (kind " + std::to_string(entry.kind) + ") " + arch_cell(entry.arch) + ", " +
+              std::to_string(entry.payload_size) + " B, " +
+              (entry.compression == ptx::FatbinCompression::none
+                   ? std::string("stored")
+                   : std::string(ptx::to_string(entry.compression))) +
+              "\n";
+    }
+  }
   return text;
 }
 
 void ptx_inspect_json(JsonWriter& json, std::span<const ptx::PtxModule> modules,
-                      std::string_view path)
+                      std::span<const ptx::FatbinEntry> skipped, std::string_view path)
 {
   json.begin_object();
   json.key("file").string(path);
@@ -570,8 +612,11 @@ void ptx_inspect_json(JsonWriter& json, std::span<const ptx::PtxModule> modules,
     json_offset(json, module.fatbin_offset);
     json.key("entry_offset");
     json_offset(json, module.container_offset);
-    json.key("size").number(static_cast<int64_t>(module.text.size()));
-    json.key("compressed").boolean(module.compressed);
+    json.key("arch");
+    json_arch(json, module.arch);
+    json.key("size").number(module.size);
+    json.key("compressed").boolean(module.compression != ptx::FatbinCompression::none);
+    json.key("compression").string(ptx::to_string(module.compression));
     json.key("fnv1a64").string(hash_to_hex(module.fnv1a64));
     json.key("sha256").string(to_hex(module.sha256));
     json.key("entries").begin_array();
@@ -579,6 +624,20 @@ void ptx_inspect_json(JsonWriter& json, std::span<const ptx::PtxModule> modules,
       json.string(entry);
     }
     json.end_array();
+    json.end_object();
+  }
+  json.end_array();
+  json.key("skipped").begin_array();
+  for (const ptx::FatbinEntry& entry : skipped) {
+    json.begin_object();
+    json.key("fatbin_offset").number(entry.fatbin_offset);
+    json.key("entry_offset").number(entry.offset);
+    json.key("kind").string(ptx::kind_name(entry.kind));
+    json.key("kind_number").number(static_cast<int64_t>(entry.kind));
+    json.key("arch");
+    json_arch(json, entry.arch);
+    json.key("size").number(entry.payload_size);
+    json.key("compression").string(ptx::to_string(entry.compression));
     json.end_object();
   }
   json.end_array();

@@ -63,10 +63,13 @@ void list_json(JsonWriter& json, const pb::ListReply& reply);
 [[nodiscard]] std::string purge_text(const pb::PurgeReply& reply);
 void purge_json(JsonWriter& json, const pb::PurgeReply& reply);
 
-// `ptx inspect FILE`: per PTX module its place in FILE, size, LZ4, FNV-1a 64, SHA-256, entries.
+// `ptx inspect FILE`: per PTX module its place in FILE, architecture, size, compression, FNV-1a
+// 64, SHA-256 and entries (the modules' text is not needed); then the entries that were skipped
+// (cubins) with their kind, architecture, size and compression.
 [[nodiscard]] std::string ptx_inspect_text(std::span<const ptx::PtxModule> modules,
+                                           std::span<const ptx::FatbinEntry> skipped,
                                            std::string_view path);
 void ptx_inspect_json(JsonWriter& json, std::span<const ptx::PtxModule> modules,
-                      std::string_view path);
+                      std::span<const ptx::FatbinEntry> skipped, std::string_view path);
 
 } // namespace d4r::cli

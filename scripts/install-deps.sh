@@ -9,7 +9,8 @@ packages=(
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   libsqlite3-dev sqlite3 libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev
-  llvm-19 llvm-19-dev clang-19 lld-19 liblld-19-dev libzstd-dev zlib1g-dev
+  llvm-19 llvm-19-dev clang-19 lld-19 liblld-19-dev zlib1g-dev
+  libzstd-dev         # lld, and compiler/ptx: ZSTD-compressed fatbin entries (nvcc 13's default)
   liblz4-dev libsystemd-dev systemd python3
   libamd-comgr-dev libamd-comgr2
   libclang-rt-19-dev  # tests/fuzz: libFuzzer and the sanitizer runtimes of clang-19

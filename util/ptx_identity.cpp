@@ -9,8 +9,6 @@ namespace d4r {
 
 namespace {
 
-constexpr size_t k_max_entry_name = 127;
-
 bool is_name_char(char c)
 {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
@@ -58,7 +56,7 @@ std::vector<std::string> scan_entry_names(std::string_view text)
       ++pos;
     }
     size_t name_length = pos - name_begin;
-    if (name_length == 0 || name_length > k_max_entry_name) {
+    if (name_length == 0) {
       continue;
     }
     while (pos < text.size() && is_blank(text[pos])) {

@@ -1,18 +1,20 @@
 #include "compiler/ptx/container.hpp"
 
+#include "compiler/ptx/decompress.hpp"
+
 #include "util/ptx_identity.hpp"
 
-#include <lz4.h>
-
-#include <climits>
 #include <cstring>
 #include <string_view>
 
-// Fatbin layout (little endian; ../shared/reference/d4r-contract.md, section 1):
+// Fatbin layout (little endian; ../shared/reference/d4r-contract.md, section 1, and what nvcc 13
+// writes, tests/fixtures/fatbin/README.md):
 //   container header: u32 magic, u16 version (1), u16 header_size (16..4096), u64 files_size;
 //   entries from header_size while offset + 64 <= header_size + files_size:
-//     u16 kind (1 = PTX) at +0, u32 header size at +4 (>= 64), u64 payload size at +8,
-//     u64 flags at +40, u64 decompressed size at +56; payload at offset + header size.
+//     u16 kind (1 PTX, 2 ELF) at +0, u32 header size at +4 (>= 64; nvcc: 80 for PTX, 64 for ELF),
+//     u64 payload size at +8, u32 compressed stream size at +16 (0: none given), u32 sm number at
+//     +28, u64 flags at +40 (0x2000 LZ4, 0x8000 ZSTD), u64 decompressed size at +56; the payload
+//     at offset + header size, the next entry after the payload.
 // All arithmetic on sizes read from the input is done after comparing them against what is left,
 // so that no lying field can overflow an offset or steer a read out of the span.
 
@@ -34,9 +36,22 @@ std::string where(int64_t fatbin_offset)
   return "ptx: fatbin at offset " + std::to_string(fatbin_offset);
 }
 
+std::string where(const FatbinEntry& entry)
+{
+  return where(entry.fatbin_offset) + ": entry at offset " + std::to_string(entry.offset);
+}
+
 std::unexpected<Error> corrupt(std::string message)
 {
   return make_error(ErrorCode::corrupt, std::move(message));
+}
+
+std::string mib(int64_t bytes)
+{
+  if (bytes % (1LL << 20) == 0) {
+    return std::to_string(bytes >> 20) + " MiB";
+  }
+  return std::to_string(bytes) + " bytes";
 }
 
 PtxModule make_module(std::string text)
@@ -44,6 +59,7 @@ PtxModule make_module(std::string text)
   PtxModule module;
   size_t end = text.find_last_not_of('\0');
   text.resize(end == std::string::npos ? 0 : end + 1);
+  module.size = static_cast<int64_t>(text.size());
   module.fnv1a64 = ptx_module_hash(text);
   module.sha256 = sha256(text);
   module.entries = scan_entry_names(text);
@@ -51,80 +67,112 @@ PtxModule make_module(std::string text)
   return module;
 }
 
-struct EntryHeader {
-  uint16_t kind = 0;
-  uint64_t header_size = 0;
-  uint64_t payload_size = 0;
-  uint64_t flags = 0;
-  uint64_t decompressed_size = 0;
+// What one read may still produce: both limits, charged before anything is allocated.
+struct Budget {
+  ContainerLimits limits;
+  int64_t used = 0;
 };
 
-// The entry header at `at`, checked so that its payload lies before `end`.
-Expected<EntryHeader> read_entry_header(std::span<const std::byte> fatbin, size_t at, size_t end,
+Expected<void> charge(Budget& budget, const FatbinEntry& entry, int64_t bytes)
+{
+  if (bytes > budget.limits.max_entry_bytes) {
+    return make_error(ErrorCode::resource_exhausted,
+                      where(entry) + ": " + std::to_string(bytes) + " bytes of PTX (" +
+                          to_string(entry.compression) + ") are over the " +
+                          mib(budget.limits.max_entry_bytes) + " limit for one entry");
+  }
+  if (bytes > budget.limits.max_total_bytes - budget.used) {
+    return make_error(ErrorCode::resource_exhausted,
+                      where(entry) + ": its " + std::to_string(bytes) + " bytes of PTX would take " +
+                          "the input past the " + mib(budget.limits.max_total_bytes) +
+                          " limit on decompressed PTX in all (" + std::to_string(budget.used) +
+                          " bytes so far)");
+  }
+  budget.used += bytes;
+  return {};
+}
+
+// Only a PTX entry is decompressed, so only its flags have to make sense.
+Expected<FatbinCompression> compression_of(const FatbinEntry& entry)
+{
+  bool lz4 = (entry.flags & k_fatbin_flag_lz4) != 0;
+  bool zstd = (entry.flags & k_fatbin_flag_zstd) != 0;
+  FatbinCompression compression =
+      zstd ? FatbinCompression::zstd : lz4 ? FatbinCompression::lz4 : FatbinCompression::none;
+  if (entry.kind != k_fatbin_kind_ptx) {
+    return compression;
+  }
+  if (lz4 && zstd) {
+    return corrupt(where(entry) + ": flags 0x" + hash_to_hex(entry.flags) +
+                   " ask for both LZ4 and ZSTD");
+  }
+  if (compression != FatbinCompression::none && entry.decompressed_size == 0) {
+    return corrupt(where(entry) + ": a " + (lz4 ? "LZ4" : "ZSTD") +
+                   "-compressed entry that states no decompressed size");
+  }
+  return compression;
+}
+
+// The entry header at `at` (relative to the fatbin), checked so that its payload lies before `end`.
+Expected<FatbinEntry> read_entry_header(std::span<const std::byte> fatbin, size_t at, size_t end,
                                         int64_t base_offset)
 {
-  EntryHeader header;
-  header.kind = static_cast<uint16_t>(read_le(fatbin, at, 2));
-  header.header_size = read_le(fatbin, at + 4, 4);
-  header.payload_size = read_le(fatbin, at + 8, 8);
-  header.flags = read_le(fatbin, at + 40, 8);
-  header.decompressed_size = read_le(fatbin, at + 56, 8);
-  std::string entry = where(base_offset) + ": entry at offset " +
-                      std::to_string(base_offset + static_cast<int64_t>(at));
+  FatbinEntry entry;
+  entry.offset = base_offset + static_cast<int64_t>(at);
+  entry.fatbin_offset = base_offset;
+  entry.kind = static_cast<uint16_t>(read_le(fatbin, at, 2));
+  uint64_t header_size = read_le(fatbin, at + 4, 4);
+  uint64_t payload_size = read_le(fatbin, at + 8, 8);
+  entry.stream_size = static_cast<int64_t>(read_le(fatbin, at + 16, 4));
+  entry.arch = static_cast<uint32_t>(read_le(fatbin, at + 28, 4));
+  entry.flags = read_le(fatbin, at + 40, 8);
+  uint64_t decompressed_size = read_le(fatbin, at + 56, 8);
   size_t left = end - at;
-  if (header.header_size < k_fatbin_entry_header_bytes || header.header_size > left) {
-    return corrupt(entry + ": header size " + std::to_string(header.header_size) +
+  if (header_size < static_cast<uint64_t>(k_fatbin_entry_header_bytes) || header_size > left) {
+    return corrupt(where(entry) + ": header size " + std::to_string(header_size) +
                    " is below 64 or runs past the container (" + std::to_string(left) +
                    " bytes left)");
   }
-  if (header.payload_size > left - header.header_size) {
-    return corrupt(entry + ": payload of " + std::to_string(header.payload_size) +
-                   " bytes runs past the container (" + std::to_string(left - header.header_size) +
+  if (payload_size > left - header_size) {
+    return corrupt(where(entry) + ": payload of " + std::to_string(payload_size) +
+                   " bytes runs past the container (" + std::to_string(left - header_size) +
                    " bytes left)");
   }
-  return header;
-}
-
-Expected<std::string> decompress(std::span<const std::byte> payload, uint64_t decompressed_size,
-                                 const std::string& entry)
-{
-  if (decompressed_size > static_cast<uint64_t>(k_max_decompressed_bytes)) {
-    return corrupt(entry + ": decompressed size " + std::to_string(decompressed_size) +
-                   " is over the 256 MiB limit");
+  if (decompressed_size > static_cast<uint64_t>(INT64_MAX)) {
+    return corrupt(where(entry) + ": decompressed size " + std::to_string(decompressed_size) +
+                   " is not a size");
   }
-  if (payload.size() > static_cast<size_t>(INT_MAX)) {
-    return corrupt(entry + ": LZ4 payload of " + std::to_string(payload.size()) +
-                   " bytes is too large");
-  }
-  std::string text(decompressed_size, '\0');
-  int produced =
-      LZ4_decompress_safe(reinterpret_cast<const char*>(payload.data()), text.data(),
-                          static_cast<int>(payload.size()), static_cast<int>(decompressed_size));
-  if (produced < 0 || static_cast<uint64_t>(produced) != decompressed_size) {
-    return corrupt(entry + ": LZ4 payload does not decompress to the " +
-                   std::to_string(decompressed_size) + " bytes its header states");
-  }
-  return text;
+  entry.header_size = static_cast<int64_t>(header_size);
+  entry.payload_size = static_cast<int64_t>(payload_size);
+  entry.decompressed_size = static_cast<int64_t>(decompressed_size);
+  TRY_ASSIGN(entry.compression, compression_of(entry));
+  return entry;
 }
 
 // The PTX module of one entry whose header has been checked.
-Expected<PtxModule> read_ptx_entry(std::span<const std::byte> fatbin, size_t at,
-                                   const EntryHeader& header, int64_t base_offset)
+Expected<PtxModule> read_ptx_entry(std::span<const std::byte> fatbin, const FatbinEntry& entry,
+                                   Budget& budget)
 {
-  std::span<const std::byte> payload = fatbin.subspan(at + header.header_size, header.payload_size);
-  bool compressed = (header.flags & k_fatbin_flag_lz4) != 0 && header.decompressed_size != 0;
+  size_t payload_at = static_cast<size_t>(entry.offset - entry.fatbin_offset + entry.header_size);
+  std::span<const std::byte> payload =
+      fatbin.subspan(payload_at, static_cast<size_t>(entry.payload_size));
   std::string text;
-  if (compressed) {
-    std::string entry = where(base_offset) + ": entry at offset " +
-                        std::to_string(base_offset + static_cast<int64_t>(at));
-    TRY_ASSIGN(text, decompress(payload, header.decompressed_size, entry));
-  } else {
+  if (entry.compression == FatbinCompression::none) {
+    TRY(charge(budget, entry, entry.payload_size));
     text.assign(reinterpret_cast<const char*>(payload.data()), payload.size());
+  } else {
+    TRY(charge(budget, entry, entry.decompressed_size));
+    CompressedPayload compressed{payload, entry.compression,
+                                 static_cast<uint64_t>(entry.decompressed_size),
+                                 static_cast<uint64_t>(entry.stream_size),
+                                 entry.offset + entry.header_size};
+    TRY_ASSIGN(text, decompress_payload(compressed, where(entry)));
   }
   PtxModule module = make_module(std::move(text));
-  module.container_offset = base_offset + static_cast<int64_t>(at);
-  module.fatbin_offset = base_offset;
-  module.compressed = compressed;
+  module.container_offset = entry.offset;
+  module.fatbin_offset = entry.fatbin_offset;
+  module.arch = entry.arch;
+  module.compression = entry.compression;
   return module;
 }
 
@@ -159,27 +207,69 @@ Expected<size_t> read_container_header(std::span<const std::byte> fatbin, int64_
   return static_cast<size_t>(header_size + files_size);
 }
 
+// Every entry of the fatbin at fatbin[0], one at a time: PTX to on_module, the rest to on_skipped.
+Expected<void> visit_fatbin(std::span<const std::byte> fatbin, int64_t base_offset,
+                            const ContainerVisitor& visitor, Budget& budget)
+{
+  TRY_ASSIGN(size_t end, read_container_header(fatbin, base_offset));
+  size_t at = static_cast<size_t>(read_le(fatbin, 6, 2));
+  while (end - at >= static_cast<size_t>(k_fatbin_entry_header_bytes)) {
+    TRY_ASSIGN(FatbinEntry entry, read_entry_header(fatbin, at, end, base_offset));
+    if (entry.kind == k_fatbin_kind_ptx) {
+      TRY_ASSIGN(PtxModule module, read_ptx_entry(fatbin, entry, budget));
+      TRY(visitor.on_module(std::move(module)));
+    } else if (visitor.on_skipped) {
+      visitor.on_skipped(entry);
+    }
+    at += static_cast<size_t>(entry.header_size + entry.payload_size);
+  }
+  return {};
+}
+
 bool starts_with(std::span<const std::byte> input, std::string_view prefix)
 {
   return input.size() >= prefix.size() &&
          std::memcmp(input.data(), prefix.data(), prefix.size()) == 0;
 }
 
+ContainerVisitor collect_into(std::vector<PtxModule>& modules)
+{
+  return {[&modules](PtxModule&& module) -> Expected<void> {
+            modules.push_back(std::move(module));
+            return {};
+          },
+          {}};
+}
+
 } // namespace
 
-Expected<std::vector<PtxModule>> read_fatbin(std::span<const std::byte> fatbin, int64_t base_offset)
+const char* to_string(FatbinCompression compression)
 {
-  TRY_ASSIGN(size_t end, read_container_header(fatbin, base_offset));
-  std::vector<PtxModule> modules;
-  size_t at = static_cast<size_t>(read_le(fatbin, 6, 2));
-  while (end - at >= static_cast<size_t>(k_fatbin_entry_header_bytes)) {
-    TRY_ASSIGN(EntryHeader header, read_entry_header(fatbin, at, end, base_offset));
-    if (header.kind == k_fatbin_kind_ptx) {
-      TRY_ASSIGN(PtxModule module, read_ptx_entry(fatbin, at, header, base_offset));
-      modules.push_back(std::move(module));
-    }
-    at += header.header_size + header.payload_size;
+  switch (compression) {
+  case FatbinCompression::none:
+    return "none";
+  case FatbinCompression::lz4:
+    return "lz4";
+  case FatbinCompression::zstd:
+    return "zstd";
   }
+  D4R_UNREACHABLE("every FatbinCompression is named");
+}
+
+const char* kind_name(uint16_t kind)
+{
+  if (kind == k_fatbin_kind_ptx) {
+    return "ptx";
+  }
+  return kind == k_fatbin_kind_elf ? "elf" : "other";
+}
+
+Expected<std::vector<PtxModule>> read_fatbin(std::span<const std::byte> fatbin, int64_t base_offset,
+                                             const ContainerLimits& limits)
+{
+  std::vector<PtxModule> modules;
+  Budget budget{limits};
+  TRY(visit_fatbin(fatbin, base_offset, collect_into(modules), budget));
   return modules;
 }
 
@@ -213,23 +303,21 @@ std::vector<FatbinHit> scan_for_fatbins(std::span<const std::byte> image)
   return hits;
 }
 
-Expected<std::vector<PtxModule>> read_ptx_modules(std::span<const std::byte> input)
+Expected<void> visit_ptx_modules(std::span<const std::byte> input, const ContainerVisitor& visitor,
+                                 const ContainerLimits& limits)
 {
+  Budget budget{limits};
   if (input.size() >= 4 && read_le(input, 0, 4) == k_fatbin_magic) {
-    return read_fatbin(input, 0);
+    return visit_fatbin(input, 0, visitor, budget);
   }
   std::vector<FatbinHit> hits = scan_for_fatbins(input);
-  std::vector<PtxModule> modules;
   for (const FatbinHit& hit : hits) {
     std::span<const std::byte> fatbin =
         input.subspan(static_cast<size_t>(hit.offset), static_cast<size_t>(hit.size));
-    TRY_ASSIGN(std::vector<PtxModule> found, read_fatbin(fatbin, hit.offset));
-    for (PtxModule& module : found) {
-      modules.push_back(std::move(module));
-    }
+    TRY(visit_fatbin(fatbin, hit.offset, visitor, budget));
   }
   if (!hits.empty()) {
-    return modules;
+    return {};
   }
   if (starts_with(input, "MZ") || starts_with(input, "\x7f"
                                                      "ELF")) {
@@ -239,7 +327,14 @@ Expected<std::vector<PtxModule>> read_ptx_modules(std::span<const std::byte> inp
   if (text.empty()) {
     return make_error(ErrorCode::not_found, "ptx: the input holds no PTX text");
   }
-  modules.push_back(make_module(std::string(text)));
+  return visitor.on_module(make_module(std::string(text)));
+}
+
+Expected<std::vector<PtxModule>> read_ptx_modules(std::span<const std::byte> input,
+                                                  const ContainerLimits& limits)
+{
+  std::vector<PtxModule> modules;
+  TRY(visit_ptx_modules(input, collect_into(modules), limits));
   return modules;
 }
 

@@ -1,9 +1,11 @@
 #!/bin/sh
-# ptx_inspect.sh D4R_KERNEL PTX_DIR: `d4r-kernel ptx inspect` on the sr fixture, as JSON and as
-# text (module hash and its five entries), and its exit statuses on bad input.
+# ptx_inspect.sh D4R_KERNEL PTX_DIR FATBIN_DIR: `d4r-kernel ptx inspect` on the sr fixture, as JSON
+# and as text (module hash and its five entries), on fatbins nvcc wrote (ZSTD, the 1 527-byte kernel
+# name, cubins listed as skipped), and its exit statuses on bad input.
 set -u
 cli=$1
 ptx_dir=$2
+fatbin_dir=$3
 work=$(mktemp -d) || exit 1
 trap 'rm -rf "$work"' EXIT
 failures=0
@@ -39,6 +41,37 @@ PY
 expect_status 0 ptx inspect "$ptx_dir/rr_module.ptx"
 grep -q '^fnv1a64 *26332c9543501ce9$' "$work/out" || fail "text output: $(cat "$work/out")"
 grep -q '^  cuda_dldn_engine_test_kernel$' "$work/out" || fail "text entries: $(cat "$work/out")"
+
+# nvcc's default (ZSTD) fatbin: the module, its three entries with the long template name whole.
+expect_status 0 ptx inspect "$fatbin_dir/fatbin_kernels.default.fatbin" --json
+python3 - "$work/out" <<'PY' || fail "ptx inspect a ZSTD fatbin --json: $(head -c 800 "$work/out")"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+(m,) = doc["modules"]
+assert m["fnv1a64"] == "82ae23aab5d00154", m["fnv1a64"]
+assert m["compression"] == "zstd" and m["compressed"] is True and m["arch"] == "sm_86", m
+assert m["fatbin_offset"] == 0 and m["entry_offset"] == 16 and m["size"] == 8182, m
+names = m["entries"]
+assert names[:2] == ["fatbin_scale", "fatbin_prefix_sum"], names
+assert len(names) == 3 and len(names[2]) == 1527 and names[2].startswith("_Z16fatbin_long_nameIJLi1000000E"), names
+assert doc["skipped"] == [], doc["skipped"]
+PY
+expect_status 0 ptx inspect "$fatbin_dir/fatbin_kernels.default.fatbin"
+grep -q '^compressed *yes (zstd)$' "$work/out" || fail "text compression: $(cat "$work/out")"
+grep -q '^  _Z16fatbin_long_nameIJLi1000000E.*Li1000149EEEvPi$' "$work/out" ||
+  fail "text long name: $(cat "$work/out")"
+
+# Several architectures: two PTX modules, four cubins listed and skipped.
+expect_status 0 ptx inspect "$fatbin_dir/multi_arch_all.fatbin"
+grep -q 'multi_arch_all.fatbin: 2 PTX modules, 4 other entries skipped$' "$work/out" ||
+  fail "multi-arch summary: $(cat "$work/out")"
+grep -q '^  entry offset 16: elf (kind 2) sm_80, 1424 B, zstd$' "$work/out" ||
+  fail "multi-arch skipped cubin: $(cat "$work/out")"
+grep -q '^arch *sm_90$' "$work/out" || fail "multi-arch arch: $(cat "$work/out")"
+expect_status 2 ptx inspect "$fatbin_dir/multi_arch.fatbin" --max-decompressed 12X
+grep -q "max-decompressed: '12X' is not a size" "$work/err" || fail "bad size: $(cat "$work/err")"
+expect_status 6 ptx inspect "$fatbin_dir/multi_arch.fatbin" --max-decompressed 4K
+grep -q 'limit on decompressed PTX in all' "$work/err" || fail "small limit: $(cat "$work/err")"
 
 expect_status 0 ptx --help
 grep -q 'ptx inspect FILE' "$work/out" || fail "ptx --help: $(cat "$work/out")"

@@ -2,11 +2,15 @@
 // (../shared/reference/d4r-contract.md, section 1), from our own PTX, so that the container reader
 // is tested on inputs that no NVIDIA tool made.
 //
-//   d4r-make-fatbin OUT [--lz4 | --plain | --cubin N | PTX]...
+//   d4r-make-fatbin OUT [--lz4 | --plain | --cubin N | --huge N | PTX]...
 //
 // Arguments are read in order: --lz4 compresses the PTX files that follow (LZ4_compress_default),
 // --plain stops compressing, --cubin N adds a kind-2 (ELF) entry of N filler bytes that a PTX reader
-// must skip. The layout written, all little endian:
+// must skip, --huge N adds a PTX entry of N bytes (a one-line kernel `huge_K`, K counting from 1,
+// then newlines) laid out as nvcc 13 writes LZ4 with --compress-mode=speed: an 80-byte header, the
+// block's size at +16, the block padded with zeros to a multiple of 8; it is how the limits test
+// makes entries that really expand to hundreds of MiB from a file of a few MiB. Otherwise the layout
+// written, all little endian:
 //   header (16 bytes): u32 magic 0xBA55ED50, u16 version 1, u16 header size 16, u64 size of the
 //   entries that follow;
 //   each entry: a 64-byte header, then the payload. Header fields: u16 kind (1 PTX, 2 ELF) at +0,
@@ -22,6 +26,7 @@
 
 #include <lz4.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <string>
@@ -67,20 +72,55 @@ PtxVersion ptx_version_of(std::string_view text)
 }
 
 void append_entry(Bytes& out, uint16_t kind, const PtxVersion& version, uint64_t flags,
-                  uint64_t decompressed_size, const Bytes& payload)
+                  uint64_t decompressed_size, const Bytes& payload,
+                  int64_t header_size = k_entry_header_size, uint64_t stream_size = 0)
 {
   const int64_t at = static_cast<int64_t>(out.size());
-  out.resize(out.size() + static_cast<size_t>(k_entry_header_size));
+  out.resize(out.size() + static_cast<size_t>(header_size));
   d4r::fixture::put_le(out, at + 0, kind, 2);
   d4r::fixture::put_le(out, at + 2, 1, 2);
-  d4r::fixture::put_le(out, at + 4, k_entry_header_size, 4);
+  d4r::fixture::put_le(out, at + 4, static_cast<uint64_t>(header_size), 4);
   d4r::fixture::put_le(out, at + 8, payload.size(), 8);
+  d4r::fixture::put_le(out, at + 16, stream_size, 4);
   d4r::fixture::put_le(out, at + 24, version.minor, 2);
   d4r::fixture::put_le(out, at + 26, version.major, 2);
   d4r::fixture::put_le(out, at + 28, version.sm, 4);
   d4r::fixture::put_le(out, at + 40, flags, 8);
   d4r::fixture::put_le(out, at + 56, decompressed_size, 8);
   out.insert(out.end(), payload.begin(), payload.end());
+}
+
+d4r::Expected<Bytes> lz4_block(const Bytes& text)
+{
+  const int bound = LZ4_compressBound(static_cast<int>(text.size()));
+  Bytes packed(static_cast<size_t>(bound));
+  const int packed_size =
+      LZ4_compress_default(reinterpret_cast<const char*>(text.data()),
+                           reinterpret_cast<char*>(packed.data()), static_cast<int>(text.size()), bound);
+  if (packed_size <= 0) {
+    return d4r::make_error(d4r::ErrorCode::internal, "make-fatbin: lz4 compression failed");
+  }
+  packed.resize(static_cast<size_t>(packed_size));
+  return packed;
+}
+
+// --huge N: N bytes of PTX (its NUL included) in nvcc's padded LZ4 layout.
+d4r::Expected<void> append_huge(Bytes& out, int64_t size, int number)
+{
+  const std::string head = ".version 8.0\n.target sm_86\n.address_size 64\n.visible .entry huge_" +
+                           std::to_string(number) + "()\n{\nret;\n}\n";
+  if (size < static_cast<int64_t>(head.size()) + 1 || size > (1LL << 30)) {
+    return d4r::make_error(d4r::ErrorCode::invalid_argument, "make-fatbin: --huge size out of range");
+  }
+  Bytes text(static_cast<size_t>(size), '\n');
+  std::copy(head.begin(), head.end(), text.begin());
+  text.back() = 0;
+  TRY_ASSIGN(Bytes block, lz4_block(text));
+  const uint64_t stream_size = block.size();
+  block.resize((block.size() + 7) / 8 * 8, 0);
+  append_entry(out, k_kind_ptx, PtxVersion{8, 0, 86}, k_flag_64bit | k_flag_lz4, text.size(), block,
+               80, stream_size);
+  return {};
 }
 
 d4r::Expected<void> append_ptx(Bytes& out, const std::string& path, bool compress)
@@ -94,15 +134,7 @@ d4r::Expected<void> append_ptx(Bytes& out, const std::string& path, bool compres
     append_entry(out, k_kind_ptx, version, k_flag_64bit, 0, text);
     return {};
   }
-  const int bound = LZ4_compressBound(static_cast<int>(text.size()));
-  Bytes packed(static_cast<size_t>(bound));
-  const int packed_size =
-      LZ4_compress_default(reinterpret_cast<const char*>(text.data()),
-                           reinterpret_cast<char*>(packed.data()), static_cast<int>(text.size()), bound);
-  if (packed_size <= 0) {
-    return d4r::make_error(d4r::ErrorCode::internal, "make-fatbin: " + path + ": lz4 compression failed");
-  }
-  packed.resize(static_cast<size_t>(packed_size));
+  TRY_ASSIGN(Bytes packed, lz4_block(text));
   append_entry(out, k_kind_ptx, version, k_flag_64bit | k_flag_lz4, text.size(), packed);
   return {};
 }
@@ -122,18 +154,24 @@ d4r::Expected<Bytes> build(int argc, char** argv)
 {
   Bytes out(static_cast<size_t>(k_fatbin_header_size), 0);
   bool compress = false;
+  int huge_count = 0;
   for (int i = 2; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--lz4" || arg == "--plain") {
       compress = arg == "--lz4";
-    } else if (arg == "--cubin" && i + 1 < argc) {
+    } else if ((arg == "--cubin" || arg == "--huge") && i + 1 < argc) {
       const std::string_view count = argv[++i];
       int64_t size = 0;
       const std::from_chars_result parsed = std::from_chars(count.data(), count.data() + count.size(), size);
       if (parsed.ec != std::errc() || parsed.ptr != count.data() + count.size() || size < 0) {
-        return d4r::make_error(d4r::ErrorCode::invalid_argument, "make-fatbin: bad --cubin size " + std::string(count));
+        return d4r::make_error(d4r::ErrorCode::invalid_argument,
+                               "make-fatbin: bad " + std::string(arg) + " size " + std::string(count));
       }
-      append_cubin(out, size);
+      if (arg == "--cubin") {
+        append_cubin(out, size);
+      } else {
+        TRY(append_huge(out, size, ++huge_count));
+      }
     } else if (arg.starts_with("-")) {
       return d4r::make_error(d4r::ErrorCode::invalid_argument, "make-fatbin: unknown option " + std::string(arg));
     } else {
@@ -152,7 +190,7 @@ d4r::Expected<Bytes> build(int argc, char** argv)
 int main(int argc, char** argv)
 {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: d4r-make-fatbin OUT [--lz4 | --plain | --cubin N | PTX]...\n");
+    std::fprintf(stderr, "usage: d4r-make-fatbin OUT [--lz4 | --plain | --cubin N | --huge N | PTX]...\n");
     return 2;
   }
   d4r::Expected<Bytes> fatbin = build(argc, argv);
