@@ -3,7 +3,7 @@
 # stays untouched). The copy is deleted afterwards unless the fuzzer failed: then its reproducers
 # are printed and kept. Exit status: the fuzzer's (0 when it found nothing), 77 (skip) with
 # --skip REASON.
-#   run_fuzzer.sh FUZZER SEED_CORPUS_DIR
+#   run_fuzzer.sh FUZZER SEED_CORPUS_DIR [DICTIONARY]
 #   run_fuzzer.sh --skip REASON
 set -eu
 
@@ -13,6 +13,10 @@ if [ "$1" = "--skip" ]; then
 fi
 fuzzer=$1
 seeds=$2
+dict_option=
+if [ $# -ge 3 ]; then
+  dict_option="-dict=$3"
+fi
 if [ ! -x "$fuzzer" ]; then
   echo "fuzz: $fuzzer: not built" >&2
   exit 1
@@ -31,7 +35,7 @@ status=0
 # something, not that a new random input turned up); longer random runs are for people:
 # tests/fuzz/README.md.
 "$fuzzer" -seed=1 -max_total_time=20 -rss_limit_mb=2048 -timeout=10 -error_exitcode=1 -timeout_exitcode=1 \
-  -print_final_stats=1 \
+  -print_final_stats=1 $dict_option \
   -artifact_prefix="$work/artifacts/" "$work/corpus" || status=$?
 if [ "$status" -ne 0 ]; then
   echo "fuzz: $(basename "$fuzzer") failed with status $status; reproducers:" >&2
