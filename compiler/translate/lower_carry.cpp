@@ -10,7 +10,8 @@
 // gives the wrong answer as soon as a chain mixes the two: sub.cc then addc, add.cc then subc,
 // or the flag read back with addc 0, 0. Golden cases carry_signed_* record every .cc form on
 // every type after a carry-in of 0 and 1, the flag read back both ways, and mixed chains: this
-// model matches all 1,152 threads' 97 words; the earlier borrow flag differed in 40% of them.
+// model matches every word of all 1,152 threads (97 each); the earlier borrow flag differed in 41%
+// of the words.
 // The signed types have the same bits and carry: the flag is the unsigned carry out of the
 // width; only mad.hi's product depends on the sign.
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#extended-precision-integer-arithmetic-instructions
