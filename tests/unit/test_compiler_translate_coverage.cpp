@@ -489,6 +489,212 @@ const std::vector<Probe>& probes()
   return k_probes;
 }
 
+// More forms of the yes/partial rows (each row's types and modifiers columns), and the
+// module-level rows that can be shown with one kernel.
+const std::vector<Probe>& more_probes()
+{
+  static const std::vector<Probe> k_more = {
+      {"`mul` (integer)", "mul.lo.s16 %rs1, %rs2, %rs3;", true},
+      {"`mul` (integer)", "mul.hi.s64 %rd3, %rd4, %rd5;", true},
+      {"`mul` (integer)", "mul.wide.s16 %r1, %rs1, %rs2;", true},
+      {"`mad` (integer)", "mad.wide.s32 %rd3, %r1, %r2, %rd4;", true},
+      {"`mad` (integer)", "mad.lo.u16 %rs1, %rs2, %rs3, %rs4;", true},
+      {"`mul24`", "mul24.lo.u32 %r1, %r2, %r3;", true},
+      {"`sad`", "sad.s64 %rd3, %rd4, %rd5, %rd6;", true},
+      {"`div` (integer)", "div.u16 %rs1, %rs2, %rs3;", true},
+      {"`popc`", "popc.b32 %r1, %r2;", true},
+      {"`clz`", "clz.b64 %r1, %rd3;", true},
+      {"`bfind`", "bfind.u32 %r1, %r2;", true},
+      {"`bfe`", "bfe.u32 %r1, %r2, %r3, %r4;", true},
+      {"`bfi`", "bfi.b64 %rd3, %rd4, %rd5, %r1, %r2;", true},
+      {"`bmsk`", "bmsk.wrap.b32 %r1, %r2, %r3;", true},
+      {"`dp4a`", "dp4a.u32.u32 %r1, %r2, %r3, %r4;", true},
+      {"`dp2a`", "dp2a.lo.s32.s32 %r1, %r2, %r3, %r4;", true},
+      {"`add` (float)", "add.f64 %fd1, %fd2, %fd3;", true},
+      {"`add` (float)", "add.rz.ftz.f32 %f1, %f2, %f3;", true},
+      {"`sub` (float)", "sub.ftz.sat.f32 %f1, %f2, %f3;", true},
+      {"`mul` (float)", "mul.rm.ftz.f32 %f1, %f2, %f3;", true},
+      {"`fma` (float)", "fma.rp.f64 %fd1, %fd2, %fd3, %fd4;", true},
+      {"`mad` (float)", "mad.rz.ftz.sat.f32 %f1, %f2, %f3, %f4;", true},
+      {"`div` (float)", "div.approx.ftz.f32 %f1, %f2, %f3;", true},
+      {"`div` (float)", "div.rz.f64 %fd1, %fd2, %fd3;", true},
+      {"`div` (float)", "div.rn.ftz.f32 %f1, %f2, %f3;", true},
+      {"`abs` (float)", "abs.ftz.f32 %f1, %f2;", true},
+      {"`neg` (float)", "neg.f64 %fd1, %fd2;", true},
+      {"`min` (float)", "min.ftz.NaN.f32 %f1, %f2, %f3;", true},
+      {"`min` (float)", "min.f64 %fd1, %fd2, %fd3;", true},
+      {"`max` (float)", "max.ftz.f32 %f1, %f2, %f3;", true},
+      {"`rcp`", "rcp.rn.f64 %fd1, %fd2;", true},
+      {"`rcp`", "rcp.approx.ftz.f32 %f1, %f2;", true},
+      {"`rcp`", "rcp.rm.ftz.f32 %f1, %f2;", true},
+      {"`sqrt`", "sqrt.approx.ftz.f32 %f1, %f2;", true},
+      {"`sqrt`", "sqrt.rn.f32 %f1, %f2;", true},
+      {"`rsqrt`", "rsqrt.approx.f64 %fd1, %fd2;", true},
+      {"`rsqrt`", "rsqrt.approx.ftz.f64 %fd1, %fd2;", true},
+      {"`ex2`", "ex2.approx.ftz.f32 %f1, %f2;", true},
+      {"`testp`", "testp.notanumber.f32 %p1, %f1;", true},
+      {"`testp`", "testp.finite.f64 %p1, %fd1;", true},
+      {"`copysign`", "copysign.f64 %fd1, %fd2, %fd3;", true},
+      {"`add` (half)", "add.rn.bf16 %rs1, %rs2, %rs3;", true},
+      {"`add` (half)", "add.ftz.sat.f16x2 %r1, %r2, %r3;", true},
+      {"`sub` (half)", "sub.bf16x2 %r1, %r2, %r3;", true},
+      {"`sub` (half)", "sub.rn.ftz.f16 %rs1, %rs2, %rs3;", true},
+      {"`mul` (half)", "mul.f16x2 %r1, %r2, %r3;", true},
+      {"`mul` (half)", "mul.ftz.sat.f16 %rs1, %rs2, %rs3;", true},
+      {"`fma` (half)", "fma.rn.ftz.sat.f16 %rs1, %rs2, %rs3, %rs4;", true},
+      {"`fma` (half)", "fma.rn.relu.f16x2 %r1, %r2, %r3, %r4;", true},
+      {"`fma` (half)", "fma.rn.bf16 %rs1, %rs2, %rs3, %rs4;", true},
+      {"`neg` (half)", "neg.ftz.f16 %rs1, %rs2;", true},
+      {"`neg` (half)", "neg.bf16x2 %r1, %r2;", true},
+      {"`abs` (half)", "abs.f16 %rs1, %rs2;", true},
+      {"`abs` (half)", "abs.bf16x2 %r1, %r2;", true},
+      {"`setp`", "setp.num.f64 %p1, %fd1, %fd2;", true},
+      {"`setp`", "setp.lo.u16 %p1, %rs1, %rs2;", true},
+      {"`setp`", "setp.ge.bf16 %p1, %rs1, %rs2;", true},
+      {"`setp`", "setp.ne.f16 %p1, %rs1, %rs2;", true},
+      {"`setp`", "setp.eq.xor.s64 %p1, %rd3, %rd4, %p2;", true},
+      {"`set`", "set.gt.u32.f64 %r1, %fd1, %fd2;", true},
+      {"`set`", "set.eq.s32.s16 %r1, %rs1, %rs2;", true},
+      {"`selp`", "selp.b16 %rs1, %rs2, %rs3, %p1;", true},
+      {"`selp`", "selp.f64 %fd1, %fd2, %fd3, %p1;", true},
+      {"`slct`", "slct.ftz.u64.f32 %rd3, %rd4, %rd5, %f1;", true},
+      {"`and`", "and.b64 %rd3, %rd4, %rd5;", true},
+      {"`or`", "or.b32 %r1, %r2, %r3;", true},
+      {"`not`", "not.b16 %rs1, %rs2;", true},
+      {"`cnot`", "cnot.b16 %rs1, %rs2;", true},
+      {"`shf`", "shf.l.wrap.b32 %r1, %r2, %r3, %r4;", true},
+      {"`shl`", "shl.b16 %rs1, %rs2, %r1;", true},
+      {"`shr`", "shr.u64 %rd3, %rd4, %r1;", true},
+      {"`mov`", "mov.u32 %r1, %tid.x;", true},
+      {"`mov`", "mov.f32 %f1, 0f3f800000;", true},
+      {"`mov`", "mov.b32 %r1, {%rs1, %rs2};", true},
+      {"`shfl.sync`", "shfl.sync.idx.b32 %r1, %r2, %r3, 0x1f, %r4;", true},
+      {"`shfl.sync`", "shfl.sync.up.b32 %r1, %r2, 1, 0, 0xffffffff;", true},
+      {"`shfl.sync`", "shfl.sync.down.b32 %r1|%p1, %r2, 2, 0x1f, 0xffffffff;", true},
+      {"`prmt`", "prmt.b32 %r1, %r2, %r3, 0x3210;", true},
+      {"`prmt`", "prmt.b32.f4e %r1, %r2, %r3, %r4;", true},
+      {"`prmt`", "prmt.b32.b4e %r1, %r2, %r3, %r4;", true},
+      {"`prmt`", "prmt.b32.rc8 %r1, %r2, %r3, %r4;", true},
+      {"`prmt`", "prmt.b32.ecl %r1, %r2, %r3, %r4;", true},
+      {"`prmt`", "prmt.b32.ecr %r1, %r2, %r3, %r4;", true},
+      {"`ld`", "ld.param::entry.u64 %rd3, [in];", true},
+      {"`ld`", "ld.const.f32 %f1, [%rd2];", true},
+      {"`ld`", "ld.acquire.sys.u64 %rd3, [%rd2];", true},
+      {"`ld`", "ld.global.L1::evict_last.L2::256B.b32 %r1, [%rd2];", true},
+      {"`ld`", "ld.volatile.global.v2.f64 {%fd1, %fd2}, [%rd2];", true},
+      {"`ld`", "ld.global.L2::cache_hint.u32 %r1, [%rd2], %rd3;", false},
+      {"`ldu`", "ldu.global.v2.u32 {%r1, %r2}, [%rd2];", true},
+      {"`st`", "st.volatile.global.f32 [%rd1], %f1;", true},
+      {"`st`", "st.relaxed.cta.u32 [%rd1], %r1;", true},
+      {"`st`", "st.global.wb.v4.b32 [%rd1], {%r1, %r2, %r3, %r4};", true},
+      {"`st`", "st.shared::cluster.u32 [%rd1], %r1;", false},
+      {"`prefetch`", "prefetch.L1 [%rd2];", true},
+      {"`prefetch`", "prefetch.local.L2 [%rd2];", true},
+      {"`prefetch`", "prefetch.global.L2::evict_normal [%rd2];", true},
+      {"`cvta`", "cvta.global.u64 %rd3, %rd2;", true},
+      {"`cvta`", "cvta.to.local.u64 %rd3, %rd2;", true},
+      {"`cvta`", "cvta.const.u64 %rd3, %rd2;", true},
+      {"`cvta`", "cvta.shared::cluster.u64 %rd3, %rd2;", false},
+      {"`cvt` (integer <-> integer)", "cvt.u64.s32 %rd3, %r1;", true},
+      {"`cvt` (integer <-> integer)", "cvt.s32.s8 %r1, %rs1;", true},
+      {"`cvt` (float -> integer)", "cvt.rzi.s32.f64 %r1, %fd1;", true},
+      {"`cvt` (float -> integer)", "cvt.rni.u16.f16 %rs1, %rs2;", true},
+      {"`cvt` (float -> integer)", "cvt.rmi.s32.bf16 %r1, %rs1;", true},
+      {"`cvt` (integer -> float)", "cvt.rn.f32.s32 %f1, %r1;", true},
+      {"`cvt` (integer -> float)", "cvt.rm.f16.u16 %rs1, %rs2;", true},
+      {"`cvt` (integer -> float)", "cvt.rn.bf16.s32 %rs1, %r1;", true},
+      {"`cvt` (integer -> float)", "cvt.rn.sat.f32.u64 %f1, %rd3;", true},
+      {"`cvt` (float -> float)", "cvt.f64.f32 %fd1, %f1;", true},
+      {"`cvt` (float -> float)", "cvt.rn.ftz.sat.f32.f64 %f1, %fd1;", true},
+      {"`cvt` (float -> float)", "cvt.rzi.ftz.f32.f32 %f1, %f2;", true},
+      {"`cvt` (float -> float)", "cvt.f32.bf16 %f1, %rs1;", true},
+      {"`cvt` (float -> float)", "cvt.rn.f16.f64 %rs1, %fd1;", true},
+      {"`cvt` (float -> float)", "cvt.f64.f16 %fd1, %rs1;", true},
+      {"`cvt` (float -> float)", "cvt.rpi.f16.f16 %rs1, %rs2;", true},
+      {"`cvt` (float -> float)", "cvt.rni.sat.f64.f64 %fd1, %fd2;", true},
+      {"`cvt` (float -> float)", "cvt.rn.f16.bf16 %rs1, %rs2;", false},
+      {"`cvt` (packed f16x2/bf16x2 from two f32)", "cvt.rn.satfinite.bf16x2.f32 %r1, %f1, %f2;",
+       true},
+      {"`cvt` (FP8 e4m3x2/e5m2x2)", "cvt.rn.relu.f16x2.e5m2x2 %r1, %rs1;", true},
+      {"`cvt` (FP8 e4m3x2/e5m2x2)", "cvt.rn.satfinite.relu.e5m2x2.f16x2 %rs1, %r1;", true},
+      {"`cvt.pack`", "cvt.pack.sat.u16.s32 %r1, %r2, %r3;", true},
+      {"`cp.async`", "cp.async.cg.shared::cta.global.L2::cache_hint [%rd1], [%rd2], 16, %rd3;",
+       true},
+      {"`cp.async`", "cp.async.ca.shared.global [%rd1], [%rd2], 4, %p1;", true},
+      {"`ldmatrix`", "ldmatrix.sync.aligned.m8n8.x1.b16 {%r1}, [%rd2];", true},
+      {"`ldmatrix`", "ldmatrix.sync.aligned.m8n8.x2.shared::cta.b16 {%r1, %r2}, [%rd2];", true},
+      {"`tex`",
+       "tex.a2d.v4.s32.f32 {%r1, %r2, %r3, %r4}, [%rd3, {%r5, %f1, %f2, %f3}];", true},
+      {"`tex`", "tex.2d.v4.u32.f32 {%r1, %r2, %r3, %r4}, [%rd3, {%f5, %f6}];", true},
+      {"`tex`", "tex.2d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd3, {%r1, %r2}];", false},
+      {"`suld`", "suld.b.2d.v4.b16.zero {%rs1, %rs2, %rs3, %rs4}, [%rd3, {%r1, %r2}];", true},
+      {"`sust`", "sust.b.2d.v2.b64.clamp [%rd3, {%r1, %r2}], {%rd4, %rd5};", true},
+      {"`sust`", "sust.b.2d.b32.zero [%rd3, {%r1, %r2}], %r3;", true},
+      {"`bar`, `barrier`", "bar.red.and.pred %p1, 0, !%p2;\n  bar.cta.sync 1;", true},
+      {"`bar`, `barrier`", "barrier.red.or.pred %p1, 3, %p2;", true},
+      {"`membar`, `fence`", "membar.cta;\n  membar.sys;\n  fence.sc.gpu;\n  fence.acq_rel.sys;",
+       true},
+      {"`membar`, `fence`", "fence.mbarrier_init.release.cluster;", false},
+      {"`atom`", "atom.shared.inc.u32 %r1, [%rd1], %r2;", true},
+      {"`atom`", "atom.exch.b64 %rd3, [%rd1], %rd4;", true},
+      {"`atom`", "atom.global.add.f32 %f1, [%rd1], %f2;", true},
+      {"`atom`", "atom.acquire.cta.global.or.b32 %r1, [%rd1], %r2;", true},
+      {"`atom`", "atom.add.noftz.f16 %rs1, [%rd1], %rs2;", true},
+      {"`atom`", "atom.global.min.s64 %rd3, [%rd1], %rd4;", true},
+      {"`atom`", "atom.global.dec.u32 %r1, [%rd1], %r2;", true},
+      {"`atom`", "atom.global.v2.f32.add {%f1, %f2}, [%rd1], {%f3, %f4};", false},
+      {"`red`", "red.shared.add.u64 [%rd1], %rd3;", true},
+      {"`red`", "red.release.gpu.global.max.s32 [%rd1], %r1;", true},
+      {"`red`", "red.global.add.f32 [%rd1], %f1;", true},
+      {"`vote`", "vote.sync.all.pred %p1, %p2, 0xffffffff;\n  vote.any.pred %p3, %p2;", true},
+      {"`match`", "match.any.sync.b32 %r1, %r2, 0xffffffff;", true},
+      {"`redux`", "redux.sync.min.s32 %r1, %r2, 0xffffffff;\n  redux.sync.add.u32 %r3, %r2, %r4;",
+       true},
+      {"`vadd`", "vadd.u32.u32.u32.sat.add %r1, %r2, %r3, %r4;", true},
+      {"`vsub`", "vsub.s32.s32.s32.min %r1, %r2.h1, %r3, %r4;", true},
+      {"`vset`", "vset.u32.u32.ne.add %r1, %r2.b1, %r3.b2, %r4;", true},
+      {"`bra`", "setp.eq.u32 %p1, %r1, 0;\n  @!%p1 bra $L1;\n  mov.u32 %r2, 1;\n$L1:", true},
+      // module-level rows
+      {"`.reg .v2/.v4` vectors",
+       "  .reg .v2 .f32 %vf;\n  ld.global.v2.f32 %vf, [%rd2];\n  st.global.v2.f32 [%rd1], %vf;",
+       true},
+      {"special registers",
+       "mov.u32 %r1, %lanemask_lt;\n  mov.u64 %rd3, %globaltimer;\n  mov.u32 %r2, %nwarpid;", true},
+      {"special registers", "mov.u32 %r1, %dynamic_smem_size;", false},
+      {"`.global`, `.const` module variables",
+       ".version 8.0\n.target sm_86\n.address_size 64\n.global .u32 a[2] = {1, 2};\n"
+       ".const .f32 c = 0f3f800000;\n.visible .entry k(.param .u64 out)\n{\n  .reg .b32 %r<3>;\n"
+       "  .reg .b64 %rd<2>;\n  ld.param.u64 %rd1, [out];\n  ld.global.u32 %r1, [a+4];\n"
+       "  ld.const.u32 %r2, [c];\n  st.global.u32 [%rd1], %r1;\n  st.global.u32 [%rd1+4], %r2;\n"
+       "  ret;\n}\n",
+       true},
+      {"`.global`, `.const` module variables",
+       ".version 8.0\n.target sm_86\n.address_size 64\n.global .u32 a[2] = {1, 2};\n"
+       ".global .u64 p = generic(a);\n.visible .entry k(.param .u64 out)\n{\n  .reg .b64 %rd<3>;\n"
+       "  ld.param.u64 %rd1, [out];\n  ld.global.u64 %rd2, [p];\n  st.global.u64 [%rd1], %rd2;\n"
+       "  ret;\n}\n",
+       false},
+      {"`.texref`, `.samplerref`, `.surfref`",
+       ".version 8.0\n.target sm_86\n.address_size 64\n.global .texref t;\n"
+       ".visible .entry k(.param .u64 out)\n{\n  .reg .f32 %f<6>;\n  .reg .b64 %rd<2>;\n"
+       "  ld.param.u64 %rd1, [out];\n  mov.f32 %f5, 0f00000000;\n"
+       "  tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [t, {%f5, %f5}];\n"
+       "  st.global.f32 [%rd1], %f1;\n  ret;\n}\n",
+       false},
+      {"`.callprototype`",
+       ".version 8.0\n.target sm_86\n.address_size 64\n.func (.param .b32 r) f(.param .b32 a)\n"
+       "{\n  .reg .b32 %r<2>;\n  ld.param.b32 %r1, [a];\n  st.param.b32 [r], %r1;\n  ret;\n}\n"
+       ".visible .entry k(.param .u64 out)\n{\n  .reg .b32 %r<3>;\n  .reg .b64 %rd<3>;\n"
+       "  ld.param.u64 %rd1, [out];\n  mov.u64 %rd2, f;\n  mov.u32 %r1, 1;\n  {\n"
+       "    .param .b32 a0;\n    st.param.b32 [a0], %r1;\n    .param .b32 r0;\n"
+       "    proto: .callprototype (.param .b32 _) _ (.param .b32 _);\n"
+       "    call (r0), %rd2, (a0), proto;\n    ld.param.b32 %r2, [r0];\n  }\n"
+       "  st.global.u32 [%rd1], %r2;\n  ret;\n}\n",
+       false},
+  };
+  return k_more;
+}
+
 // The PTX a probe translates: bodies go into kernel_text(); the mma rows get their operands.
 std::string probe_module(const Probe& probe)
 {
@@ -630,13 +836,13 @@ TEST(TranslateCoverage, EveryInstructionRowHasAProbeThatTranslatesAsItsStatusSay
   std::vector<Row> rows = read_table();
   std::map<std::string, const Row*> by_name;
   for (const Row& row : rows) {
-    if (is_instruction_row(row)) {
-      EXPECT_TRUE(by_name.emplace(row.name, &row).second)
-          << "COVERAGE.md:" << row.line << ": two rows named " << row.name;
-    }
+    EXPECT_TRUE(by_name.emplace(row.name, &row).second)
+        << "COVERAGE.md:" << row.line << ": two rows named " << row.name;
   }
+  std::vector<Probe> all = probes();
+  all.insert(all.end(), more_probes().begin(), more_probes().end());
   std::set<std::string> probed;
-  for (const Probe& probe : probes()) {
+  for (const Probe& probe : all) {
     auto found = by_name.find(probe.row);
     ASSERT_NE(found, by_name.end()) << "a probe names no row: " << probe.row;
     const Row& row = *found->second;
@@ -648,6 +854,12 @@ TEST(TranslateCoverage, EveryInstructionRowHasAProbeThatTranslatesAsItsStatusSay
           << " but its probe does not translate: " << translation.error().message;
       if (translation) {
         EXPECT_EQ(verify_text(*translation->module), "") << row.name;
+      }
+      for (const char* target : {"gfx1100", "gfx1201"}) {
+        Expected<Translation> amdgpu = translate_text(probe_module(probe), amdgpu_options(target));
+        EXPECT_TRUE(amdgpu.has_value())
+            << "COVERAGE.md:" << row.line << ": " << row.name << " does not translate for "
+            << target << ": " << amdgpu.error().message;
       }
       probed.insert(row.name);
     } else {
