@@ -393,4 +393,20 @@ Expected<std::unique_ptr<Executor>> Executor::create(translate::Translation tran
                                        options);
 }
 
+Expected<void> write_case_globals(const Executor& executor, const LaunchCase& launch_case)
+{
+  for (const GlobalSpec& spec : launch_case.globals) {
+    TRY_ASSIGN(std::span<std::byte> memory, executor.global(spec.name));
+    const std::vector<std::byte> data = generate_fill(spec.fill, spec.type, spec.count);
+    if (data.size() > memory.size()) {
+      return make_error(ErrorCode::invalid_argument,
+                        "golden case " + launch_case.name + ": global " + spec.name + " is " +
+                            std::to_string(memory.size()) + " bytes, the case writes " +
+                            std::to_string(data.size()));
+    }
+    std::copy(data.begin(), data.end(), memory.begin());
+  }
+  return {};
+}
+
 } // namespace d4r::compiler::cpu

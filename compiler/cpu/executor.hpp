@@ -5,6 +5,7 @@
 // (translate/host_abi.hpp). It is how a translation is proven: its output must equal what the same
 // PTX computed on an NVIDIA GPU (tests/golden/).
 
+#include "compiler/cpu/launch_case.hpp"
 #include "compiler/translate/translator.hpp"
 #include "util/error.hpp"
 
@@ -56,5 +57,10 @@ public:
   // keeps every one as a symbol). Errors: not_found (no such variable in the translation).
   [[nodiscard]] virtual Expected<std::span<std::byte>> global(std::string_view name) const = 0;
 };
+
+// A golden case's `global` lines (launch_case.hpp): each variable's first bytes set from its fill,
+// as the recording tool's cuModuleGetGlobal + cuMemcpyHtoD set them on the GPU. Errors: not_found
+// (no such variable), invalid_argument (the fill is larger than the variable).
+[[nodiscard]] Expected<void> write_case_globals(const Executor& executor, const LaunchCase& launch_case);
 
 } // namespace d4r::compiler::cpu

@@ -73,13 +73,8 @@ TEST_P(GoldenVectors, ExecutorMatchesNvidia)
   ASSERT_TRUE(executor.has_value()) << executor.error().message;
 
   // `global` lines: written into the JIT's module variables as cuMemcpyHtoD wrote them on the GPU.
-  for (const cpu::GlobalSpec& spec : launch_case.globals) {
-    d4r::Expected<std::span<std::byte>> memory = (*executor)->global(spec.name);
-    ASSERT_TRUE(memory.has_value()) << memory.error().message;
-    const std::vector<std::byte> data = cpu::generate_fill(spec.fill, spec.type, spec.count);
-    ASSERT_LE(data.size(), memory->size()) << spec.name;
-    std::copy(data.begin(), data.end(), memory->begin());
-  }
+  d4r::Expected<void> globals = cpu::write_case_globals(**executor, launch_case);
+  ASSERT_TRUE(globals.has_value()) << globals.error().message;
   const std::unique_ptr<cpu::HostLaunch> host = cpu::HostLaunch::create(launch_case);
   cpu::LaunchShape shape;
   shape.grid = launch_case.grid;
