@@ -2,7 +2,7 @@
 // the differential test (tests/random/README.md). Not part of the CMake build (CI has no GPU);
 // run_gpu.sh builds it on the GPU machine with g++ and -lcuda.
 //
-//   ptxgen-gpu --first N --count N --out RESULTS [--min-ops N --max-ops N]
+//   ptxgen-gpu --first N --count N --out RESULTS [--min-ops N --max-ops N] [--version N]
 //
 // Generates the programs of the seed range (the same generator the host checker links), loads
 // them as ONE module with cuModuleLoadDataEx (if that fails, each program alone, so that one bad
@@ -103,6 +103,8 @@ int main(int argc, char** argv)
       options.min_ops = std::atoi(argv[i + 1]);
     } else if (arg == "--max-ops") {
       options.max_ops = std::atoi(argv[i + 1]);
+    } else if (arg == "--version") {
+      options.version = std::atoi(argv[i + 1]);
     }
   }
   if (out_path.empty()) {
@@ -175,7 +177,7 @@ int main(int argc, char** argv)
     }
     records.push_back(std::move(record));
   }
-  if (!write_results(out_path, k_generator_version, records)) {
+  if (!write_results(out_path, options.version, records)) {
     std::fprintf(stderr, "ptxgen-gpu: cannot write %s\n", out_path.c_str());
     return 1;
   }

@@ -34,7 +34,7 @@ private:
   int m_count16 = 0, m_count32 = 0, m_count64 = 0, m_countp = 0;
   bool m_in_branch = false; // not every thread runs this code: no warp operations, no barriers
   bool m_in_loop = false;
-  bool m_guard_next = false; // the next traced operation may be guarded (@p / @!p)
+  int m_version = k_generator_version; // Options::version
 
   // Registers and operands.
   std::vector<Reg>& pool(int bits);
@@ -89,7 +89,9 @@ private:
   void op_cvt_half();
   void op_cvt_fp8();
   void op_mov_pack();
+  void op_load();
   void op_special_reg();
+  void shared_reduction();
   void op_shfl();
   void op_vote();
 

@@ -1,5 +1,5 @@
 // d4r-ptxgen: writes the module of the programs of seeds FIRST .. FIRST+COUNT-1 (tests/random/README.md).
-//   d4r-ptxgen [--first N] [--count N] [--min-ops N] [--max-ops N] > module.ptx
+//   d4r-ptxgen [--first N] [--count N] [--min-ops N] [--max-ops N] [--version N] > module.ptx
 //   d4r-ptxgen --seed N --slots     one program's slots: index, type, sources, instruction
 
 #include "tests/random/ptxgen.hpp"
@@ -27,10 +27,12 @@ int main(int argc, char** argv)
       options.min_ops = std::atoi(argv[++i]);
     } else if (arg == "--max-ops" && has_value) {
       options.max_ops = std::atoi(argv[++i]);
+    } else if (arg == "--version" && has_value) {
+      options.version = std::atoi(argv[++i]);
     } else if (arg == "--slots") {
       slots = true;
     } else {
-      std::fprintf(stderr, "usage: d4r-ptxgen [--first N] [--count N] [--min-ops N] [--max-ops N] [--slots]\n");
+      std::fprintf(stderr, "usage: d4r-ptxgen [--first N] [--count N] [--min-ops N] [--max-ops N] [--version N] [--slots]\n");
       return 2;
     }
   }

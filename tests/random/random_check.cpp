@@ -251,7 +251,8 @@ std::vector<TranslateFailure> translate_for_targets(const std::string& self, uin
       ranges.pop_back();
       Expected<compiler::ProcessResult> result = compiler::run_process(
           {self, "--amdgpu-child", target, "--first", std::to_string(start), "--count", std::to_string(length),
-           "--min-ops", std::to_string(options.min_ops), "--max-ops", std::to_string(options.max_ops)},
+           "--min-ops", std::to_string(options.min_ops), "--max-ops", std::to_string(options.max_ops), "--version",
+           std::to_string(options.version)},
           log);
       if (!result) {
         failures.push_back({start, target, "cannot run the child: " + result.error().message});

@@ -21,3 +21,10 @@ d4r_warnings(d4r_ptxgen_check)
 add_executable(d4r-ptxgen-check ${PROJECT_SOURCE_DIR}/tests/random/check_main.cpp)
 target_link_libraries(d4r-ptxgen-check PRIVATE d4r_ptxgen_check)
 d4r_warnings(d4r-ptxgen-check)
+# The checked-in H200 batch replayed on the executor, and a fresh batch run and built for
+# gfx1100/gfx1201 (through d4r-ptxgen-check --amdgpu-child, so that a crash is counted, not fatal).
+d4r_test(test_random_programs
+  TIMEOUT 120
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_random_programs.cpp
+  LIBS d4r_ptxgen_check)
+add_dependencies(test_random_programs d4r-ptxgen-check)
