@@ -7,6 +7,7 @@
 #include <cassert>
 #include <cstddef>
 #include <cstring>
+#include <limits>
 #include <new>
 
 // The IR addresses the thread struct by these offsets (host_abi.hpp); keep them fixed.
@@ -335,8 +336,28 @@ bool SimtBlock::complete_warp(int64_t warp)
   if (!collective) {
     return false;
   }
+  // A collective that names its members (shfl.sync, vote.sync, ...) goes as soon as they are all
+  // there. One that names none (activemask, vote without .sync) answers for the lanes that reach
+  // it together, so it goes only when nothing else in the warp can move: lanes held at another
+  // collective first catch up, as they would in a converged warp (the H200 answers activemask
+  // with every lane after a shfl.sync of some of them).
+  bool moved = release_ready_groups(warp, live, false);
+  moved = complete_warp_sync_across_sites(warp, live) || moved;
+  return moved || release_ready_groups(warp, live, true);
+}
+
+// The groups of lanes waiting at one collective site that can go: every group whose members are
+// all there (`maskless` false), or else the one group that names no members and comes first in
+// the program (sites are numbered in program order), so that lanes which skipped ahead wait for
+// the others to reach them.
+bool SimtBlock::release_ready_groups(int64_t warp, uint32_t live, bool maskless)
+{
+  const size_t first = static_cast<size_t>(warp * k_warp_size);
+  const size_t end = std::min(m_threads.size(), first + k_warp_size);
   bool progress = false;
   uint32_t seen = 0;
+  uint32_t first_maskless = 0;
+  uint32_t first_maskless_site = std::numeric_limits<uint32_t>::max();
   for (size_t i = first; i < end; ++i) {
     const SimtThread& t = m_threads[i];
     if ((seen >> (i - first) & 1u) != 0 || t.state != FiberState::waiting ||
@@ -355,13 +376,21 @@ bool SimtBlock::complete_warp(int64_t warp)
       }
     }
     seen |= group;
-    if (!whoever && (required & live & ~group) != 0) {
+    if (whoever && maskless && t.site < first_maskless_site) {
+      first_maskless = group;
+      first_maskless_site = t.site;
+    }
+    if (whoever || maskless || (required & live & ~group) != 0) {
       continue;
     }
     release_group(warp, group);
     progress = true;
   }
-  return complete_warp_sync_across_sites(warp, live) || progress;
+  if (first_maskless != 0) {
+    release_group(warp, first_maskless);
+    progress = true;
+  }
+  return progress;
 }
 
 // sm_70+: the lanes of a bar.warp.sync mask may wait at different bar.warp.sync instructions.

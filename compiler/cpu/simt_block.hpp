@@ -114,6 +114,7 @@ private:
   [[nodiscard]] Expected<void> schedule(BlockCounters& counters);
   bool complete_barriers();
   bool complete_warp(int64_t warp);
+  bool release_ready_groups(int64_t warp, uint32_t live, bool maskless);
   bool complete_warp_sync_across_sites(int64_t warp, uint32_t live_lanes);
   void release_group(int64_t warp, uint32_t group);
   std::string deadlock_message() const;
