@@ -655,6 +655,38 @@ const std::vector<Probe>& more_probes()
       {"`vset`", "vset.u32.u32.ne.add %r1, %r2.b1, %r3.b2, %r4;", true},
       {"`bra`", "setp.eq.u32 %p1, %r1, 0;\n  @!%p1 bra $L1;\n  mov.u32 %r2, 1;\n$L1:", true},
       // module-level rows
+      {"`.entry`, `.func`",
+       ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 out)\n"
+       ".maxntid 128, 1, 1\n.minnctapersm 2\n.maxnreg 64\n{\n  .reg .b64 %rd<2>;\n"
+       "  .pragma \"nounroll\";\n  ld.param.u64 %rd1, [out];\n  st.global.u32 [%rd1], 1;\n"
+       "  ret;\n}\n",
+       true},
+      {"`.entry`, `.func`",
+       ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 out)\n"
+       ".reqnctapercluster 2, 1, 1\n{\n  .reg .b64 %rd<2>;\n"
+       "  ld.param.u64 %rd1, [out];\n  st.global.u32 [%rd1], 1;\n  ret;\n}\n",
+       true},
+      {"`.entry`, `.func`",
+       ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 out)\n"
+       ".explicitcluster\n.maxclusterrank 1\n{\n  .reg .b64 %rd<2>;\n"
+       "  ld.param.u64 %rd1, [out];\n  st.global.u32 [%rd1], 1;\n  ret;\n}\n",
+       true},
+      {"`exit`",
+       ".version 8.0\n.target sm_86\n.address_size 64\n.func f()\n{\n  exit;\n}\n"
+       ".visible .entry k()\n{\n  call.uni f, ();\n  ret;\n}\n",
+       false},
+      {"`.shared` variables",
+       ".version 8.0\n.target sm_86\n.address_size 64\n.extern .shared .align 16 .b8 dyn[];\n"
+       ".visible .entry k(.param .u64 out)\n{\n  .reg .b32 %r<3>;\n  .reg .b64 %rd<2>;\n"
+       "  .shared .align 4 .b32 s[32];\n  ld.param.u64 %rd1, [out];\n  st.shared.u32 [s+4], 7;\n"
+       "  st.shared.u32 [dyn], 8;\n  bar.sync 0;\n  ld.shared.u32 %r1, [s+4];\n"
+       "  ld.shared.u32 %r2, [dyn];\n  add.s32 %r1, %r1, %r2;\n  st.global.u32 [%rd1], %r1;\n"
+       "  ret;\n}\n",
+       true},
+      {"`.local` variables",
+       "  .local .align 8 .b64 l[4];\n  st.local.u64 [l+8], %rd2;\n  ld.local.u64 %rd3, [l+8];\n"
+       "  st.global.u64 [%rd1], %rd3;",
+       true},
       {"`.reg .v2/.v4` vectors",
        "  .reg .v2 .f32 %vf;\n  ld.global.v2.f32 %vf, [%rd2];\n  st.global.v2.f32 [%rd1], %vf;",
        true},
