@@ -307,16 +307,21 @@ Expected<void> visit_ptx_modules(std::span<const std::byte> input, const Contain
                                  const ContainerLimits& limits)
 {
   Budget budget{limits};
+  // A fatbin at offset 0 is read as one, strictly; what follows it (a .nv_fatbin section holds
+  // one container per object file, back to back) is scanned like any binary.
+  int64_t scan_from = 0;
   if (input.size() >= 4 && read_le(input, 0, 4) == k_fatbin_magic) {
-    return visit_fatbin(input, 0, visitor, budget);
+    TRY(visit_fatbin(input, 0, visitor, budget));
+    // visit_fatbin checked that header and files fit in the input.
+    scan_from = static_cast<int64_t>(read_le(input, 6, 2) + read_le(input, 8, 8));
   }
-  std::vector<FatbinHit> hits = scan_for_fatbins(input);
+  std::vector<FatbinHit> hits = scan_for_fatbins(input.subspan(static_cast<size_t>(scan_from)));
   for (const FatbinHit& hit : hits) {
-    std::span<const std::byte> fatbin =
-        input.subspan(static_cast<size_t>(hit.offset), static_cast<size_t>(hit.size));
-    TRY(visit_fatbin(fatbin, hit.offset, visitor, budget));
+    std::span<const std::byte> fatbin = input.subspan(static_cast<size_t>(scan_from + hit.offset),
+                                                      static_cast<size_t>(hit.size));
+    TRY(visit_fatbin(fatbin, scan_from + hit.offset, visitor, budget));
   }
-  if (!hits.empty()) {
+  if (scan_from > 0 || !hits.empty()) {
     return {};
   }
   if (starts_with(input, "MZ") || starts_with(input, "\x7f"

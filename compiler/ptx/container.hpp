@@ -92,8 +92,9 @@ struct ContainerVisitor {
   std::function<void(const FatbinEntry&)> on_skipped;
 };
 
-// Decides what `input` is and visits its modules: a fatbin (the magic at offset 0), a binary with
-// embedded fatbins, or PTX text (hashed up to its first NUL, at most 64 MiB, as the bridge does for
+// Decides what `input` is and visits its modules: a fatbin (the magic at offset 0; more fatbins
+// after it, as in a .nv_fatbin section, are found by the scan), a binary with embedded fatbins
+// (a PE such as a DLL, an ELF executable or object nvcc linked), or PTX text (hashed up to its first NUL, at most 64 MiB, as the bridge does for
 // a non-fatbin image; the limits do not apply to it). A PE or ELF file without any fatbin, or an
 // empty text, is ErrorCode::not_found.
 [[nodiscard]] Expected<void> visit_ptx_modules(std::span<const std::byte> input,

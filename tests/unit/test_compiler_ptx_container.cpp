@@ -684,6 +684,30 @@ TEST(PtxContainerNvcc, CorruptLz4NamesTheOffset)
                                            " after the lz4 stream");
 }
 
+// Containers back to back, as a .nv_fatbin section holds them (one per object file): the first is
+// read as a fatbin, the rest are found by the scan.
+TEST(PtxContainerNvcc, FatbinsBackToBack)
+{
+  Bytes both = nvcc_fixture("fatbin_kernels.default.fatbin");
+  Bytes speed = nvcc_fixture("fatbin_kernels.speed.fatbin");
+  Bytes multi = nvcc_fixture("multi_arch_all.fatbin");
+  const auto first_size = static_cast<int64_t>(both.size());
+  both.insert(both.end(), speed.begin(), speed.end());
+  both.insert(both.end(), multi.begin(), multi.end());
+  Expected<Visited> visited = visit_all(both);
+  ASSERT_TRUE(visited) << visited.error().message;
+  ASSERT_EQ(visited->modules.size(), 4u);
+  EXPECT_EQ(visited->modules[0].compression, k_zstd);
+  EXPECT_EQ(visited->modules[1].compression, k_lz4);
+  EXPECT_EQ(visited->modules[1].fatbin_offset, first_size);
+  EXPECT_EQ(visited->modules[0].fnv1a64, visited->modules[1].fnv1a64);
+  EXPECT_EQ(hash_to_hex(visited->modules[3].fnv1a64), k_short_sm90_fnv);
+  EXPECT_EQ(visited->skipped.size(), 4u);
+  // A broken second container is an error that names it, not a silent stop.
+  put_le(both, static_cast<size_t>(first_size) + 16 + 4, 32, 4);
+  expect_corrupt(read_ptx_modules(both), "fatbin at offset " + std::to_string(first_size) + ": entry");
+}
+
 TEST(PtxContainer, Lz4AndZstdPaddedAsNvccWritesThem)
 {
   for (FatbinCompression compression : {k_lz4, k_zstd}) {
