@@ -15,6 +15,10 @@
 //     u64 payload size at +8, u32 compressed stream size at +16 (0: none given), u32 sm number at
 //     +28, u64 flags at +40 (0x2000 LZ4, 0x8000 ZSTD), u64 decompressed size at +56; the payload
 //     at offset + header size, the next entry after the payload.
+// Where we depart from the contract: a PTX entry flagged LZ4 (or ZSTD) with a decompressed size of
+// 0 is corrupt, not stored text (the bridge hashed such bytes as PTX; no writer makes them, and
+// hashing compressed bytes is the silent wrong answer this reader exists to prevent); both flags at
+// once are corrupt too. Limits (ContainerLimits) count every PTX entry's text, stored or not.
 // All arithmetic on sizes read from the input is done after comparing them against what is left,
 // so that no lying field can overflow an offset or steer a read out of the span.
 
