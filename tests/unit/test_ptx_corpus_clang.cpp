@@ -200,6 +200,23 @@ std::string unsupported_of(const std::string& message)
   return what.substr(0, what.find(" at line"));
 }
 
+// An error without the kernel, line and parameter names, so that equal reasons count together.
+std::string reason_of(const std::string& message)
+{
+  if (std::string unsupported = unsupported_of(message); !unsupported.empty()) {
+    return unsupported;
+  }
+  std::string reason = message;
+  if (size_t line = reason.rfind("line "); line != std::string::npos && reason.find(": ", line) != std::string::npos) {
+    reason = reason.substr(reason.find(": ", line) + 2);
+  }
+  if (size_t parameter = reason.find("kernel parameter "); parameter != std::string::npos) {
+    const size_t name = parameter + 17;
+    reason.replace(name, reason.find(' ', name) - name, "P");
+  }
+  return reason;
+}
+
 // (size, align) of each parameter: what "the same signature" means across producers, which spell
 // types differently (.u64 / .b64).
 std::vector<std::pair<int64_t, int64_t>> shape_of(const KernelSignature& signature)
@@ -425,9 +442,7 @@ TEST(ClangCorpusShare, DISABLED_ShareOfKernels)
       if (error.empty()) {
         ++share[producer].first;
       } else {
-        std::string reason = error.substr(error.find(": ") == std::string::npos ? 0 : error.find(": ") + 2);
-        reason = reason.substr(0, reason.find(" at line"));
-        ++reasons[producer + ": " + reason];
+        ++reasons[producer + ": " + reason_of(error)];
       }
       std::cout << "share: " << producer << " " << file << " " << entry << " "
                 << (error.empty() ? "ok" : error) << "\n";
