@@ -327,7 +327,7 @@ const std::vector<Probe>& probes()
       {"`shr`", "shr.s16 %rs1, %rs2, %r1;", true},
       // data movement and conversion
       {"`mov`", "mov.b64 {%r1, %r2}, %rd3;", true},
-      {"`mov`", "mov.u64 %rd3, out;", false},
+      {"`mov`", "mov.u64 %rd3, out;", true},
       {"`shfl` (without .sync)", "shfl.bfly.b32 %r1, %r2, 1, 31;", false},
       {"`shfl.sync`", "shfl.sync.bfly.b32 %r1|%p1, %r2, 1, 31, 0xffffffff;", true},
       {"`prmt`", "prmt.b32.rc16 %r1, %r2, %r3, %r4;", true},
@@ -655,6 +655,24 @@ const std::vector<Probe>& more_probes()
       {"`vset`", "vset.u32.u32.ne.add %r1, %r2.b1, %r3.b2, %r4;", true},
       {"`bra`", "setp.eq.u32 %p1, %r1, 0;\n  @!%p1 bra $L1;\n  mov.u32 %r2, 1;\n$L1:", true},
       // module-level rows
+      {"`.file`, `.loc`, `.section` (debug information)",
+       ".version 8.0\n.target sm_86\n.address_size 64\n.file 1 \"k.cu\"\n"
+       ".visible .entry k(.param .u64 out)\n{\n  .reg .b64 %rd<2>;\n  .loc 1 3 0\n"
+       "  ld.param.u64 %rd1, [out];\n  st.global.u32 [%rd1], 1;\n  ret;\n}\n"
+       ".section .debug_str\n{\n  .b8 107, 0\n}\n",
+       true},
+      {"`.alias`",
+       ".version 8.0\n.target sm_86\n.address_size 64\n.func f()\n{\n  ret;\n}\n"
+       ".func g();\n.alias g, f;\n.visible .entry k()\n{\n  call.uni g, ();\n  ret;\n}\n",
+       false},
+      {"`.attribute(.managed)` variables",
+       ".version 8.0\n.target sm_86\n.address_size 64\n.global .attribute(.managed) .u32 m;\n"
+       ".visible .entry k(.param .u64 out)\n{\n  .reg .b32 %r<2>;\n  .reg .b64 %rd<2>;\n"
+       "  ld.param.u64 %rd1, [out];\n  ld.global.u32 %r1, [m];\n  st.global.u32 [%rd1], %r1;\n"
+       "  ret;\n}\n",
+       true},
+      {"`.reg .b128`, `mov.b128`",
+       "  .reg .b128 %q;\n  mov.b128 %q, {%rd3, %rd4};\n  mov.b128 {%rd5, %rd6}, %q;", true},
       {"`.entry`, `.func`",
        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 out)\n"
        ".maxntid 128, 1, 1\n.minnctapersm 2\n.maxnreg 64\n{\n  .reg .b64 %rd<2>;\n"
