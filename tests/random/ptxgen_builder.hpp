@@ -39,7 +39,7 @@ private:
   // Registers and operands.
   std::vector<Reg>& pool(int bits);
   std::string fresh(int bits);
-  Src reg(int bits);
+  Src reg(int bits, char kind = 0); // kind: 'i' integer, 'f' float, 0 any
   Src pred();
   Src int_src(int bits);      // register or integer immediate
   Src small_src(int limit);   // a 32-bit register or an immediate in [0, limit)

@@ -33,7 +33,7 @@ void Builder::op_float_arith()
     mods += ".sat";
   }
   const size_t op = m_rng.below(5);
-  const Src x = reg(bits), y = src();
+  const Src x = reg(bits, 'f'), y = src();
   const std::string d = fresh(bits);
   if (op >= 3) {
     const Src z = src();
@@ -53,7 +53,7 @@ void Builder::op_float_special()
   const std::string type = f64 ? ".f64" : ".f32";
   const SlotType slot_type = f64 ? SlotType::f64 : SlotType::f32;
   const std::string ftz = !f64 && m_rng.chance(1, 3) ? ".ftz" : "";
-  const Src x = reg(bits);
+  const Src x = reg(bits, 'f');
   const std::string d = fresh(bits);
   switch (m_rng.below(6)) {
   case 0: { // div, correctly rounded
@@ -80,7 +80,7 @@ void Builder::op_float_special()
            {x});
     return;
   default: {
-    const Src y = reg(bits);
+    const Src y = reg(bits, 'f');
     traced("copysign" + type + " " + d + ", " + x.text + ", " + y.text + ";", d, bits, slot_type, {x, y});
     return;
   }
@@ -96,7 +96,7 @@ void Builder::op_half_arith()
   const int bits = x2 ? 32 : 16;
   const std::string type = std::string(bf16 ? ".bf16" : ".f16") + (x2 ? "x2" : "");
   const SlotType slot_type = x2 ? SlotType::f16x2 : bf16 ? SlotType::bf16 : SlotType::f16;
-  const Src x = reg(bits), y = reg(bits);
+  const Src x = reg(bits, 'f'), y = reg(bits, 'f');
   const std::string d = fresh(bits);
   const size_t op = m_rng.below(5);
   std::string mods = ".rn";
@@ -105,7 +105,7 @@ void Builder::op_half_arith()
   }
   const bool sat = !bf16 && m_rng.chance(1, 4);
   if (op >= 3) {
-    const Src z = reg(bits);
+    const Src z = reg(bits, 'f');
     if (sat) {
       mods += ".sat";
     } else if (m_rng.chance(1, 4)) {
@@ -125,7 +125,7 @@ void Builder::op_testp()
 {
   static const char* const k_tests[] = {"finite", "infinite", "number", "notanumber", "normal", "subnormal"};
   const bool f64 = m_rng.chance(1, 3);
-  const Src x = reg(f64 ? 64 : 32);
+  const Src x = reg(f64 ? 64 : 32, 'f');
   const std::string d = fresh(1);
   // Not guarded: the H200 ignores the guard of a testp (tests/random/README.md, "H200 deviations").
   traced(std::string("testp.") + k_tests[m_rng.below(std::size(k_tests))] + (f64 ? ".f64 " : ".f32 ") + d + ", " + x.text +

@@ -39,7 +39,7 @@ void Builder::op_int_arith()
 {
   const IntType& type = pick_int(m_rng);
   if (m_rng.chance(1, 6)) { // sad: c + |a - b|
-    const Src x = reg(type.bits), y = int_src(type.bits), z = int_src(type.bits);
+    const Src x = reg(type.bits, 'i'), y = int_src(type.bits), z = int_src(type.bits);
     const std::string d = fresh(type.bits);
     traced("sad." + std::string(type.name) + " " + d + ", " + x.text + ", " + y.text + ", " + z.text + ";", d, type.bits,
            bits_type(type.bits), {x, y, z});
@@ -47,7 +47,7 @@ void Builder::op_int_arith()
   }
   const char* op = m_rng.chance(1, 2) ? "add" : "sub";
   const bool sat = type.bits == 32 && type.is_signed && m_rng.chance(1, 3);
-  const Src x = int_src(type.bits), y = reg(type.bits);
+  const Src x = int_src(type.bits), y = reg(type.bits, 'i');
   const std::string d = fresh(type.bits);
   const bool swap = m_rng.chance(1, 2);
   const Src& first = swap ? y : x;
@@ -62,7 +62,7 @@ void Builder::op_int_mul()
   if (form == 5) { // mul24 / mad24
     const IntType& type = pick_int(m_rng, 32);
     const char* half = m_rng.chance(1, 2) ? "lo" : "hi";
-    const Src x = reg(32), y = int_src(32);
+    const Src x = reg(32, 'i'), y = int_src(32);
     const std::string d = fresh(32);
     if (m_rng.chance(1, 2)) {
       traced(std::string("mul24.") + half + "." + type.name + " " + d + ", " + x.text + ", " + y.text + ";", d, 32,
@@ -79,7 +79,7 @@ void Builder::op_int_mul()
   const IntType& type = wide ? pick_int(m_rng, m_rng.chance(1, 2) ? 16 : 32) : pick_int(m_rng);
   const char* half = wide ? "wide" : m_rng.chance(1, 2) ? "lo" : "hi";
   const int dbits = wide ? type.bits * 2 : type.bits;
-  const Src x = reg(type.bits), y = int_src(type.bits);
+  const Src x = reg(type.bits, 'i'), y = int_src(type.bits);
   const std::string d = fresh(dbits);
   std::string line = std::string(mad ? "mad." : "mul.") + half + "." + type.name + " " + d + ", " + x.text + ", " + y.text;
   std::vector<Src> sources{x, y};
@@ -96,7 +96,7 @@ void Builder::op_int_div()
   // The divisor is made safe by traced instructions: 0 (and -1 for signed types, which would
   // divide INT_MIN by -1) becomes 7.
   const IntType& type = pick_int(m_rng);
-  const Src x = int_src(type.bits), y = reg(type.bits);
+  const Src x = int_src(type.bits), y = reg(type.bits, 'i');
   const std::string zero = fresh(1);
   traced("setp.eq." + b(type.bits) + " " + zero + ", " + y.text + ", 0;", zero, 1, SlotType::pred, {y}, false);
   Src bad = pool(1).back().name == zero ? Src{zero, pool(1).back().slot} : Src{};
@@ -121,7 +121,7 @@ void Builder::op_int_minmax()
   const size_t form = m_rng.below(5);
   if (form == 4) { // abs / neg
     const IntType& type = k_int_types[1 + 2 * m_rng.below(3)];
-    const Src x = reg(type.bits);
+    const Src x = reg(type.bits, 'i');
     const std::string d = fresh(type.bits);
     traced(std::string(m_rng.chance(1, 2) ? "abs." : "neg.") + type.name + " " + d + ", " + x.text + ";", d, type.bits,
            bits_type(type.bits), {x});
@@ -129,7 +129,7 @@ void Builder::op_int_minmax()
   }
   const IntType& type = pick_int(m_rng);
   const bool relu = type.bits == 32 && type.is_signed && m_rng.chance(1, 3);
-  const Src x = reg(type.bits), y = int_src(type.bits);
+  const Src x = reg(type.bits, 'i'), y = int_src(type.bits);
   const std::string d = fresh(type.bits);
   traced(std::string(m_rng.chance(1, 2) ? "min" : "max") + (relu ? ".relu." : ".") + type.name + " " + d + ", " + x.text +
              ", " + y.text + ";",
@@ -140,7 +140,7 @@ void Builder::op_int_logic()
 {
   const int bits = 16 << m_rng.below(3);
   const size_t op = m_rng.below(5);
-  const Src x = reg(bits);
+  const Src x = reg(bits, 'i');
   const std::string d = fresh(bits);
   if (op >= 3) {
     traced(std::string(op == 3 ? "not." : "cnot.") + b(bits) + " " + d + ", " + x.text + ";", d, bits, bits_type(bits), {x});
@@ -158,7 +158,7 @@ void Builder::op_int_shift()
   const size_t op = m_rng.below(4);
   static const char* const k_kinds[] = {"b", "u", "s"};
   const std::string type = op == 0 ? "shl." + b(bits) : std::string("shr.") + k_kinds[op - 1] + dec(bits);
-  const Src x = reg(bits), amount = small_src(bits + 8);
+  const Src x = reg(bits, 'i'), amount = small_src(bits + 8);
   const std::string d = fresh(bits);
   traced(type + " " + d + ", " + x.text + ", " + amount.text + ";", d, bits, bits_type(bits), {x, amount});
 }
@@ -170,12 +170,12 @@ void Builder::op_int_bitfield()
   const std::string d = fresh(bits);
   if (m_rng.chance(1, 2)) {
     const char* kind = m_rng.chance(1, 2) ? "u" : "s";
-    const Src x = reg(bits);
+    const Src x = reg(bits, 'i');
     traced("bfe." + std::string(kind) + dec(bits) + " " + d + ", " + x.text + ", " + pos.text + ", " + len.text + ";", d,
            bits, bits_type(bits), {x, pos, len});
     return;
   }
-  const Src f = int_src(bits), x = reg(bits);
+  const Src f = int_src(bits), x = reg(bits, 'i');
   traced("bfi." + b(bits) + " " + d + ", " + f.text + ", " + x.text + ", " + pos.text + ", " + len.text + ";", d, bits,
          bits_type(bits), {f, x, pos, len});
 }
@@ -183,7 +183,7 @@ void Builder::op_int_bitfield()
 void Builder::op_int_bitcount()
 {
   const int bits = m_rng.chance(1, 2) ? 32 : 64;
-  const Src x = reg(bits);
+  const Src x = reg(bits, 'i');
   const size_t op = m_rng.below(4);
   if (op == 0) {
     const std::string d = fresh(bits);
@@ -204,7 +204,7 @@ void Builder::op_int_bitcount()
 void Builder::op_int_perm()
 {
   const size_t op = m_rng.below(3);
-  const Src x = reg(32), y = int_src(32);
+  const Src x = reg(32, 'i'), y = int_src(32);
   const std::string d = fresh(32);
   if (op == 0) {
     static const char* const k_modes[] = {"", "", ".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"};
@@ -228,7 +228,7 @@ void Builder::op_int_dot()
 {
   const char* a = m_rng.chance(1, 2) ? "u32" : "s32";
   const char* bt = m_rng.chance(1, 2) ? "u32" : "s32";
-  const Src x = reg(32), y = reg(32), z = int_src(32);
+  const Src x = reg(32, 'i'), y = reg(32, 'i'), z = int_src(32);
   const std::string d = fresh(32);
   if (m_rng.chance(1, 2)) {
     traced(std::string("dp4a.") + a + "." + bt + " " + d + ", " + x.text + ", " + y.text + ", " + z.text + ";", d, 32,
@@ -262,7 +262,7 @@ void Builder::op_carry_chain()
     if (last && m_rng.chance(1, 3) && kind != 2) {
       op += ".cc"; // a chain may end in a carry-out nobody reads
     }
-    const Src x = reg(bits), y = int_src(bits);
+    const Src x = reg(bits, 'i'), y = int_src(bits);
     const std::string d = fresh(bits);
     std::string line = op + "." + type + " " + d + ", " + x.text + ", " + y.text;
     std::vector<Src> sources{x, y};

@@ -72,7 +72,7 @@ void Builder::op_setp()
   const Typed& type = k_compare_types[m_rng.below(std::size(k_compare_types))];
   std::string line = std::string("setp.") + compare_op(m_rng, type.kind);
   std::vector<Src> sources;
-  const Src x = type.kind == 'f' ? reg(type.bits) : reg(type.bits);
+  const Src x = reg(type.bits, type.kind == 'f' ? 'f' : 'i');
   const Src y = type.kind == 'f' ? (type.bits == 32 ? f32_src() : type.bits == 64 ? f64_src() : reg(16))
                                  : int_src(type.bits);
   sources = {x, y};
@@ -111,7 +111,7 @@ void Builder::op_set()
   static const char* const k_dests[] = {"u32", "s32", "f32"};
   const char* dest_type = k_dests[m_rng.below(3)];
   std::string line = std::string("set.") + compare_op(m_rng, type.kind);
-  const Src x = reg(type.bits);
+  const Src x = reg(type.bits, type.kind == 'f' ? 'f' : 'i');
   const Src y = type.kind == 'f' ? (type.bits == 32 ? f32_src() : type.bits == 64 ? f64_src() : reg(16))
                                  : int_src(type.bits);
   std::vector<Src> sources{x, y};
@@ -127,10 +127,10 @@ void Builder::op_set()
     line += ".ftz";
   }
   const std::string d = fresh(32);
-  // Guarded only with a 32-bit source: with a 16- or 64-bit one the H200 writes part of the
-  // destination when the guard is false (tests/random/README.md, "H200 deviations").
+  // Not guarded from version 2: the H200 writes the destination of a guarded set when the guard
+  // is false (tests/random/README.md, "H200 deviations").
   traced(line + "." + dest_type + "." + type.name + " " + d + ", " + x.text + ", " + y.text + combine + ";", d, 32,
-         std::string(dest_type) == "f32" ? SlotType::f32 : SlotType::b32, sources, m_version < 2 || type.bits == 32);
+         std::string(dest_type) == "f32" ? SlotType::f32 : SlotType::b32, sources, m_version < 2);
 }
 
 void Builder::op_selp()
@@ -140,7 +140,8 @@ void Builder::op_selp()
                                   {"f64", 64, 64, 'f'}};
   const Typed& type = k_types[m_rng.below(std::size(k_types))];
   const SlotType slot_type = type.kind == 'f' ? (type.bits == 32 ? SlotType::f32 : SlotType::f64) : bits_type(type.bits);
-  const Src x = reg(type.bits), y = type.kind == 'f' ? reg(type.bits) : int_src(type.bits);
+  const char kind = type.kind == 'f' ? 'f' : 'i';
+  const Src x = reg(type.bits, kind), y = type.kind == 'f' ? reg(type.bits, kind) : int_src(type.bits);
   const std::string d = fresh(type.bits);
   if (m_rng.chance(1, 3)) { // slct: the sign of c (an s32, or an f32 where -0 counts as >= 0)
     const bool by_float = m_rng.chance(1, 2);
@@ -175,7 +176,7 @@ void Builder::op_cvt_int()
   const Typed& to = k_cvt_ints[m_rng.below(std::size(k_cvt_ints))];
   const Typed& from = k_cvt_ints[m_rng.below(std::size(k_cvt_ints))];
   const bool sat = !fits(from, to) && m_rng.chance(1, 2);
-  const Src x = reg(from.bits);
+  const Src x = reg(from.bits, 'i');
   const std::string d = fresh(to.bits);
   traced(std::string("cvt") + (sat ? ".sat." : ".") + to.name + "." + from.name + " " + d + ", " + x.text + ";", d,
          to.bits, bits_type(to.bits), {x});
@@ -193,7 +194,7 @@ void Builder::op_cvt_float_int()
   if (m_rng.chance(1, 3)) {
     mods += ".sat";
   }
-  const Src x = reg(from.bits);
+  const Src x = reg(from.bits, 'f');
   const std::string d = fresh(to.bits);
   traced("cvt" + mods + "." + to.name + "." + from.name + " " + d + ", " + x.text + ";", d, to.bits, bits_type(to.bits), {x});
 }
@@ -203,7 +204,7 @@ void Builder::op_cvt_int_float()
   static const char* const k_modes[] = {".rn", ".rz", ".rm", ".rp"};
   const Typed& to = k_cvt_floats[m_rng.below(std::size(k_cvt_floats))];
   const Typed& from = k_cvt_ints[m_rng.below(std::size(k_cvt_ints))];
-  const Src x = reg(from.bits);
+  const Src x = reg(from.bits, 'i');
   const std::string d = fresh(to.bits);
   traced(std::string("cvt") + k_modes[m_rng.below(4)] + "." + to.name + "." + from.name + " " + d + ", " + x.text + ";", d,
          to.bits, float_slot(to), {x});
@@ -227,7 +228,7 @@ void Builder::op_cvt_float()
   if (m_rng.chance(1, 4)) {
     mods += ".sat";
   }
-  const Src x = reg(from.bits);
+  const Src x = reg(from.bits, 'f');
   const std::string d = fresh(to.bits);
   traced("cvt" + mods + "." + to.name + "." + from.name + " " + d + ", " + x.text + ";", d, to.bits, float_slot(to), {x});
 }
@@ -238,7 +239,7 @@ void Builder::op_cvt_half()
   const size_t form = m_rng.below(6);
   if (form == 0 || form == 1) { // to f16 from f32/f64, rounded
     const bool f64 = form == 1;
-    const Src x = reg(f64 ? 64 : 32);
+    const Src x = reg(f64 ? 64 : 32, 'f');
     const std::string d = fresh(16);
     std::string mods = k_modes[m_rng.below(4)];
     if (!f64 && m_rng.chance(1, 3)) {
@@ -253,13 +254,13 @@ void Builder::op_cvt_half()
   } else if (form == 2) { // from f16/bf16, exact
     const bool bf16 = m_rng.chance(1, 2);
     const bool f64 = !bf16 && m_rng.chance(1, 3);
-    const Src x = reg(16);
+    const Src x = reg(16, 'f');
     const std::string d = fresh(f64 ? 64 : 32);
     const std::string ftz = !f64 && !bf16 && m_rng.chance(1, 3) ? ".ftz" : "";
     traced("cvt" + ftz + (f64 ? ".f64" : ".f32") + (bf16 ? ".bf16 " : ".f16 ") + d + ", " + x.text + ";", d, f64 ? 64 : 32,
            f64 ? SlotType::f64 : SlotType::f32, {x});
   } else if (form == 3) { // to bf16 from f32
-    const Src x = reg(32);
+    const Src x = reg(32, 'f');
     const std::string d = fresh(16);
     std::string mods = ".rn";
     if (m_rng.chance(1, 4)) {
@@ -271,7 +272,7 @@ void Builder::op_cvt_half()
     traced("cvt" + mods + ".bf16.f32 " + d + ", " + x.text + ";", d, 16, SlotType::bf16, {x});
   } else { // f16x2 / bf16x2 from two f32
     const bool bf16 = form == 5;
-    const Src x = reg(32), y = reg(32);
+    const Src x = reg(32, 'f'), y = reg(32, 'f');
     const std::string d = fresh(32);
     std::string mods = ".rn";
     if (m_rng.chance(1, 4)) {
@@ -291,16 +292,16 @@ void Builder::op_cvt_fp8()
   const std::string relu = m_rng.chance(1, 4) ? ".relu" : "";
   const size_t form = m_rng.below(3);
   if (form == 0) {
-    const Src x = reg(32), y = reg(32);
+    const Src x = reg(32, 'f'), y = reg(32, 'f');
     const std::string d = fresh(16);
     traced("cvt.rn.satfinite" + relu + "." + fp8 + ".f32 " + d + ", " + x.text + ", " + y.text + ";", d, 16, SlotType::b16,
            {x, y});
   } else if (form == 1) {
-    const Src x = reg(32);
+    const Src x = reg(32, 'f');
     const std::string d = fresh(16);
     traced("cvt.rn.satfinite" + relu + "." + fp8 + ".f16x2 " + d + ", " + x.text + ";", d, 16, SlotType::b16, {x});
   } else {
-    const Src x = reg(16);
+    const Src x = reg(16, 'i');
     const std::string d = fresh(32);
     traced("cvt.rn" + relu + ".f16x2." + fp8 + " " + d + ", " + x.text + ";", d, 32, SlotType::f16x2, {x});
   }

@@ -4,7 +4,8 @@
 //    must produce the same digests, except for the first differing slots listed in
 //    tests/random/batch/known_differences.txt, each with the bug it shows. A listed program that
 //    no longer differs fails too: the list only shrinks, as the bugs are fixed.
-//  - Fresh: a few programs of new seeds (D4R_RANDOM_SEED, or the clock) run on the executor and
+//  - Fresh: a few programs of new seeds (D4R_RANDOM_SEED, or the clock; the latest generator
+//    version) run on the executor and
 //    their code objects are built for gfx1100 and gfx1201 in a child process: no failure, no crash.
 
 #include "tests/random/random_check.hpp"
@@ -99,7 +100,9 @@ TEST(RandomPrograms, FreshBatchRunsAndTranslates)
   std::printf("fresh random batch: seeds %llu..%llu (D4R_RANDOM_SEED=%llu repeats it)\n",
               static_cast<unsigned long long>(first), static_cast<unsigned long long>(first + count - 1),
               static_cast<unsigned long long>(first));
-  const std::vector<Program> programs = generate_range(first, count);
+  Options options;
+  options.version = k_latest_version; // the most forms; the executor and AMDGPU need no recording
+  const std::vector<Program> programs = generate_range(first, count, options);
   const std::vector<RunRecord> cpu = run_on_executor(programs);
   for (size_t i = 0; i < programs.size(); ++i) {
     EXPECT_EQ(cpu[i].status, RunStatus::ok) << programs[i].name << ": " << cpu[i].message;
@@ -110,7 +113,7 @@ TEST(RandomPrograms, FreshBatchRunsAndTranslates)
     EXPECT_EQ(loaded, programs[i].inputs[7]) << programs[i].name;
   }
   const std::string self = std::string(D4R_BINARY_DIR) + "/tests/d4r-ptxgen-check";
-  for (const TranslateFailure& failure : translate_for_targets(self, first, count, {}, {"gfx1100", "gfx1201"})) {
+  for (const TranslateFailure& failure : translate_for_targets(self, first, count, options, {"gfx1100", "gfx1201"})) {
     ADD_FAILURE() << failure.target << " r" << failure.seed << ": " << failure.message;
   }
 }
