@@ -365,6 +365,10 @@ Expected<void> lower_cvt(FunctionTranslator& t, const ptx::Instruction& instruct
   if (names_fp8(instruction)) {
     return lower_cvt_fp8(t, instruction); // lower_fp8.cpp
   }
+  if (has_modifier(instruction, "pack") && !has_modifier(instruction, "f16x2") &&
+      !has_modifier(instruction, "bf16x2")) {
+    return lower_cvt_pack_int(t, instruction); // lower_int_pack.cpp
+  }
   if (has_modifier(instruction, "f16x2") || has_modifier(instruction, "bf16x2")) {
     static constexpr std::string_view k_pack[] = {"rn", "rz", "relu", "satfinite", "f16x2",
                                                   "bf16x2", "f32"};

@@ -16,6 +16,12 @@ LoweringTable make_table()
   add_mma_lowerings(table);
   add_image_lowerings(table);
   add_fp8_lowerings(table);
+  add_warp_reduce_lowerings(table);
+  add_int_pack_lowerings(table);
+  add_sleep_lowerings(table);
+  add_video_lowerings(table);
+  add_async_copy_lowerings(table);
+  add_ldmatrix_lowerings(table);
   // Stages 4-6 (lower_image.cpp, lower_fp8.cpp, lower_mma.cpp) register here.
   return table;
 }

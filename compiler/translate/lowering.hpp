@@ -28,10 +28,19 @@ void add_warp_lowerings(LoweringTable& table);    // lower_warp.cpp
 void add_mma_lowerings(LoweringTable& table);     // lower_mma.cpp
 void add_image_lowerings(LoweringTable& table);   // lower_image.cpp
 void add_fp8_lowerings(LoweringTable& table);     // lower_fp8.cpp
+void add_warp_reduce_lowerings(LoweringTable& table); // lower_warp_reduce.cpp (redux, match)
+void add_int_pack_lowerings(LoweringTable& table);    // lower_int_pack.cpp (bmsk)
+void add_sleep_lowerings(LoweringTable& table);       // lower_sleep.cpp (nanosleep)
+void add_video_lowerings(LoweringTable& table);       // lower_video.cpp (vadd ... vset4)
+void add_async_copy_lowerings(LoweringTable& table);  // lower_async_copy.cpp (cp.async)
+void add_ldmatrix_lowerings(LoweringTable& table);    // lower_ldmatrix.cpp
 // A call of an undefined (.extern) function NAME goes to the lowering registered as "call:NAME"
 // when there is one (the rewrite passes' helpers, builtin_call.hpp); lower_control.cpp asks.
 // cvt with an FP8 operand (e4m3x2, e5m2x2): lower_convert.cpp's cvt delegates to lower_fp8.cpp.
 [[nodiscard]] Expected<void> lower_cvt_fp8(FunctionTranslator& t, const ptx::Instruction& instruction);
+// cvt.pack.sat with integer types: lower_convert.cpp's cvt delegates to lower_int_pack.cpp.
+[[nodiscard]] Expected<void> lower_cvt_pack_int(FunctionTranslator& t,
+                                                const ptx::Instruction& instruction);
 
 // The lowering of `opcode`, or nullptr.
 [[nodiscard]] Lowering find_lowering(std::string_view opcode);

@@ -199,7 +199,7 @@ const char* const k_rejected[] = {
     "  cvt.rn.relu.s32.f32 %r1, %f1;",
     "  cvt.rn.satfinite.f32.f64 %f1, %fd1;",
     "  cvt.rn.rz.f32.f64 %f1, %fd1;",
-    "  cvt.pack.sat.u8.s32.b32 %r1, %r2, %r3, %r4;",
+    "  cvt.pack.sat.u8.u32.b32 %r1, %r2, %r3, %r4;", // cvt.pack takes .s32 sources
     "  cvt.rs.f16x2.f32 %r1, %f1, %f2, %r2;",
     "  cvt.ftz.f16x2.f32 %r1, %f1, %f2;",
     "  cvt.rn.f16x2.f32.f32 %r1, %f1, %f2;",
