@@ -2,7 +2,7 @@
 //
 //   d4r-ptxgen-check --first N --count N [--gpu RESULTS]... [--targets gfx1100,gfx1201]
 //                    [--module N] [--show N] [--write-digests FILE] [--min-ops N --max-ops N] [--version N]
-//                    [--executor 0]
+//                    [--executor 0] [--reduce SLOT]
 //
 // Runs the programs of the seed range on the CPU executor (in modules of --module programs),
 // compares them with the GPU's results slot by slot and prints, for each differing program, the
@@ -33,6 +33,7 @@ struct Arguments {
   std::vector<std::string> gpu;
   std::vector<std::string> targets;
   std::string write_digests;
+  int reduce_slot = -1;
   std::string child_target;
   bool executor = true;
   Options options;
@@ -66,6 +67,8 @@ bool parse(int argc, char** argv, Arguments& args)
       args.options.min_ops = std::atoi(value.c_str());
     } else if (arg == "--max-ops") {
       args.options.max_ops = std::atoi(value.c_str());
+    } else if (arg == "--reduce") {
+      args.reduce_slot = std::atoi(value.c_str());
     } else if (arg == "--executor") {
       args.executor = value != "0";
     } else if (arg == "--version") {
@@ -111,6 +114,13 @@ void compare_chunk(const std::vector<Program>& programs, const std::vector<RunRe
     }
     ++summary.differ;
     const Difference difference = first_difference(program, found->second, cpu[i]);
+    if (args.reduce_slot >= 0) {
+      for (const Difference& local : local_differences(program, found->second, cpu[i])) {
+        if (local.slot == args.reduce_slot) {
+          std::printf("%s", reproducer(program, local, found->second).c_str());
+        }
+      }
+    }
     const std::string text = describe(program, difference, found->second);
     const std::string form = form_of(program.slots[static_cast<size_t>(difference.slot)]);
     auto& entry = summary.forms[form];

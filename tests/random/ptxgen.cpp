@@ -139,9 +139,11 @@ int Builder::add_slot(const std::string& text, SlotType type, const std::vector<
   slot.text = text;
   slot.type = type;
   slot.in_loop = m_in_loop;
+  slot.control = m_control;
   for (const Src& source : sources) {
     if (source.slot >= 0) {
       slot.sources.push_back(source.slot);
+      slot.source_regs.push_back(source.text);
     }
   }
   m_program.slots.push_back(std::move(slot));
@@ -200,6 +202,7 @@ void Builder::branch_region(int ops)
   const Src guard = pred();
   const std::string label = "L" + dec(m_labels++);
   emit("@" + negated(guard) + " bra " + label + ";");
+  m_control.push_back(guard.slot);
   const size_t keep16 = m_pool16.size(), keep32 = m_pool32.size(), keep64 = m_pool64.size(), keepp = m_poolp.size();
   const bool outer = m_in_branch;
   m_in_branch = true;
@@ -207,6 +210,7 @@ void Builder::branch_region(int ops)
     one_op();
   }
   m_in_branch = outer;
+  m_control.pop_back();
   // Threads that jumped never wrote these registers.
   m_pool16.resize(keep16);
   m_pool32.resize(keep32);

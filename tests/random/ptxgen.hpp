@@ -38,6 +38,9 @@ struct Slot {
   std::string text;         // the instruction (with its guard) that wrote the slot
   SlotType type = SlotType::b32;
   std::vector<int> sources; // slots holding the values of its register operands, in order
+  std::vector<std::string> source_regs; // those registers' names
+  std::vector<int> control; // slots of the predicates of the branches around it (and, for a
+                            // carry-in instruction, the slot of the chain's previous instruction)
   bool in_loop = false;     // written in a loop: its sources show their final values only
 };
 

@@ -35,6 +35,7 @@ private:
   bool m_in_branch = false; // not every thread runs this code: no warp operations, no barriers
   bool m_in_loop = false;
   int m_version = k_generator_version; // Options::version
+  std::vector<int> m_control;          // Slot::control of the code being written
 
   // Registers and operands.
   std::vector<Reg>& pool(int bits);

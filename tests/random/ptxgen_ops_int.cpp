@@ -271,7 +271,13 @@ void Builder::op_carry_chain()
       line += ", " + z.text;
       sources.push_back(z);
     }
+    if (!first) { // the carry flag is not traced: its maker stands for it
+      m_control.push_back(pool(bits).back().slot);
+    }
     traced(line + ";", d, bits, bits_type(bits), sources, false);
+    if (!first) {
+      m_control.pop_back();
+    }
   }
 }
 

@@ -148,6 +148,9 @@ std::vector<Difference> local_differences(const Program& program, const RunRecor
       for (int source : info.sources) {
         inputs_agree = inputs_agree && (cross ? same_everywhere(source) : same(source, thread));
       }
+      for (int source : info.control) {
+        inputs_agree = inputs_agree && source >= 0 && same(source, thread);
+      }
       if (inputs_agree) {
         differences.push_back(Difference{slot, thread, slot_value(gpu, slots, thread, slot), slot_value(cpu, slots, thread, slot)});
         break;
@@ -213,6 +216,62 @@ std::string describe(const Program& program, const Difference& difference, const
     text += "  executor " + describe_value(slot.type, difference.cpu) + "\n";
   }
   return text;
+}
+
+std::string reproducer(const Program& program, const Difference& difference, const RunRecord& values_of)
+{
+  const Slot& slot = program.slots[static_cast<size_t>(difference.slot)];
+  std::string line = slot.text;
+  std::string part; // which destination of a two-destination form: "(q)", "(hi)", "(p)"
+  if (line.ends_with(")") && line.rfind(" (") != std::string::npos) {
+    part = line.substr(line.rfind(" (") + 1);
+    line = line.substr(0, line.rfind(" ("));
+  }
+  std::string body = line;
+  if (body[0] == '@') {
+    body = body.substr(body.find(' ') + 1);
+  }
+  if (body.starts_with("shfl") || body.starts_with("vote") || body.starts_with("bar") || body.starts_with("ld.") ||
+      body.starts_with("activemask") || body.find(".cc") != std::string::npos || body.starts_with("addc") ||
+      body.starts_with("subc") || body.starts_with("madc")) {
+    return {}; // reads other threads, memory or the carry flag
+  }
+  std::string dest = body.substr(body.find(' ') + 1);
+  dest = dest.substr(0, dest.find(dest[0] == '{' ? '}' : ','));
+  if (dest[0] == '{') {
+    dest = part == "(hi)" ? dest.substr(dest.find(',') + 2) : dest.substr(1, dest.find(',') - 1);
+  } else if (dest.find('|') != std::string::npos) {
+    dest = part == "(q)" || part == "(p)" ? dest.substr(dest.find('|') + 1) : dest.substr(0, dest.find('|'));
+  }
+  const uint32_t slots = static_cast<uint32_t>(program.slots.size());
+  const int thread = difference.thread < 0 ? 0 : difference.thread;
+  std::string text = ".version 8.5\n.target sm_90\n.address_size 64\n\n// " + program.name + " slot " +
+                     std::to_string(difference.slot) + ", thread " + std::to_string(thread) +
+                     " (tests/random); expected (H200): " + describe_value(slot.type, slot_value(values_of, slots, thread, difference.slot)) +
+                     "\n.visible .entry repro(.param .u64 p_out)\n{\n";
+  size_t at = 0;
+  while ((at = program.entry.find("  .reg ", at)) != std::string::npos) {
+    const size_t end = program.entry.find('\n', at);
+    text += program.entry.substr(at, end - at + 1);
+    at = end;
+  }
+  text += "  ld.param.u64 %oa, [p_out];\n  cvta.to.global.u64 %oa, %oa;\n";
+  for (size_t i = 0; i < slot.sources.size(); ++i) {
+    const Slot& from = program.slots[static_cast<size_t>(slot.sources[i])];
+    const uint64_t value = slot_value(values_of, slots, thread, slot.sources[i]);
+    if (from.type == SlotType::pred) {
+      text += "  setp.ne.u32 " + slot.source_regs[i] + ", " + std::to_string(value != 0 ? 1 : 0) + ", 0;\n";
+    } else {
+      text += "  mov.b" + std::to_string(slot_bytes(from.type) * 8) + " " + slot.source_regs[i] + ", " + hex_value(value) + ";\n";
+    }
+  }
+  text += "  " + line + "\n";
+  if (slot.type == SlotType::pred) {
+    text += "  selp.u32 %t, 1, 0, " + dest + ";\n  st.global.u32 [%oa], %t;\n";
+  } else {
+    text += "  st.global.b" + std::to_string(slot_bytes(slot.type) * 8) + " [%oa], " + dest + ";\n";
+  }
+  return text + "  ret;\n}\n";
 }
 
 int amdgpu_child(uint64_t first, int64_t count, const Options& options, const std::string& target)

@@ -31,7 +31,8 @@ struct Difference {
 // gpu holds slot digests only (a digest file): the thread and values are the executor's.
 [[nodiscard]] Difference first_digest_difference(const Program& program, const RunRecord& gpu, const RunRecord& cpu);
 
-// Every slot whose output differs in some thread while all its inputs agree there (for
+// Every slot whose output differs in some thread while all its inputs, and the predicates of the
+// branches around it, agree there (for
 // instructions that read other threads, shfl/vote/bar.red/ld.shared/activemask, in every thread;
 // slots in loops only where every earlier slot agrees): each instruction that is itself wrong,
 // not just downstream of one. One Difference per slot, its lowest such thread.
@@ -44,6 +45,11 @@ struct Difference {
 // One line naming the instruction's form without registers and immediates (opcode and
 // modifiers), for grouping differences: "add.sat.s32", "@p cvt.rni.s8.f32".
 [[nodiscard]] std::string form_of(const Slot& slot);
+
+// A minimal reproducer of `difference`: one single-thread kernel `repro(.param .u64 out)` that sets
+// the instruction's source registers to their values in `values_of` (the GPU's), runs the one
+// instruction and stores its result to out[0]. Empty for instructions that read other threads.
+[[nodiscard]] std::string reproducer(const Program& program, const Difference& difference, const RunRecord& values_of);
 
 struct TranslateFailure {
   uint64_t seed = 0;
