@@ -135,10 +135,13 @@ D4R_INLINE int64_t d4r_video_shift(uint32_t op, int64_t ta, uint32_t tb)
  * and for unsigned merges, and otherwise:
  *   - an unsigned word clamps only below: max(tmp, 0), then the low 32 bits
  *     (vadd.u32.u32.u32.sat 0x80ff7f01 + 0x80ff7f01 = 0x01fefe02);
- *   - a signed merge is an unsigned minimum of the low 32 bits with the byte's or half's maximum
- *     (vadd.s32.s32.s32.sat d.b3 of -1 + -1 writes 0x7f);
+ *   - a merge is an unsigned minimum of the low 33 bits with the byte's or half's maximum
+ *     (vadd.s32.s32.s32.sat d.b3 of -1 + -1 writes 0x7f; vadd.s32.s32.s32.sat d.h0 of
+ *     0x80000000 + 0x80000000 writes 0x7fff; vadd.u32.s32.s32.sat d.h0 of a negative sum 0xffff);
  *   - vshl/vshr clamp to the word's range whatever the merge, vshl after wrapping its result to a
- *     34-bit signed value (vshl.s32 0x80ff7f01 << 32 saturates to 0x7fffffff). */
+ *     34-bit signed value (vshl.s32 0x80ff7f01 << 32 saturates to 0x7fffffff).
+ * The merges and the forms of video_extra.cu were measured on the H200 too (the values in
+ * tests/unit/test_compiler_translate_new_forms.cpp, HostVideoH200Values). */
 D4R_INLINE int64_t d4r_video_saturate(uint32_t op, int64_t tmp, uint32_t dsel, int d_signed)
 {
   if (op >= V_SHL_CLAMP && op <= V_SHR_WRAP) {
@@ -155,12 +158,9 @@ D4R_INLINE int64_t d4r_video_saturate(uint32_t op, int64_t tmp, uint32_t dsel, i
     return tmp < 0 ? 0 : (int64_t)(uint32_t)tmp;
   }
   const int bits = dsel < 4 ? 8 : 16;
-  if (d_signed) {
-    const uint32_t low = (uint32_t)tmp;
-    const uint32_t top = (1u << (bits - 1)) - 1u;
-    return (int64_t)(low < top ? low : top);
-  }
-  return d4r_clamp(tmp, bits, 0);
+  const uint64_t low = (uint64_t)tmp & ((1ull << 33) - 1u);
+  const uint64_t top = d_signed ? (1ull << (bits - 1)) - 1u : (1ull << bits) - 1u;
+  return (int64_t)(low < top ? low : top);
 }
 
 /* The secondary .min/.max compare the low 32 bits of the result with c, both of the destination's
@@ -211,8 +211,8 @@ D4R_API uint32_t __d4r_ptx_video(uint32_t op, uint32_t a, uint32_t asel, uint32_
     return (t & 0xffffu) | (c & 0xffff0000u);
   }
   if (dsel == 5) {
-    /* The H200 does not move the result into the upper half: d = tmp[31:16] : c[15:0] (with .sat
-     * the upper half is then 0; lower_video.cpp accepts .h1 only with .sat, the tested case). */
+    /* The H200 does not move the result into the upper half: d = tmp[31:16] : c[15:0], with .sat
+     * or without (with .sat the upper half is then 0). */
     return (t & 0xffff0000u) | (c & 0xffffu);
   }
   return t;
