@@ -237,9 +237,6 @@ Expected<llvm::Value*> FunctionTranslator::address(const ptx::Operand& operand, 
     }
     return symbol_pointer(*found, space, offset);
   }
-  if (space == Space::param) {
-    return std::unexpected(error(*m_current, "unsupported: a .param address in a register"));
-  }
   PtxType type{PtxType::Kind::unsigned_int, 64, false};
   bool named = base.kind == ptx::OperandKind::symbol;
   if ((base.kind == ptx::OperandKind::reg && !is_special_register(base.text)) || named) {

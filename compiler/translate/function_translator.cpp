@@ -455,10 +455,9 @@ Expected<llvm::Value*> FunctionTranslator::read_symbol(const ptx::Operand& opera
       address = m_builder.CreateAdd(address, m_builder.getInt32(static_cast<uint32_t>(offset)));
       return adapt_value(m_builder, address, PtxType{PtxType::Kind::unsigned_int, 32, false}, type);
     }
-    if (found->space == Space::param && m_function.is_entry) {
-      return std::unexpected(error(*m_current, "the address of kernel parameter " + operand.text +
-                                                   " is not supported"));
-    }
+    // The address of a parameter (clang passes a by-value struct so, and Triton takes it too)
+    // is where its copy lives: the kernel's parameter block or the function's argument slot,
+    // both in the .param space that ld.param through a register reads (function_scope.cpp).
     llvm::Value* pointer = m_builder.CreateConstGEP1_64(
         m_builder.getInt8Ty(), found->storage, found->offset + offset);
     unsigned bits = m_module.module.getDataLayout().getPointerSizeInBits(

@@ -5,7 +5,8 @@
 // pipeline run.
 //
 // .shared layout on the host (host_abi.hpp): one window per block holding the module's .shared
-// variables (and those of .func bodies) at fixed offsets, then each kernel's own, then the dynamic
+// variables that several kernels reach (and those of .func bodies) at fixed offsets, then each
+// kernel's own (its module-scope ones no other kernel reaches, then its body's), then the dynamic
 // array at the 16-aligned end (KernelSignature::static_shared_bytes, already aligned). On AMDGPU
 // every .shared variable is its own addrspace(3) global and the backend lays them out.
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#state-spaces
@@ -27,6 +28,7 @@
 #include "compiler/translate/function_translator.hpp"
 #include "compiler/translate/module_support.hpp"
 #include "compiler/translate/ptx_values.hpp"
+#include "compiler/translate/symbol_reach.hpp"
 #include "compiler/translate/target_hooks.hpp"
 #include "compiler/translate/vector_registers.hpp"
 
@@ -36,6 +38,9 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <map>
+#include <set>
+#include <string>
 #include <variant>
 
 namespace d4r::compiler::translate {
@@ -186,6 +191,9 @@ private:
   Expected<void> add_body_variables(const ptx::Block& block, const std::string& owner,
                                     bool shared_only);
   void place_dynamic_shared();
+  Expected<void> place_shared(const ptx::Variable& variable);
+  Expected<void> layout_module_shared();
+  Expected<void> place_kernel_module_shared(const std::string& kernel);
   Expected<void> declare_function(const ptx::Function& function);
   llvm::GlobalValue::LinkageTypes linkage(const std::string& ptx_linkage) const;
 
@@ -194,6 +202,8 @@ private:
   Translation& m_translation;
   ModuleState m_state;
   int64_t m_shared_end = 0; // host window: the current layout's end
+  // Module-scope static .shared variable -> the kernels that reach it (symbol_reach.hpp).
+  std::map<std::string, std::set<std::string>> m_shared_reach;
   bool m_has_dynamic_shared = false;
 };
 
@@ -284,6 +294,61 @@ Expected<void> ModuleTranslator::add_body_variables(const ptx::Block& block,
     TRY(add_variable(*variable, owner + "." + variable->name, true, symbol));
     m_has_dynamic_shared = m_has_dynamic_shared || symbol.dynamic_shared;
     m_state.body_symbols[variable] = symbol;
+  }
+  return {};
+}
+
+// Puts a module-scope static .shared variable at the window's current end.
+Expected<void> ModuleTranslator::place_shared(const ptx::Variable& variable)
+{
+  TRY_ASSIGN(int64_t size, variable_size(variable));
+  int64_t align = variable_align(variable);
+  m_shared_end = align_up(m_shared_end, align);
+  m_state.symbols[variable.name].offset = m_shared_end;
+  m_shared_end += size;
+  return {};
+}
+
+// The module-scope static .shared variables that two or more kernels reach get the window's first
+// bytes, at one offset for all; each of the others is placed with the one kernel that reaches it
+// (place_kernel_module_shared), so kernels' own variables share bytes across kernels instead of
+// adding up in every block (clang writes each kernel's __shared__ arrays at module scope). A
+// variable no kernel reaches is never addressed and stays at 0.
+Expected<void> ModuleTranslator::layout_module_shared()
+{
+  std::set<std::string> names;
+  for (const ptx::Item& item : m_ptx.items) {
+    const auto* variable = std::get_if<ptx::Variable>(&item.value);
+    if (variable != nullptr && variable->space == ".shared" &&
+        !m_state.symbols[variable->name].dynamic_shared) {
+      names.insert(variable->name);
+      m_state.symbols[variable->name].offset = 0;
+    }
+  }
+  m_shared_reach = kernels_reaching(m_ptx, names);
+  m_shared_end = 0;
+  for (const ptx::Item& item : m_ptx.items) {
+    const auto* variable = std::get_if<ptx::Variable>(&item.value);
+    if (variable != nullptr && names.contains(variable->name) &&
+        m_shared_reach[variable->name].size() >= 2) {
+      TRY(place_shared(*variable));
+    }
+  }
+  return {};
+}
+
+Expected<void> ModuleTranslator::place_kernel_module_shared(const std::string& kernel)
+{
+  for (const ptx::Item& item : m_ptx.items) {
+    const auto* variable = std::get_if<ptx::Variable>(&item.value);
+    if (variable == nullptr) {
+      continue;
+    }
+    auto reach = m_shared_reach.find(variable->name);
+    if (reach != m_shared_reach.end() && reach->second.size() == 1 &&
+        reach->second.contains(kernel)) {
+      TRY(place_shared(*variable));
+    }
   }
   return {};
 }
@@ -392,6 +457,7 @@ Expected<void> ModuleTranslator::run()
       m_state.symbols[variable->name] = symbol;
     }
   }
+  TRY(layout_module_shared());
   // .shared of .func bodies joins the module's part of the window; then each kernel's own part.
   for (const ptx::Function* function : functions) {
     if (!function->is_entry && function->body) {
@@ -408,6 +474,7 @@ Expected<void> ModuleTranslator::run()
       continue;
     }
     m_shared_end = m_state.module_shared_bytes;
+    TRY(place_kernel_module_shared(function->name));
     TRY(add_body_variables(*function->body, function->name, true));
     TRY(add_body_variables(*function->body, function->name, false));
     KernelSignature& signature = *const_cast<KernelSignature*>(m_state.kernels[function->name]);

@@ -204,5 +204,176 @@ TEST(CpuTranslated, EveryTranslatedCorpusModuleJits)
   EXPECT_TRUE(rejected.empty()) << "every stage is implemented: each corpus module translates";
 }
 
+// clang writes each kernel's __shared__ arrays as module-scope .shared variables. On the host a
+// variable that only one kernel reaches (through its body or the functions it calls) shares its
+// bytes with the other kernels' such variables: each block's window is its kernel's own size, not
+// the module's sum (9 texture kernels of 20 KB each were 180 KB, past the executor's 64 KB), and
+// variables one kernel reaches never overlap.
+constexpr const char* k_module_shared_ptx = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.shared .align 4 .b8 both[256];
+.shared .align 4 .b8 only_a[40000];
+.shared .align 4 .b8 only_b[40000];
+.shared .align 4 .b8 through_helper[4096];
+.shared .align 4 .b8 nobody[100000];
+.func helper(.param .b32 i)
+{
+    .reg .b32 %h<4>;
+    .reg .b64 %hd<4>;
+    ld.param.b32 %h1, [i];
+    mul.wide.u32 %hd1, %h1, 4;
+    mov.u64 %hd2, through_helper;
+    add.s64 %hd2, %hd2, %hd1;
+    st.shared.u32 [%hd2], %h1;
+    ret;
+}
+.visible .entry kernel_a(.param .u64 out)
+{
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd2, %r1, 4;
+    mov.u64 %rd3, only_a;
+    add.s64 %rd3, %rd3, %rd2;
+    mul.lo.u32 %r2, %r1, 3;
+    st.shared.u32 [%rd3], %r2;
+    mov.u64 %rd4, both;
+    add.s64 %rd4, %rd4, %rd2;
+    add.u32 %r3, %r1, 1000;
+    st.shared.u32 [%rd4], %r3;
+    {
+    .param .b32 p;
+    st.param.b32 [p], %r1;
+    call.uni helper, (p);
+    }
+    bar.sync 0;
+    xor.b32 %r4, %r1, 1;
+    mul.wide.u32 %rd5, %r4, 4;
+    mov.u64 %rd6, only_a;
+    add.s64 %rd6, %rd6, %rd5;
+    ld.shared.u32 %r5, [%rd6];
+    mov.u64 %rd6, both;
+    add.s64 %rd6, %rd6, %rd5;
+    ld.shared.u32 %r6, [%rd6];
+    add.u32 %r5, %r5, %r6;
+    mov.u64 %rd6, through_helper;
+    add.s64 %rd6, %rd6, %rd5;
+    ld.shared.u32 %r6, [%rd6];
+    add.u32 %r5, %r5, %r6;
+    cvta.to.global.u64 %rd7, %rd1;
+    add.s64 %rd7, %rd7, %rd2;
+    st.global.u32 [%rd7], %r5;
+    ret;
+}
+.visible .entry kernel_b(.param .u64 out)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    mov.u64 %rd1, only_b;
+    mov.u64 %rd2, both;
+    st.shared.u32 [%rd1], 1;
+    st.shared.u32 [%rd2], 2;
+    ret;
+}
+)";
+
+TEST(CpuTranslated, ModuleSharedVariablesOfOneKernelShareTheWindow)
+{
+  Expected<ptx::Module> module = ptx::parse_module(k_module_shared_ptx);
+  ASSERT_TRUE(module) << module.error().message;
+  Expected<translate::Translation> translation =
+      translate::translate_module(*module, translate::TranslateOptions{});
+  ASSERT_TRUE(translation) << translation.error().message;
+  Expected<std::unique_ptr<Executor>> executor =
+      Executor::create(std::move(*translation), ExecutorOptions{.threads = 1});
+  ASSERT_TRUE(executor) << executor.error().message;
+  const translate::KernelSignature* a = (*executor)->signature("kernel_a");
+  const translate::KernelSignature* b = (*executor)->signature("kernel_b");
+  ASSERT_TRUE(a != nullptr && b != nullptr);
+  EXPECT_EQ(a->static_shared_bytes, 256 + 40000 + 4096) << "both, only_a, through_helper";
+  EXPECT_EQ(b->static_shared_bytes, 256 + 40000) << "both, only_b";
+  std::vector<uint32_t> out(64, 0);
+  Expected<LaunchStats> run = (*executor)->launch(
+      "kernel_a", LaunchShape{{1, 1, 1}, {64, 1, 1}, 0}, params(out.data()));
+  ASSERT_TRUE(run) << run.error().message;
+  for (uint32_t t = 0; t < 64; ++t) {
+    uint32_t other = t ^ 1u;
+    EXPECT_EQ(out[t], other * 3 + (other + 1000) + other) << "thread " << t;
+  }
+}
+
+// clang passes a by-value struct by the address of its .param and reads the fields through it
+// (Triton takes a parameter's address too): mov of the parameter's name, then ld.param through the
+// register, in a kernel and in a .func.
+constexpr const char* k_param_address_ptx = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.func (.param .b32 r) second_word(.param .align 8 .b8 s[16])
+{
+    .reg .b32 %f<2>;
+    .reg .b64 %fd<2>;
+    mov.b64 %fd1, s;
+    ld.param.u32 %f1, [%fd1+4];
+    st.param.b32 [r], %f1;
+    ret;
+}
+.visible .entry by_address(.param .align 8 .b8 k_param_0[16], .param .u64 k_param_1)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    mov.b64 %rd1, k_param_0;
+    ld.param.u32 %r1, [%rd1+8];
+    ld.param.u32 %r2, [%rd1];
+    ld.param.u64 %rd2, [k_param_1];
+    cvta.to.global.u64 %rd3, %rd2;
+    st.global.u32 [%rd3], %r1;
+    st.global.u32 [%rd3+4], %r2;
+    {
+    .param .align 8 .b8 a[16];
+    ld.param.u32 %r3, [%rd1+12];
+    st.param.b32 [a+4], %r3;
+    .param .b32 x;
+    call.uni (x), second_word, (a);
+    ld.param.b32 %r3, [x];
+    }
+    st.global.u32 [%rd3+8], %r3;
+    ret;
+}
+)";
+
+TEST(CpuTranslated, ParameterAddressesReadThroughRegisters)
+{
+  Expected<ptx::Module> module = ptx::parse_module(k_param_address_ptx);
+  ASSERT_TRUE(module) << module.error().message;
+  Expected<translate::Translation> translation =
+      translate::translate_module(*module, translate::TranslateOptions{});
+  ASSERT_TRUE(translation) << translation.error().message;
+  Expected<std::unique_ptr<Executor>> executor =
+      Executor::create(std::move(*translation), ExecutorOptions{.threads = 1});
+  ASSERT_TRUE(executor) << executor.error().message;
+  std::vector<uint32_t> out(3, 0);
+  // The .param block: the 16-byte struct, then the output pointer at 16.
+  const uint32_t fields[4] = {0x11111111u, 0x22222222u, 0x33333333u, 0x44444444u};
+  std::vector<std::byte> block(16);
+  std::memcpy(block.data(), fields, sizeof fields);
+  std::vector<std::byte> pointer = params(out.data());
+  block.insert(block.end(), pointer.begin(), pointer.end());
+  Expected<LaunchStats> run =
+      (*executor)->launch("by_address", LaunchShape{{1, 1, 1}, {1, 1, 1}, 0}, block);
+  ASSERT_TRUE(run) << run.error().message;
+  EXPECT_EQ(out, (std::vector<uint32_t>{0x33333333u, 0x11111111u, 0x44444444u}));
+  for (const char* target : {"gfx1100", "gfx1201"}) {
+    translate::TranslateOptions options;
+    options.kind = translate::TargetKind::amdgpu;
+    options.processor = target;
+    Expected<translate::Translation> amdgpu = translate::translate_module(*module, options);
+    EXPECT_TRUE(amdgpu) << target << ": " << amdgpu.error().message;
+  }
+}
+
 } // namespace
 } // namespace d4r::compiler::cpu
