@@ -107,8 +107,8 @@ std::vector<Row> read_table()
     }
     std::vector<std::string> c = cells(line);
     if (c.size() != 7 || c[0] == "instruction" || c[0].starts_with("---")) {
-      EXPECT_TRUE(c.size() == 7 || c.empty()) << "COVERAGE.md:" << number << ": " << c.size()
-                                              << " cells";
+      EXPECT_TRUE(c.size() == 7 || c.empty())
+          << "COVERAGE.md:" << number << ": " << c.size() << " cells";
       continue;
     }
     rows.push_back(Row{number, section, c[0], c[1], c[2], c[3], c[4], c[5], c[6]});
@@ -226,11 +226,15 @@ const char* const k_call_module = R"(.version 8.0
 std::string extern_call_module(const std::string& name)
 {
   return ".version 8.0\n.target sm_86\n.address_size 64\n"
-         ".extern .func (.param .b32 r) " + name + "(.param .b64 a, .param .b64 b);\n"
+         ".extern .func (.param .b32 r) " +
+         name +
+         "(.param .b64 a, .param .b64 b);\n"
          ".visible .entry k(.param .u64 out)\n{\n  .reg .b32 %r<2>;\n  .reg .b64 %rd<2>;\n"
          "  ld.param.u64 %rd1, [out];\n  {\n    .param .b64 a0;\n    st.param.b64 [a0], %rd1;\n"
          "    .param .b64 a1;\n    st.param.b64 [a1], %rd1;\n    .param .b32 r0;\n"
-         "    call.uni (r0), " + name + ", (a0, a1);\n    ld.param.b32 %r1, [r0];\n  }\n"
+         "    call.uni (r0), " +
+         name +
+         ", (a0, a1);\n    ld.param.b32 %r1, [r0];\n  }\n"
          "  st.global.u32 [%rd1], %r1;\n  ret;\n}\n";
 }
 
@@ -388,8 +392,8 @@ const std::vector<Probe>& probes()
        false},
       {"`tensormap.replace`",
        "tensormap.replace.tile.global_address.global.b1024.b64 [%rd1], %rd2;", false},
-      {"`ldmatrix`",
-       "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r1, %r2, %r3, %r4}, [%rd2];", true},
+      {"`ldmatrix`", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r1, %r2, %r3, %r4}, [%rd2];",
+       true},
       {"`stmatrix`", "stmatrix.sync.aligned.m8n8.x1.shared.b16 [%rd1], {%r1};", false},
       {"`movmatrix`", "movmatrix.sync.aligned.m8n8.trans.b16 %r1, %r2;", false},
       {"`alloca`", "alloca.u64 %rd3, %rd4;", false},
@@ -413,8 +417,8 @@ const std::vector<Probe>& probes()
       {"`ret`", "setp.eq.u32 %p1, %r1, 0;\n  @%p1 ret;", true},
       {"`exit`", "setp.eq.u32 %p1, %r1, 0;\n  @%p1 exit;", true},
       // synchronization and communication
-      {"`bar`, `barrier`", "bar.sync 0;\n  barrier.sync.aligned 2;\n  bar.red.popc.u32 %r1, 1, %p1;",
-       true},
+      {"`bar`, `barrier`",
+       "bar.sync 0;\n  barrier.sync.aligned 2;\n  bar.red.popc.u32 %r1, 1, %p1;", true},
       {"`bar.warp.sync`", "bar.warp.sync 0xffffffff;", true},
       {"`barrier.cluster`", "barrier.cluster.arrive;", false},
       {"`membar`, `fence`", "membar.gl;\n  fence.acq_rel.cluster;", true},
@@ -441,20 +445,24 @@ const std::vector<Probe>& probes()
       // warp-level matrix
       {"`mma`", nullptr, true}, // k_mma_operands, below
       {"`mma.sp`", nullptr, false},
-      {"`wmma.load`", "wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1, %r2, %r3, %r4, "
-                      "%r5, %r6, %r7, %r8}, [%rd2];",
+      {"`wmma.load`",
+       "wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1, %r2, %r3, %r4, "
+       "%r5, %r6, %r7, %r8}, [%rd2];",
        false},
-      {"`wmma.store`", "wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%rd1], {%f1, %f2, "
-                       "%f3, %f4, %f5, %f6, %f7, %f8};",
+      {"`wmma.store`",
+       "wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%rd1], {%f1, %f2, "
+       "%f3, %f4, %f5, %f6, %f7, %f8};",
        false},
       {"`wmma.mma`", nullptr, false},
       {"`wgmma.fence`, `wgmma.commit_group`, `wgmma.wait_group`", "wgmma.fence.sync.aligned;",
        false},
-      {"`wgmma.mma_async`", "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, "
-                            "%f4}, %rd3, %rd4, 1, 1, 1, 0, 0;",
+      {"`wgmma.mma_async`",
+       "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, "
+       "%f4}, %rd3, %rd4, 1, 1, 1, 0, 0;",
        false},
-      {"`wgmma.mma_async.sp`", "wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 {%f1, %f2, "
-                               "%f3, %f4}, %rd3, %rd4, %r1, 0, 1, 1, 1, 0, 0;",
+      {"`wgmma.mma_async.sp`",
+       "wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 {%f1, %f2, "
+       "%f3, %f4}, %rd3, %rd4, %r1, 0, 1, 1, 1, 0, 0;",
        false},
       // video
       {"`vadd`", "vadd.s32.u32.s32.sat %r1, %r2.b0, %r3.h0;", true},
@@ -624,8 +632,7 @@ const std::vector<Probe>& more_probes()
       {"`cp.async`", "cp.async.ca.shared.global [%rd1], [%rd2], 4, %p1;", true},
       {"`ldmatrix`", "ldmatrix.sync.aligned.m8n8.x1.b16 {%r1}, [%rd2];", true},
       {"`ldmatrix`", "ldmatrix.sync.aligned.m8n8.x2.shared::cta.b16 {%r1, %r2}, [%rd2];", true},
-      {"`tex`",
-       "tex.a2d.v4.s32.f32 {%r1, %r2, %r3, %r4}, [%rd3, {%r5, %f1, %f2, %f3}];", true},
+      {"`tex`", "tex.a2d.v4.s32.f32 {%r1, %r2, %r3, %r4}, [%rd3, {%r5, %f1, %f2, %f3}];", true},
       {"`tex`", "tex.2d.v4.u32.f32 {%r1, %r2, %r3, %r4}, [%rd3, {%f5, %f6}];", true},
       {"`tex`", "tex.2d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd3, {%r1, %r2}];", false},
       {"`suld`", "suld.b.2d.v4.b16.zero {%rs1, %rs2, %rs3, %rs4}, [%rd3, {%r1, %r2}];", true},
@@ -751,10 +758,9 @@ std::string probe_module(const Probe& probe)
 {
   std::string row = probe.row;
   if (probe.text == nullptr) {
-    std::string op = row == "`mma`" ? "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
-                     : row == "`mma.sp`"
-                         ? "mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
-                         : "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32";
+    std::string op = row == "`mma`"      ? "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
+                     : row == "`mma.sp`" ? "mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
+                                         : "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32";
     return kernel_text("  " + op + k_mma_operands);
   }
   std::string text = probe.text;
@@ -811,12 +817,11 @@ TEST(TranslateCoverage, RowsParseAndTheSummaryCountsThem)
     }
   }
   std::string text = read_file(k_table);
-  std::string summary = "Rows: " + std::to_string(rows.size()) + " (" +
-                        std::to_string(counts["yes"]) + " yes, " +
-                        std::to_string(counts["partial"]) + " partial, " +
-                        std::to_string(counts["no"]) + " no); with an H200 golden: " +
-                        std::to_string(with_golden["yes"]) + " yes, " +
-                        std::to_string(with_golden["partial"]) + " partial.**";
+  std::string summary =
+      "Rows: " + std::to_string(rows.size()) + " (" + std::to_string(counts["yes"]) + " yes, " +
+      std::to_string(counts["partial"]) + " partial, " + std::to_string(counts["no"]) +
+      " no); with an H200 golden: " + std::to_string(with_golden["yes"]) + " yes, " +
+      std::to_string(with_golden["partial"]) + " partial.**";
   EXPECT_NE(text.find(summary), std::string::npos) << "the summary should say: " << summary;
 }
 
@@ -836,8 +841,8 @@ TEST(TranslateCoverage, EveryIsaOpcodeHasARowAndTheLoweringTableAgrees)
       bool lowered = find_lowering(opcode) != nullptr;
       if (row.status != "no") {
         supported.insert(opcode);
-        EXPECT_TRUE(lowered) << "COVERAGE.md:" << row.line << ": " << opcode << " is "
-                             << row.status << " but has no lowering";
+        EXPECT_TRUE(lowered) << "COVERAGE.md:" << row.line << ": " << opcode << " is " << row.status
+                             << " but has no lowering";
       } else if (lowered) {
         EXPECT_TRUE(names_a_form(row))
             << "COVERAGE.md:" << row.line << ": " << opcode
@@ -918,8 +923,8 @@ TEST(TranslateCoverage, EveryInstructionRowHasAProbeThatTranslatesAsItsStatusSay
       }
       probed.insert(row.name);
     } else {
-      EXPECT_NE(row.status, "yes") << "COVERAGE.md:" << row.line
-                                   << ": a rejected form in a `yes` row";
+      EXPECT_NE(row.status, "yes")
+          << "COVERAGE.md:" << row.line << ": a rejected form in a `yes` row";
       EXPECT_FALSE(translation.has_value())
           << "COVERAGE.md:" << row.line << ": " << row.name << " (" << row.status
           << "): a form the table calls rejected translates: " << probe.text;
@@ -933,6 +938,59 @@ TEST(TranslateCoverage, EveryInstructionRowHasAProbeThatTranslatesAsItsStatusSay
       EXPECT_TRUE(probed.contains(row.name))
           << "COVERAGE.md:" << row.line << ": " << row.name << " (" << row.status
           << ") needs a probe in this test";
+    }
+  }
+}
+
+// The register kernel_text() declares for a value of PTX type `type` (8-bit integers live in
+// 16-bit registers).
+std::string register_for(const std::string& type)
+{
+  if (type == "f32") {
+    return "%f1";
+  }
+  if (type == "f64") {
+    return "%fd1";
+  }
+  if (type.ends_with("64")) {
+    return "%rd3";
+  }
+  if (type.ends_with("32")) {
+    return "%r1";
+  }
+  return "%rs1";
+}
+
+// The cvt rows' claims for every pair of scalar types: integer <-> integer, float -> integer
+// (.rzi), integer -> float (.rn), float -> float (.rn narrowing, .rni within one format) all
+// translate, except the pairs the float -> float row names as rejected (bf16 <-> f64, f16 <->
+// bf16).
+TEST(TranslateCoverage, CvtTranslatesEveryPairOfScalarTypesTheTableClaims)
+{
+  const std::vector<std::string> types = {"u8",  "u16", "u32", "u64",  "s8",  "s16",
+                                          "s32", "s64", "f16", "bf16", "f32", "f64"};
+  auto is_float = [](const std::string& type) { return type.starts_with('f') || type == "bf16"; };
+  auto bits = [](const std::string& type) {
+    return type == "f16" || type == "bf16" ? 16 : std::stoi(type.substr(1));
+  };
+  for (const std::string& to : types) {
+    for (const std::string& from : types) {
+      std::string mode;
+      if (is_float(to) && is_float(from)) {
+        mode = to == from ? ".rni" : (bits(to) < bits(from) ? ".rn" : "");
+      } else if (is_float(from)) {
+        mode = ".rzi";
+      } else if (is_float(to)) {
+        mode = ".rn";
+      }
+      bool rejected = (to == "bf16" && from == "f64") || (to == "f64" && from == "bf16") ||
+                      (to == "f16" && from == "bf16") || (to == "bf16" && from == "f16");
+      std::string body = "  cvt" + mode + "." + to + "." + from + " " + register_for(to) + ", " +
+                         register_for(from) + ";";
+      Expected<Translation> translation = translate_text(kernel_text(body), host_options(false));
+      EXPECT_EQ(translation.has_value(), !rejected)
+          << body << ": "
+          << (translation ? std::string("translates") : translation.error().message);
     }
   }
 }
@@ -955,8 +1013,8 @@ TEST(TranslateCoverage, ExternCallsAreRejected)
   for (const char* name : {"vprintf", "malloc", "__assertfail", "optixGetLaunchIndex"}) {
     Expected<Translation> host = translate_text(extern_call_module(name), host_options(false));
     EXPECT_FALSE(host.has_value()) << name << " translates for the host";
-    Expected<Translation> amdgpu = translate_text(extern_call_module(name),
-                                                  amdgpu_options("gfx1100"));
+    Expected<Translation> amdgpu =
+        translate_text(extern_call_module(name), amdgpu_options("gfx1100"));
     EXPECT_FALSE(amdgpu.has_value()) << name << " translates for gfx1100";
   }
 }
