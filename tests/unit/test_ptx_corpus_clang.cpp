@@ -31,19 +31,6 @@ namespace fs = std::filesystem;
 
 const fs::path k_ptx = D4R_PTX_DIR;
 
-// Entries that do not translate yet: by source (the file name up to ".sm_"), with the words their
-// error must contain. Each is reported in /tmp/d4r/findings.md; golden cases for them are checked in
-// as tests/golden/cases/clang_*.case.pending.
-struct Pending {
-  const char* source;
-  const char* reason;
-};
-constexpr Pending k_pending[] = {
-    // clang passes a by-value struct parameter by address: mov.b64 %rd9, K_param_0; ld.param [%rd9+8]
-    {"tex_filter", "the address of kernel parameter"},
-    {"texture_layers", "the address of kernel parameter"},
-};
-
 std::string read_text(const fs::path& path)
 {
   std::ifstream in(path, std::ios::binary);
@@ -154,16 +141,6 @@ std::vector<std::string> entries_of(const ptx::Module& module)
   return names;
 }
 
-const Pending* pending_for(const std::string& file)
-{
-  for (const Pending& pending : k_pending) {
-    if (source_of(file) == pending.source) {
-      return &pending;
-    }
-  }
-  return nullptr;
-}
-
 // One entry alone, as the daemon builds it.
 Expected<ptx::Module> entry_module(const std::string& text, const std::string& entry)
 {
@@ -262,7 +239,6 @@ TEST_P(ClangTranslate, EveryEntryTranslatesAndLinksWithTheNvccKernargs)
   const std::string text = read_text(k_ptx / file);
   Expected<ptx::Module> module = ptx::parse_module(text);
   ASSERT_TRUE(module) << module.error().message;
-  const Pending* pending = pending_for(file);
   const std::optional<std::string> nvcc = nvcc_twin(file);
   const std::string nvcc_text = nvcc ? read_text(k_ptx / *nvcc) : "";
   std::vector<std::string> nvcc_entries;
@@ -276,13 +252,6 @@ TEST_P(ClangTranslate, EveryEntryTranslatesAndLinksWithTheNvccKernargs)
     Expected<ptx::Module> alone = entry_module(text, entry);
     ASSERT_TRUE(alone) << alone.error().message;
     Expected<Translation> host = translate_module(*alone, host_options());
-    if (pending != nullptr) {
-      ASSERT_FALSE(host) << "translates now: remove " << pending->source
-                         << " from k_pending and rename its clang_*.case.pending";
-      EXPECT_NE(host.error().message.find(pending->reason), std::string::npos) << host.error().message;
-      std::cout << "share: clang " << file << " " << entry << " pending: " << host.error().message << "\n";
-      continue;
-    }
     ASSERT_TRUE(host) << host.error().message;
     EXPECT_EQ(verify_text(*host->module), "");
     ASSERT_EQ(host->kernels.size(), 1U);
@@ -375,7 +344,8 @@ TEST(ClangCorpusFiles, EveryProducerAndSourceIsThere)
   // Every nvcc source has a clang build for sm_90.
   for (const std::string& nvcc : nvcc_files()) {
     const std::string folder = nvcc.starts_with("isa/") ? "clang/isa/" : "clang/";
-    EXPECT_TRUE(has(folder + source_of(nvcc) + ".sm_90.ptx")) << nvcc;
+    EXPECT_TRUE(has(folder + source_of(nvcc) + ".sm_90.ptx"))
+        << nvcc << " has no clang build: run tests/ptx/regenerate_clang.sh";
   }
 }
 

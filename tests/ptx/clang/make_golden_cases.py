@@ -6,8 +6,7 @@ recorded from these files on the H200 (tests/golden/expected/clang_*); if an nvc
 inputs, run this again and record the clang copies again. clang_llc_*.case are written by hand.
 
 Where the clang build computes something the PTX leaves open, the copy says so on a compare line
-(OVERRIDES); a copy the translator cannot run yet is written as .case.pending (PENDING), which
-test_golden_vectors skips, so that renaming it is all that is left once it translates.
+(OVERRIDES).
 """
 import os
 import re
@@ -25,26 +24,23 @@ COPYSIGN = ('compare = out0 ulp 0   # LLVM writes copysignf as abs, neg, selp: p
             'bits by context); the rest exact')
 AS_FLOAT = '   # the u32 bits, read as f32 so that a NaN compares with any NaN'
 
-# case -> (compare line, whether out0's u32 buffer is read as f32)
-OVERRIDES = {
-    'float_arith_edges': (SQRT, False),
-    'float_arith_random': (SQRT, False),
-    'float_arith_ftz_edges': (SQRT, False),
-    'float_arith_ftz_random': (SQRT, False),
-    'double_arith_edges': (TWO_NANS, False),
-    'double_arith_random': (TWO_NANS, False),
-    'float_minmax_edges': (COPYSIGN, True),
-    'float_minmax_random': (COPYSIGN, True),
-}
+RACE = ('compare = out1 none   # every warp of a block stores its energy to the same slot (texture_layers.cu): '
+        "which store lands last is the GPU's schedule, and clang's build has a warp with NaN energy")
 
-PENDING_NOTE = (
-    '# Pending (named .case.pending so test_golden_vectors skips it): clang passes the by-value struct\n'
-    '# parameter by its address (mov.b64 %rd, NAME_param_0), which the translator rejects ("the address of\n'
-    '# kernel parameter ... is not supported"). Rename to .case once it translates; expected/ has the H200 run.\n')
-PENDING = {'corpus_layer_dec0_16_sm86', 'corpus_layer_dec0_sm86', 'corpus_layer_dec1_sm86',
-           'corpus_layer_dec2_sm86', 'corpus_layer_dec3_sm86', 'corpus_layer_enc0_sm89',
-           'corpus_layer_enc1_sm86', 'corpus_layer_enc2_sm86', 'corpus_layer_enc3_sm86',
-           'corpus_tex_filter_sm_86', 'corpus_tex_filter_sm_90'}
+# case -> (output, compare line, whether that output's u32 buffer is read as f32)
+OVERRIDES = {
+    'float_arith_edges': ('out0', SQRT, False),
+    'float_arith_random': ('out0', SQRT, False),
+    'float_arith_ftz_edges': ('out0', SQRT, False),
+    'float_arith_ftz_random': ('out0', SQRT, False),
+    'double_arith_edges': ('out0', TWO_NANS, False),
+    'double_arith_random': ('out0', TWO_NANS, False),
+    'float_minmax_edges': ('out0', COPYSIGN, True),
+    'float_minmax_random': ('out0', COPYSIGN, True),
+    'corpus_layer_dec0_sm86': ('out1', RACE, False),
+    'corpus_layer_dec0_16_sm86': ('out1', RACE, False),
+    'corpus_layer_dec1_sm86': ('out1', RACE, False),
+}
 
 MMA_NOTE = (
     '# clang writes mma_tile for sm_89/sm_90 as PTX ISA 8.5 with an e4m3 mma.sync that needs 8.7, which\n'
@@ -62,18 +58,19 @@ def clang_path(ptx):
     return os.path.join('tests/ptx/clang', folder, name), note
 
 
-def override(text, compare, as_float):
-    lines = [line for line in text.splitlines() if not re.match(r'compare\s*=\s*out0\s', line)]
+def override(text, output, compare, as_float):
+    lines = [line for line in text.splitlines() if not re.match(r'compare\s*=\s*' + output + r'\s', line)]
     if as_float:
+        assert output == 'out0', 'the u32 buffer read as f32 is the first out buffer'
         lines = [re.sub(r'^(param\s*=\s*buffer out )u32 (\d+)\s*$', r'\1f32 \2' + AS_FLOAT, line, count=1)
                  for line in lines]
     return '\n'.join(lines) + '\n' + compare + '\n'
 
 
 def write(name, text):
-    for stale in (name + '.case', name + '.case.pending'):
-        if os.path.exists(os.path.join(CASES, stale)):
-            os.remove(os.path.join(CASES, stale))
+    # A copy once kept as .case.pending (it did not translate then) becomes a .case.
+    if os.path.exists(os.path.join(CASES, name + '.pending')):
+        os.remove(os.path.join(CASES, name + '.pending'))
     with open(os.path.join(CASES, name), 'w') as out:
         out.write(text)
 
@@ -109,10 +106,7 @@ def main():
         if case in OVERRIDES:
             copy = override(copy, *OVERRIDES[case])
         head = '# clang-19 build (tests/ptx/regenerate_clang.sh) of the case %s: the same kernel, source and inputs.\n' % case
-        if case in PENDING:
-            write('clang_%s.case.pending' % case, head + PENDING_NOTE + note + copy)
-        else:
-            write('clang_%s.case' % case, head + note + copy)
+        write('clang_%s.case' % case, head + note + copy)
         written += 1
         recorded = os.path.join(ROOT, 'tests', 'golden', 'expected', 'clang_nocudainc_' + case[len('corpus_'):])
         if (case.startswith('corpus_sr_') or case.startswith('corpus_rr_')) and os.path.exists(recorded + '.out0.bin'):
