@@ -995,6 +995,79 @@ TEST(TranslateCoverage, CvtTranslatesEveryPairOfScalarTypesTheTableClaims)
   }
 }
 
+// The setp row: every compare operator of the ISA on every scalar type it allows translates.
+TEST(TranslateCoverage, SetpTranslatesEveryCompareOperatorOnEveryScalarType)
+{
+  const std::vector<std::string> float_ops = {"eq",  "ne",  "lt",  "le",  "gt",  "ge",  "equ",
+                                              "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
+  const std::vector<std::string> unsigned_ops = {"eq", "ne", "lt", "le", "gt",
+                                                 "ge", "lo", "ls", "hi", "hs"};
+  const std::vector<std::string> signed_ops = {"eq", "ne", "lt", "le", "gt", "ge"};
+  std::vector<std::pair<std::string, const std::vector<std::string>*>> types = {
+      {"f16", &float_ops}, {"bf16", &float_ops}, {"f32", &float_ops}, {"f64", &float_ops}};
+  for (const char* bits : {"16", "32", "64"}) {
+    types.emplace_back(std::string("u") + bits, &unsigned_ops);
+    types.emplace_back(std::string("s") + bits, &signed_ops);
+    types.emplace_back(std::string("b") + bits, &signed_ops); // .b: eq and ne in the ISA
+  }
+  for (const auto& [type, ops] : types) {
+    for (const std::string& op : *ops) {
+      if (type.starts_with('b') && type != "bf16" && op != "eq" && op != "ne") {
+        continue;
+      }
+      std::string value = register_for(type);
+      std::string body = "  setp." + op + "." + type + " %p1|%p2, " + value + ", " + value + ";";
+      Expected<Translation> translation = translate_text(kernel_text(body), host_options(false));
+      EXPECT_TRUE(translation.has_value()) << body << ": " << translation.error().message;
+    }
+  }
+}
+
+// The atom and red rows: every operation on every type the ISA gives it, in .global, .shared
+// and generic addresses, translates; the rejected forms the rows name do not.
+TEST(TranslateCoverage, AtomAndRedTranslateTheOperationsAndTypesTheTableClaims)
+{
+  const std::vector<std::pair<std::string, std::vector<std::string>>> forms = {
+      {"add", {"u32", "s32", "u64", "f32", "f64"}},
+      {"inc", {"u32"}},
+      {"dec", {"u32"}},
+      {"min", {"u32", "s32", "u64", "s64"}},
+      {"max", {"u32", "s32", "u64", "s64"}},
+      {"and", {"b32", "b64"}},
+      {"or", {"b32", "b64"}},
+      {"xor", {"b32", "b64"}},
+      {"exch", {"b32", "b64"}},
+      {"cas", {"b32", "b64"}},
+      {"add.noftz", {"f16", "bf16", "f16x2", "bf16x2"}}};
+  for (const char* space : {".global", ".shared", ""}) {
+    for (const auto& [op, op_types] : forms) {
+      for (const std::string& type : op_types) {
+        std::string value = type.ends_with("x2") ? "%r2" : register_for(type);
+        std::string more = op == "cas" ? ", " + value : "";
+        std::string atom = "  atom" + std::string(space) + "." + op + "." + type + " " + value +
+                           ", [%rd1], " + value + more + ";";
+        Expected<Translation> translation = translate_text(kernel_text(atom), host_options(false));
+        EXPECT_TRUE(translation.has_value()) << atom << ": " << translation.error().message;
+        if (op == "cas" || op == "exch") {
+          continue;
+        }
+        std::string red =
+            "  red" + std::string(space) + "." + op + "." + type + " [%rd1], " + value + ";";
+        translation = translate_text(kernel_text(red), host_options(false));
+        EXPECT_TRUE(translation.has_value()) << red << ": " << translation.error().message;
+      }
+    }
+  }
+  for (const char* rejected : {"  atom.global.cas.b16 %rs1, [%rd1], %rs2, %rs3;",
+                               "  atom.global.exch.b128 %rd3, [%rd1], %rd4;",
+                               "  atom.shared::cluster.add.u32 %r1, [%rd1], %r2;",
+                               "  atom.global.L2::cache_hint.add.u32 %r1, [%rd1], %r2, %rd3;",
+                               "  red.global.v2.f16x2.add.noftz [%rd1], {%r1, %r2};"}) {
+    EXPECT_FALSE(translate_text(kernel_text(rejected), host_options(false)).has_value())
+        << rejected;
+  }
+}
+
 // The AMDGPU-only rejections the table names (hooks_amdgpu.cpp): a barrier for part of a block.
 TEST(TranslateCoverage, AmdgpuRejectsBarrierThreadCountsAsTheTableSays)
 {
