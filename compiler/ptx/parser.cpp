@@ -413,6 +413,10 @@ Expected<void> Parser::qualifier_part(Variable& var, std::string_view part, bool
     var.space = std::string(part);
   } else if (part == ".v2" || part == ".v4" || part == ".v8") {
     var.vector = std::string(part);
+  } else if (part == ".entry" || part == ".func") {
+    // Found by fuzz_ptx_parser: ".visible .entry.align 4 ..." was a variable with an ".entry"
+    // attribute, which prints as the start of a function.
+    return error_at(peek(), "'" + std::string(part) + "' cannot qualify a declaration");
   } else if (is_type_word(part)) {
     if (!var.type.empty()) {
       return error_at(peek(), "a declaration has one type, but '" + var.type + "' is followed by '" +

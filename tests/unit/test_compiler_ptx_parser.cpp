@@ -426,6 +426,8 @@ TEST(PtxParser, ErrorsNameLineAndColumn)
       {".global x;\n", "ptx:1:9:", "expected a type in the declaration"},
       // Found by fuzz_ptx_parser: two types would print in another order on every round trip.
       {".entry k(.param .u16.u64 a)\n{\n}\n", "ptx:1:", "a declaration has one type"},
+      // Found by fuzz_ptx_parser: a variable qualified by .entry printed as a function's start.
+      {".visible .entry.align 4 .f64 s = 1;\n", "ptx:1:", "'.entry' cannot qualify a declaration"},
   };
   for (const BadInput& bad : cases) {
     SCOPED_TRACE(bad.text);
