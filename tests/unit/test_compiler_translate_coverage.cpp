@@ -1068,6 +1068,91 @@ TEST(TranslateCoverage, AtomAndRedTranslateTheOperationsAndTypesTheTableClaims)
   }
 }
 
+// The float rows: add/sub/mul/fma/mad with every rounding mode, .ftz and .sat on f32, every
+// rounding mode on f64; the half rows: add/sub/mul/fma on the four half types with .rn, .ftz and
+// .sat where the ISA has them.
+TEST(TranslateCoverage, FloatAndHalfArithmeticTranslateEveryModifierCombinationClaimed)
+{
+  auto accepted = [](const std::string& body) {
+    Expected<Translation> translation = translate_text(kernel_text(body), host_options(false));
+    EXPECT_TRUE(translation.has_value()) << body << ": " << translation.error().message;
+  };
+  for (const char* op : {"add", "sub", "mul", "fma", "mad"}) {
+    bool three = std::string(op) == "fma" || std::string(op) == "mad";
+    for (const char* mode : {"", ".rn", ".rz", ".rm", ".rp"}) {
+      if (three && std::string(mode).empty()) {
+        continue; // fma and mad.f32/f64 need a rounding mode (sm_20+)
+      }
+      for (const char* ftz : {"", ".ftz"}) {
+        for (const char* sat : {"", ".sat"}) {
+          accepted("  " + std::string(op) + mode + ftz + sat + ".f32 %f1, %f2, %f3" +
+                   (three ? ", %f4;" : ";"));
+        }
+      }
+      accepted("  " + std::string(op) + mode + ".f64 %fd1, %fd2, %fd3" + (three ? ", %fd4;" : ";"));
+    }
+    if (std::string(op) == "mad") {
+      continue;
+    }
+    for (const char* type : {"f16", "f16x2", "bf16", "bf16x2"}) {
+      bool packed = std::string(type).ends_with("x2");
+      bool bf16 = std::string(type).starts_with("bf");
+      std::string d = packed ? "%r1" : "%rs1";
+      std::string a = packed ? "%r2" : "%rs2";
+      for (const char* mode : {"", ".rn"}) {
+        if (three && std::string(mode).empty()) {
+          continue;
+        }
+        for (const char* extra : {"", ".ftz", ".sat", ".ftz.sat"}) {
+          if (bf16 && std::string(extra) != "") {
+            continue; // no .ftz or .sat on bf16
+          }
+          accepted("  " + std::string(op) + mode + extra + "." + type + " " + d + ", " + a + ", " +
+                   a + (three ? ", " + a + ";" : ";"));
+        }
+      }
+    }
+  }
+}
+
+// The ld and st rows: every state space, scalar type and vector width (.v4 on 8- to 32-bit
+// types) translates.
+TEST(TranslateCoverage, LoadsAndStoresTranslateEverySpaceTypeAndWidth)
+{
+  const std::vector<std::string> types = {"b8", "b16", "b32", "b64", "u8",  "u16",  "u32", "u64",
+                                          "s8", "s16", "s32", "s64", "f16", "bf16", "f32", "f64"};
+  for (const char* space : {".global", ".shared", ".local", ".const", ""}) {
+    for (const std::string& type : types) {
+      for (int width : {1, 2, 4}) {
+        if (width == 4 && type.ends_with("64")) {
+          continue;
+        }
+        std::string value = register_for(type);
+        std::string values = value;
+        if (width > 1) {
+          values = "{" + value;
+          for (int i = 1; i < width; ++i) {
+            values += ", " + value;
+          }
+          values += "}";
+        }
+        std::string vector = width == 1 ? "" : ".v" + std::to_string(width);
+        std::string ld =
+            "  ld" + std::string(space) + vector + "." + type + " " + values + ", [%rd2];";
+        Expected<Translation> load = translate_text(kernel_text(ld), host_options(false));
+        EXPECT_TRUE(load.has_value()) << ld << ": " << load.error().message;
+        if (std::string(space) == ".const") {
+          continue;
+        }
+        std::string st =
+            "  st" + std::string(space) + vector + "." + type + " [%rd1], " + values + ";";
+        Expected<Translation> store = translate_text(kernel_text(st), host_options(false));
+        EXPECT_TRUE(store.has_value()) << st << ": " << store.error().message;
+      }
+    }
+  }
+}
+
 // The AMDGPU-only rejections the table names (hooks_amdgpu.cpp): a barrier for part of a block.
 TEST(TranslateCoverage, AmdgpuRejectsBarrierThreadCountsAsTheTableSays)
 {
