@@ -961,10 +961,10 @@ std::string register_for(const std::string& type)
   return "%rs1";
 }
 
-// The cvt rows' claims for every pair of scalar types: integer <-> integer, float -> integer
-// (.rzi), integer -> float (.rn), float -> float (.rn narrowing, .rni within one format) all
-// translate, except the pairs the float -> float row names as rejected (bf16 <-> f64, f16 <->
-// bf16).
+// The cvt rows' claims for every pair of scalar types and every rounding mode the ISA gives the
+// pair (integer <-> integer with or without .sat, float -> integer .rXi, integer -> float and
+// narrowing float -> float .rX, .rXi within one format, .ftz with an f32 operand) translate,
+// except the pairs the float -> float row names as rejected (bf16 <-> f64, f16 <-> bf16).
 TEST(TranslateCoverage, CvtTranslatesEveryPairOfScalarTypesTheTableClaims)
 {
   const std::vector<std::string> types = {"u8",  "u16", "u32", "u64",  "s8",  "s16",
@@ -975,22 +975,31 @@ TEST(TranslateCoverage, CvtTranslatesEveryPairOfScalarTypesTheTableClaims)
   };
   for (const std::string& to : types) {
     for (const std::string& from : types) {
-      std::string mode;
+      std::vector<std::string> modes = {"", ".sat"}; // integer <-> integer
       if (is_float(to) && is_float(from)) {
-        mode = to == from ? ".rni" : (bits(to) < bits(from) ? ".rn" : "");
+        modes = to == from              ? std::vector<std::string>{".rni", ".rzi", ".rmi", ".rpi"}
+                : bits(to) < bits(from) ? std::vector<std::string>{".rn", ".rz", ".rm", ".rp"}
+                                        : std::vector<std::string>{""};
       } else if (is_float(from)) {
-        mode = ".rzi";
+        modes = {".rni", ".rzi", ".rmi", ".rpi"};
       } else if (is_float(to)) {
-        mode = ".rn";
+        modes = {".rn", ".rz", ".rm", ".rp"};
+      }
+      if (from == "f32" || (to == "f32" && is_float(from))) {
+        for (size_t i = 0, n = modes.size(); i < n; ++i) {
+          modes.push_back(modes[i] + ".ftz");
+        }
       }
       bool rejected = (to == "bf16" && from == "f64") || (to == "f64" && from == "bf16") ||
                       (to == "f16" && from == "bf16") || (to == "bf16" && from == "f16");
-      std::string body = "  cvt" + mode + "." + to + "." + from + " " + register_for(to) + ", " +
-                         register_for(from) + ";";
-      Expected<Translation> translation = translate_text(kernel_text(body), host_options(false));
-      EXPECT_EQ(translation.has_value(), !rejected)
-          << body << ": "
-          << (translation ? std::string("translates") : translation.error().message);
+      for (const std::string& mode : modes) {
+        std::string body = "  cvt" + mode + "." + to + "." + from + " " + register_for(to) + ", " +
+                           register_for(from) + ";";
+        Expected<Translation> translation = translate_text(kernel_text(body), host_options(false));
+        EXPECT_EQ(translation.has_value(), !rejected)
+            << body << ": "
+            << (translation ? std::string("translates") : translation.error().message);
+      }
     }
   }
 }
