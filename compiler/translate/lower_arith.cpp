@@ -16,6 +16,8 @@
 
 #include <algorithm>
 #include <iterator>
+#include <optional>
+#include <utility>
 
 namespace d4r::compiler::translate {
 
@@ -349,6 +351,22 @@ llvm::Value* field_operand(Builder& b, llvm::Value* value, unsigned bits)
   return bits == 32 ? b.CreateAnd(value, 0xff) : value;
 }
 
+// The low 8 bits of pos or len when both are immediates (ptxas folds the instruction then, not
+// always as the ISA says); nullopt when either is a register.
+std::optional<std::pair<uint64_t, uint64_t>> immediate_field(const ptx::Instruction& instruction,
+                                                             size_t first, llvm::Value* pos,
+                                                             llvm::Value* len)
+{
+  auto* pos_constant = llvm::dyn_cast<llvm::ConstantInt>(pos);
+  auto* len_constant = llvm::dyn_cast<llvm::ConstantInt>(len);
+  if (instruction.operands[first].kind != ptx::OperandKind::integer ||
+      instruction.operands[first + 1].kind != ptx::OperandKind::integer || pos_constant == nullptr ||
+      len_constant == nullptr) {
+    return std::nullopt;
+  }
+  return std::pair{pos_constant->getZExtValue() & 0xff, len_constant->getZExtValue() & 0xff};
+}
+
 // bfe.type d, a, pos, len.
 Expected<void> lower_bfe(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
@@ -363,6 +381,12 @@ Expected<void> lower_bfe(FunctionTranslator& t, const ptx::Instruction& instruct
   TRY_ASSIGN(llvm::Value * len_in, t.read(instruction.operands[3], u32_type()));
   llvm::Type* itype = x->getType();
   unsigned bits = itype->getIntegerBitWidth();
+  // bfe.s32 with immediates pos >= 32 and len > 0 is all ones on an H200 whatever a is (the ISA
+  // says a[31] repeated), with pos or len in a register it is the ISA's (rd_bit_field_imm).
+  auto folded = immediate_field(instruction, 2, pos_in, len_in);
+  if (bits == 32 && type.is_signed() && folded && folded->first >= 32 && folded->second > 0) {
+    return t.write(instruction.operands[0], b.getInt32(0xffffffffu), type);
+  }
   llvm::Value* pos = field_operand(b, pos_in, bits);
   llvm::Value* len = field_operand(b, len_in, bits);
   // Bits at pos and above; past the top they are the sign (signed) or zero.
@@ -396,6 +420,16 @@ Expected<void> lower_bfi(FunctionTranslator& t, const ptx::Instruction& instruct
   unsigned bits = itype->getIntegerBitWidth();
   llvm::Value* pos = field_operand(b, pos_in, bits);
   llvm::Value* len = field_operand(b, len_in, bits);
+  // bfi.b32 with immediates len >= 32 and pos in 1..31 not a multiple of 8 inserts len mod 32
+  // bits on an H200 (10, 32 and 31, 32 leave b as it is, 10, 40 and 20, 40 insert 8 bits:
+  // rd_bit_field_imm), while pos 0 and 16 insert everything up to the msb, as the ISA says
+  // (bit_fields_immediate: 0, 33 and 16, 40; pos 8 and 24 were not recorded: taken as byte
+  // aligned). With pos or len in a register it is always the ISA's.
+  auto folded = immediate_field(instruction, 3, pos_in, len_in);
+  if (bits == 32 && folded && folded->first < 32 && folded->first % 8 != 0 &&
+      folded->second >= 32) {
+    len = b.getInt32(static_cast<uint32_t>(folded->second & 31));
+  }
   llvm::Value* low_mask = b.CreateSelect(
       b.CreateICmpUGE(len, b.getInt32(bits)), llvm::ConstantInt::getAllOnesValue(itype),
       b.CreateSub(shift(b, llvm::ConstantInt::get(itype, 1), len, true, false),

@@ -269,7 +269,14 @@ Expected<void> lower_testp(FunctionTranslator& t, const ptx::Instruction& instru
   } else if (has_modifier(instruction, "notanumber")) {
     result = b.CreateFCmpUNO(x, x);
   } else if (has_modifier(instruction, "normal")) {
-    result = b.CreateAnd(b.CreateFCmpOGE(magnitude, min_normal), b.CreateFCmpOLT(magnitude, inf));
+    // +0 and -0 are "normal" on an H200 (rd_testp_*, f32 and f64), unlike in the ISA's words;
+    // subnormals, infinities and NaNs are not.
+    llvm::Value* normal = b.CreateAnd(b.CreateFCmpOGE(magnitude, min_normal),
+                                      b.CreateFCmpOLT(magnitude, inf));
+    // Zero by its bits, so that a target flushing subnormals in fcmp does not count them.
+    llvm::Value* bits = b.CreateBitCast(x, b.getIntNTy(type.bits));
+    llvm::Value* is_zero = b.CreateICmpEQ(b.CreateShl(bits, 1), llvm::ConstantInt::get(bits->getType(), 0));
+    result = b.CreateOr(normal, is_zero);
   } else if (has_modifier(instruction, "subnormal")) {
     result = b.CreateAnd(b.CreateFCmpOLT(magnitude, min_normal), b.CreateFCmpONE(magnitude, zero));
   } else {
@@ -283,6 +290,16 @@ Expected<llvm::Value*> min_max(FunctionTranslator& t, const ptx::Instruction& in
 {
   const std::string& name = instruction.opcode;
   llvm::Type* type = op.in[0]->getType();
+  // min/max of a register with itself is that register, NaN bits included (even a signalling
+  // NaN: max.f32 x, x of 0xffa00000 is 0xffa00000 on an H200, rd_same_operand; ptxas folds it);
+  // with .ftz or .NaN it is an arithmetic result (the canonical NaN), as for two registers.
+  const ptx::Operand& first = instruction.operands[1];
+  const ptx::Operand& second = instruction.operands[2];
+  if (first.kind == ptx::OperandKind::reg && first == second && !op.ftz &&
+      !has_modifier(instruction, "NaN") && !has_modifier(instruction, "xorsign") &&
+      !has_modifier(instruction, "abs") && (op.type.bits == 32 || op.type.bits == 64)) {
+    return op.in[0];
+  }
   if (op.type.bits == 64) {
     if (has_modifier(instruction, "NaN") || has_modifier(instruction, "xorsign")) {
       return std::unexpected(t.unsupported(instruction)); // f32-only forms

@@ -80,12 +80,13 @@ D4R_INLINE uint16_t d4r_narrow16(const D4rFormat* f, double x, int mode, int sat
   return sat ? d4r_sat_half(f, h) : h;
 }
 
+/* .ftz does not flush the f32 input on an H200: cvt.rp.ftz.f16.f32 of 2^-148 is 0x0001 and
+ * cvt.rm.ftz of -2^-148 0x8001 (rd_cvt_ftz_*), as without .ftz; rn and rz give a signed zero
+ * either way. */
 D4R_API uint16_t __d4r_ptx_cvt_f16_f32_ex(float x, int mode, int ftz, int sat, int relu,
                                           int satfinite)
 {
-  if (ftz) {
-    x = d4r_ftz_f32(x);
-  }
+  (void)ftz;
   return d4r_narrow16(&d4r_f16, x, mode, sat, relu, satfinite);
 }
 
@@ -113,8 +114,15 @@ D4R_API float __d4r_ptx_cvt_f32_f16(uint16_t h, int ftz, int sat)
   return sat ? d4r_sat_f32(r) : r;
 }
 
+/* A NaN keeps its sign and payload (shifted to the top of the f64 fraction) and is quieted
+ * (rd_cvt_widen_*: 0x7fff -> 0x7ffffc0000000000, 0x7c01 -> 0x7ff8040000000000), unlike
+ * cvt.f32.f16, which gives the canonical NaN. */
 D4R_API double __d4r_ptx_cvt_f64_f16(uint16_t h, int sat)
 {
+  if (!sat && (h & 0x7c00u) == 0x7c00u && (h & 0x03ffu) != 0) {
+    return d4r_f64_bits((uint64_t)(h & 0x8000u) << 48 | 0x7ff8000000000000ull |
+                        (uint64_t)(h & 0x03ffu) << 42);
+  }
   const double d = d4r_decode(&d4r_f16, h);
   return sat ? __d4r_ptx_sat_f64(d) : d;
 }
