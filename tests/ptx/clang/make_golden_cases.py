@@ -68,9 +68,6 @@ def override(text, output, compare, as_float):
 
 
 def write(name, text):
-    # A copy once kept as .case.pending (it did not translate then) becomes a .case.
-    if os.path.exists(os.path.join(CASES, name + '.pending')):
-        os.remove(os.path.join(CASES, name + '.pending'))
     with open(os.path.join(CASES, name), 'w') as out:
         out.write(text)
 
