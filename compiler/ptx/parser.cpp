@@ -701,9 +701,14 @@ Expected<Operand> Parser::operand()
     operand.negated = true;
     return operand;
   }
+  if (c == '-' && is_name(peek())) {
+    TRY_ASSIGN(operand, name_operand(next(), false));
+    operand.minus = true;
+    return operand;
+  }
   if (c == '-' || token.kind == TokenKind::number) {
     if (c == '-' && peek().kind != TokenKind::number) {
-      return error_at(peek(), "expected a number after '-'");
+      return error_at(peek(), "expected a number or a register after '-'");
     }
     operand.text = c == '-' ? "-" + std::string(next().text) : std::string(token.text);
     operand.kind = is_float_spelling(operand.text) ? OperandKind::floating : OperandKind::integer;

@@ -32,6 +32,7 @@ void append_operand(const Operand& operand, std::string& out)
   case OperandKind::symbol:
   case OperandKind::sink:
     out += operand.negated ? "!" : "";
+    out += operand.minus ? "-" : "";
     out += operand.text;
     if (!operand.offset.empty()) {
       out += '+';

@@ -222,6 +222,9 @@ Expected<llvm::Value*> FunctionTranslator::address(const ptx::Operand& operand, 
     return std::unexpected(error(*m_current, "expected an address [base+offset]"));
   }
   const ptx::Operand& base = operand.elements.front();
+  if (base.minus || base.negated) {
+    return std::unexpected(error(*m_current, "bad address base " + base.text));
+  }
   int64_t offset = 0;
   if (!base.offset.empty()) {
     std::optional<uint64_t> parsed = parse_integer(base.offset);

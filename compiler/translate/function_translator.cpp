@@ -342,12 +342,15 @@ llvm::Value* FunctionTranslator::call_support(std::string_view name, llvm::Type*
 
 Expected<llvm::Value*> FunctionTranslator::read(const ptx::Operand& operand, PtxType type)
 {
+  if (operand.minus) {
+    return std::unexpected(
+        error(*m_current, "unsupported: negated source operand -" + operand.text));
+  }
   bool named_register = operand.kind == ptx::OperandKind::symbol && operand.offset.empty() &&
                         is_register(operand.text);
   if (operand.negated) {
     // `!p` is a predicate's negation, whether the register is spelled %p or p (inline-asm locals
-    // have no '%', and an earlier version ignored the '!' on those: issue 11). Anything else
-    // negated is not PTX.
+    // have no '%'; the '!' on those was once ignored). Anything else negated is not PTX.
     if (type.kind != PtxType::Kind::pred ||
         (operand.kind != ptx::OperandKind::reg && !named_register)) {
       return std::unexpected(error(*m_current, "only a predicate register can be negated: !" +
@@ -376,6 +379,12 @@ Expected<llvm::Value*> FunctionTranslator::read(const ptx::Operand& operand, Ptx
 
 Expected<llvm::Value*> FunctionTranslator::read_reg(const ptx::Operand& operand, PtxType type)
 {
+  if (operand.minus) {
+    // Only vmad takes -a (unsupported): anywhere else a lowering would read the register as if
+    // the '-' were not there.
+    return std::unexpected(
+        error(*m_current, "unsupported: negated source operand -" + operand.text));
+  }
   if (is_special_register(operand.text)) {
     llvm::Value* special = hooks().special_register(env(), operand.text);
     if (special == nullptr) { // one neither target models (%dynamic_smem_size, %cluster_ctaid, ...)
@@ -483,8 +492,10 @@ Expected<void> FunctionTranslator::write(const ptx::Operand& operand, llvm::Valu
   if (operand.kind == ptx::OperandKind::sink) {
     return {};
   }
-  if (operand.negated) {
-    return std::unexpected(error(*m_current, "a destination cannot be negated: !" + operand.text));
+  if (operand.negated || operand.minus) {
+    return std::unexpected(error(*m_current, "a destination cannot be negated: " +
+                                                 std::string(operand.negated ? "!" : "-") +
+                                                 operand.text));
   }
   bool named_register = operand.kind == ptx::OperandKind::symbol && is_register(operand.text);
   if (operand.kind != ptx::OperandKind::reg && !named_register) {

@@ -538,6 +538,32 @@ TEST(PtxParser, NestingIsBoundedWithAnError)
       << chained.error().message;
 }
 
+// vmad negates its sources with '-' (vmad.s32.s32.s32 d, -a, b, -c): such a module parses and
+// prints back, so that one kernel using vmad does not make every kernel of its module unreadable.
+TEST(PtxParser, MinusOnARegisterOperand)
+{
+  Module module = parse_ok(".entry k()\n{\n  vmad.s32.s32.s32 %r1, -%r2, %r3, -%r4;\n}\n");
+  std::vector<const Function*> functions = functions_of(module);
+  ASSERT_EQ(functions.size(), 1u);
+  std::vector<const Instruction*> instructions = instructions_of(functions[0]->body->statements);
+  ASSERT_EQ(instructions.size(), 1u);
+  const std::vector<Operand>& operands = instructions[0]->operands;
+  ASSERT_EQ(operands.size(), 4u);
+  EXPECT_FALSE(operands[0].minus);
+  EXPECT_TRUE(operands[1].minus);
+  EXPECT_EQ(operands[1].text, "%r2");
+  EXPECT_FALSE(operands[2].minus);
+  EXPECT_TRUE(operands[3].minus);
+  std::string printed = print_module(module);
+  EXPECT_NE(printed.find("-%r2, %r3, -%r4"), std::string::npos) << printed;
+  expect_round_trip(printed, "minus operands");
+  d4r::Expected<Module> bad = parse_module(".entry k()\n{\n  add.s32 %r1, -, %r2;\n}\n");
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message.find("expected a number or a register after '-'"),
+            std::string::npos)
+      << bad.error().message;
+}
+
 TEST(PtxParser, GeneratedFiveMegabyteModule)
 {
   std::string text = generated_module(5u << 20);

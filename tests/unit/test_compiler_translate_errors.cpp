@@ -121,6 +121,13 @@ TEST(TranslateErrors, BadTargetsAndSymbols)
             "translate: kernel k: line 14: undefined symbol nothing");
   EXPECT_EQ(error_of("  call.uni nothing, (%r1);"),
             "translate: kernel k: line 14: call of unknown function nothing");
+  // A '-' on a register is vmad's alone (unsupported): no other lowering may read past it.
+  EXPECT_EQ(error_of("  add.s32 %r1, -%r2, %r3;"),
+            "translate: kernel k: line 14: unsupported: negated source operand -%r2");
+  EXPECT_EQ(error_of("  neg.s32 -%r1, %r2;"),
+            "translate: kernel k: line 14: a destination cannot be negated: -%r1");
+  EXPECT_EQ(error_of("  vmad.s32.s32.s32 %r1, -%r2, %r3, -%r4;"),
+            "translate: kernel k: unsupported: vmad.s32.s32.s32 at line 14");
   EXPECT_EQ(error_of("  add.s32 %r1, %r2, [%rd1];"),
             "translate: kernel k: line 14: an address, vector or list operand is not a value");
 }
