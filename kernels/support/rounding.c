@@ -487,6 +487,13 @@ D4R_INLINE uint16_t d4r_f16_op(uint16_t a, uint16_t b, uint16_t c, int mode, int
 #endif
   if (ftz) {
     r = d4r_ftz_16(r);
+    /* .ftz flushes a result that is tiny BEFORE rounding: mul.rn.ftz.f16 0x0400 * 0x3bff is
+     * 0x0000 on an H200 (random differential testing, r508, r1394), not the 0x0400 it rounds
+     * to. The exact value is below the smallest normal iff its truncation is. */
+    const uint16_t t = d4r_fma_16(&d4r_f16, a, b, c, D4R_RZ, is_mul);
+    if ((r & 0x7fffu) == 0x0400u && (t & 0x7fffu) < 0x0400u) {
+      r = (uint16_t)(t & 0x8000u);
+    }
   }
   return sat ? d4r_sat_16(&d4r_f16, r) : r;
 }

@@ -33,7 +33,10 @@ TEST(KernelsPtxSupportConvert, EveryF16WidensExactly)
     const double want = fmt.value[h];
     if (std::isnan(want)) {
       ASSERT_EQ(bits(got), 0x7fffffffu) << h;
-      ASSERT_EQ(bits(__d4r_ptx_cvt_f64_f16(static_cast<uint16_t>(h), 0)), 0x7fffffffffffffffull);
+      // f64: sign and payload kept, quieted (H200, rd_cvt_widen_*: 0x7fff -> 0x7ffffc0000000000).
+      const uint64_t nan = static_cast<uint64_t>(h & 0x8000u) << 48 | 0x7ff8000000000000ull |
+                           static_cast<uint64_t>(h & 0x03ffu) << 42;
+      ASSERT_EQ(bits(__d4r_ptx_cvt_f64_f16(static_cast<uint16_t>(h), 0)), nan) << h;
     } else {
       ASSERT_EQ(bits(got), bits(static_cast<float>(want))) << h;
       ASSERT_EQ(bits(__d4r_ptx_cvt_f64_f16(static_cast<uint16_t>(h), 0)), bits(want)) << h;
@@ -125,9 +128,12 @@ TEST(KernelsPtxSupportConvert, F16FlagsSatReluFtz)
   EXPECT_EQ(__d4r_ptx_cvt_f16_f32_ex(f32(0xffc00000u), 0, 0, 0, 1, 0), 0x7fffu);
   EXPECT_EQ(__d4r_ptx_cvt_f16_f32_ex(1e6f, 0, 0, 0, 0, 1), 0x7bffu);
   EXPECT_EQ(__d4r_ptx_cvt_f16_f32_ex(f32(0xff800000u), 0, 0, 0, 0, 1), 0xfbffu);
-  // rp of the smallest positive f32 subnormal is the smallest f16 subnormal, or +0 with .ftz.
+  // rp of the smallest positive f32 subnormal is the smallest f16 subnormal, with .ftz too (the
+  // H200 does not flush the input: rd_cvt_ftz_*), and rm of its negation -0x0001.
   EXPECT_EQ(__d4r_ptx_cvt_f16_f32(f32(1u), 3, 0, 0), 1u);
-  EXPECT_EQ(__d4r_ptx_cvt_f16_f32(f32(1u), 3, 1, 0), 0u);
+  EXPECT_EQ(__d4r_ptx_cvt_f16_f32(f32(1u), 3, 1, 0), 1u);
+  EXPECT_EQ(__d4r_ptx_cvt_f16_f32(f32(0x80000002u), 2, 1, 0), 0x8001u);
+  EXPECT_EQ(__d4r_ptx_cvt_f16_f32(f32(2u), 0, 1, 0), 0u);
   // f64 -> f16 rounds once: 1 + 2^-11 + 2^-40 is above the midpoint (f32 would make it a tie).
   EXPECT_EQ(__d4r_ptx_cvt_f16_f64(1.0 + 0x1p-11 + 0x1p-40, 0, 0), 0x3c01u);
 }

@@ -373,6 +373,20 @@ TEST(KernelsPtxSupportRounding, F16AddMulFma)
   check_half_op(false, "fma");
 }
 
+// .ftz on f16 arithmetic flushes a result that is tiny before rounding: the H200 gives 0x0000 for
+// mul.rn.ftz.f16 0x0400 * 0x3bff (random differential testing, r508 slot 62), whose exact value
+// 2^-14 - 2^-25 rounds to 0x0400; without .ftz it stays 0x0400. A normal result is kept.
+TEST(KernelsPtxSupportRounding, F16FtzFlushesTinyBeforeRounding)
+{
+  EXPECT_EQ(__d4r_ptx_mul_f16(0x0400u, 0x3bffu, 0, 1, 0), 0x0000u);
+  EXPECT_EQ(__d4r_ptx_mul_f16(0x8400u, 0x3bffu, 0, 1, 0), 0x8000u);
+  EXPECT_EQ(__d4r_ptx_mul_f16(0x0400u, 0x3bffu, 0, 0, 0), 0x0400u);
+  EXPECT_EQ(__d4r_ptx_mul_f16(0x0400u, 0x3bffu, 3, 1, 0), 0x0000u); // rp rounds up to 0x0400 too
+  EXPECT_EQ(__d4r_ptx_fma_f16(0x0400u, 0x3bffu, 0x0000u, 0, 1, 0), 0x0000u);
+  EXPECT_EQ(__d4r_ptx_mul_f16(0x0400u, 0x3c00u, 0, 1, 0), 0x0400u);
+  EXPECT_EQ(__d4r_ptx_mul_f16(0x0401u, 0x3bffu, 0, 1, 0), 0x0400u); // exact value >= 2^-14
+}
+
 TEST(KernelsPtxSupportRounding, Bf16AddMulFma)
 {
   check_half_op(true, "add");
