@@ -52,7 +52,7 @@ as a game's hook would, and prints the outcome, reason, sha256, size, target and
 
 options:
   --module-hash HEX     16 hex digits, as d4r-kernels.txt lists the module (required)
-  --kernel NAME         the .entry name, [A-Za-z0-9_$], at most 255 bytes (required)
+  --kernel NAME         the .entry name, [A-Za-z0-9_$], at most 8192 bytes (required)
   --mode fast|accuracy  the accuracy mode (default: the daemon's)
   --target gfxNNNN      gfx1100-gfx1103, gfx1200 or gfx1201 (default: the daemon's GPU)
   --no-fp8              as D4R_ZLUDA_WMMA_FP8_NATIVE=0: no -fp8 folder on gfx12

@@ -25,9 +25,14 @@ inline constexpr std::array<std::string_view, 6> k_known_targets = {
 // gfx12 targets have hardware FP8 conversions and a `-fp8` release folder.
 [[nodiscard]] bool target_has_native_fp8(std::string_view arch);
 
-inline constexpr size_t k_max_kernel_name = 255;
+// C++ template kernels have mangled names of thousands of bytes; the limit only bounds what a
+// request can make the daemon hold and log. Names reach the file system only as release objects
+// (NAME.hsaco, release_catalog.cpp), where a file name longer than the file system's is simply
+// not there.
+inline constexpr size_t k_max_kernel_name = 8192;
 
-// A kernel name is 1..255 bytes of [A-Za-z0-9_$]: no '/', "..", NUL or other byte can reach a path.
+// A kernel name is 1..8192 bytes of [A-Za-z0-9_$]: no '/', "..", NUL or other byte can reach a
+// path.
 [[nodiscard]] Expected<void> validate_kernel_name(std::string_view name);
 
 // `cuda_dldn_engine_*` kernels belong to the Ray Reconstruction (denoiser) library.

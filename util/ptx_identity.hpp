@@ -25,8 +25,8 @@ inline constexpr int64_t k_max_ptx_image_bytes = 64LL << 20;
 // Every `.entry NAME(` in the text, in order of appearance, duplicates kept out. NAME is
 // [A-Za-z0-9_$]+ followed by optional blanks and `(`; anything else is not an entry. There is no
 // length limit: the bridge's scan stops at 127 bytes, but a C++ template kernel's mangled name runs
-// to thousands, and a name that is too long for a later layer (kernel_identity.hpp's 255 for cache
-// keys and paths) must be refused there by name, not vanish from the list here.
+// to thousands, and a name that is too long for a later layer (kernel_identity.hpp's limit) must be refused
+// there by name, not vanish from the list here.
 [[nodiscard]] std::vector<std::string> scan_entry_names(std::string_view module_text);
 
 } // namespace d4r

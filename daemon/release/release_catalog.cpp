@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <dirent.h>
 #include <set>
 
@@ -107,6 +108,13 @@ Expected<CatalogAnswer> ReleaseCatalog::find(const SelectionInputs& inputs,
   }
   answer.authorization = authorize(selected->kind, manifest.get(), authorization);
   if (answer.authorization.verdict != Verdict::allowed) {
+    return answer;
+  }
+  if (authorization.kernel.size() + std::string_view(k_object_suffix).size() > NAME_MAX) {
+    // No file system holds a file of that name, so no release has the object.
+    answer.authorization = Authorization{
+        Verdict::not_listed, "release: kernel name of " + std::to_string(authorization.kernel.size()) +
+                                 " bytes: no release object file can have it"};
     return answer;
   }
   const std::filesystem::path object =

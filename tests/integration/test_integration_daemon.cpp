@@ -5,6 +5,7 @@
 
 #include "d4r/kernel/v1/kernel.grpc.pb.h"
 #include "util/digest.hpp"
+#include "util/kernel_identity.hpp"
 #include "util/ptx_identity.hpp"
 
 #include <grpcpp/create_channel.h>
@@ -163,7 +164,7 @@ TEST_F(DaemonIntegration, BadRequestsAreRejectedAndChangeNothing)
 {
   for (std::string bad : {std::string("../d4r_test_layer"), std::string("a/b"), std::string(".."),
                           std::string("d4r_test_layer\0x", 16), std::string("naïve"),
-                          std::string(256, 'k'), std::string()}) {
+                          std::string(k_max_kernel_name + 1, 'k'), std::string()}) {
     pb::ResolveReply reply = resolve(*m_daemon, k_sr_module_hash, bad);
     EXPECT_EQ(reply.outcome(), pb::ResolveReply::REJECTED) << bad;
     EXPECT_FALSE(reply.reason().empty());

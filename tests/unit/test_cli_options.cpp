@@ -1,5 +1,7 @@
 #include "cli/options.hpp"
 
+#include "util/kernel_identity.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -171,8 +173,8 @@ TEST(CliOptions, ResolveRejectsBadKernelNames)
   expect_error({"resolve", "--module-hash", hash, "--kernel", "a/b"}, "0x2f");
   expect_error({"resolve", "--module-hash", hash, "--kernel", "a b"}, "--kernel");
   expect_error({"resolve", "--module-hash", hash, "--kernel", ""}, "empty");
-  std::string long_name(256, 'k');
-  expect_error({"resolve", "--module-hash", hash, "--kernel", long_name.c_str()}, "256 bytes");
+  std::string long_name(d4r::k_max_kernel_name + 1, 'k');
+  expect_error({"resolve", "--module-hash", hash, "--kernel", long_name.c_str()}, "8193 bytes");
 }
 
 TEST(CliOptions, ResolveRejectsBadModeTargetAndWait)

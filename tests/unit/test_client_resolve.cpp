@@ -4,6 +4,7 @@
 #include "client/d4r_kernel_client.h"
 #include "tests/unit/test_client_fake_daemon.hpp"
 #include "util/digest.hpp"
+#include "util/kernel_identity.hpp"
 
 #include <gtest/gtest.h>
 
@@ -394,7 +395,7 @@ TEST_F(ClientResolve, BadKernelNameIsRejectedWithoutAnRpc)
   d4rk_client* client = make_client();
   EXPECT_EQ(d4rk_resolve(client, 5, "../etc/passwd", &kernel), D4RK_REJECTED);
   EXPECT_EQ(d4rk_resolve(client, 5, "", &kernel), D4RK_REJECTED);
-  EXPECT_EQ(d4rk_resolve(client, 5, std::string(256, 'a').c_str(), &kernel), D4RK_REJECTED);
+  EXPECT_EQ(d4rk_resolve(client, 5, std::string(d4r::k_max_kernel_name + 1, 'a').c_str(), &kernel), D4RK_REJECTED);
   EXPECT_EQ(m_daemon->service.resolve_calls.load(), 0);
 }
 

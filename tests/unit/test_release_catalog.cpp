@@ -1,6 +1,7 @@
 #include "daemon/release/release_catalog.hpp"
 
 #include "test_release_tree.hpp"
+#include "util/kernel_identity.hpp"
 
 #include <gtest/gtest.h>
 
@@ -149,6 +150,24 @@ TEST(ReleaseCatalog, ListedButMissingObjectIsAClearError)
             "release: gfx1101/d4r_not_shipped.hsaco: manifest lists it but the file is missing");
 }
 
+// A C++ template kernel's name is longer than any file name, so no release can hold its object:
+// a developer set (which serves whatever files it has) answers "not listed" with the reason,
+// not an I/O error from the file system.
+TEST(ReleaseCatalog, NameLongerThanAFileNameIsNotListed)
+{
+  TempTree tree;
+  tree.object("", "d4r_test_layer");
+  ReleaseCatalog catalog(tree.root());
+  std::string name(1527, 'k');
+  Expected<CatalogAnswer> answer = catalog.find(fast_gfx1101(), request(name));
+  ASSERT_TRUE(answer) << answer.error().message;
+  EXPECT_EQ(answer->authorization.verdict, Verdict::not_listed);
+  EXPECT_EQ(answer->authorization.reason,
+            "release: kernel name of 1527 bytes: no release object file can have it");
+  EXPECT_EQ(catalog.find(fast_gfx1101(), request("d4r_test_layer"))->authorization.verdict,
+            Verdict::allowed);
+}
+
 TEST(ReleaseCatalog, DanglingSymlinkIsAnError)
 {
   TempTree tree;
@@ -210,7 +229,7 @@ TEST(ReleaseCatalog, KernelNameIsValidatedBeforeItBecomesAPath)
     ASSERT_FALSE(answer) << name;
     EXPECT_EQ(answer.error().code, ErrorCode::invalid_argument) << name;
   }
-  std::string long_name(256, 'a');
+  std::string long_name(k_max_kernel_name + 1, 'a');
   EXPECT_FALSE(catalog.find(fast_gfx1101(), request(long_name)));
 }
 
