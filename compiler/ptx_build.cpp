@@ -3,12 +3,17 @@
 #include "compiler/backends/llvm_codegen.hpp"
 #include "compiler/passes/registry.hpp"
 #include "compiler/ptx/parser.hpp"
+#include "compiler/translate/symbol_reach.hpp"
 
 #include <llvm/IR/Module.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
+#include <cctype>
+#include <map>
 #include <memory>
+#include <set>
+#include <string>
 #include <utility>
 #include <variant>
 
@@ -39,6 +44,53 @@ Expected<void> keep_only_entry(ptx::Module& module, const std::string& entry)
     return make_error(ErrorCode::not_found, "ptx: no .entry " + entry + " in the module");
   }
   return {};
+}
+
+// The names an initialiser mentions ("generic(table)+4" names table).
+void initialiser_names(const ptx::Initializer& init, std::set<std::string>& out)
+{
+  std::string word;
+  for (char c : init.scalar + " ") {
+    bool part = std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '$' ||
+                c == '%';
+    if (part) {
+      word += c;
+    } else if (!word.empty()) {
+      out.insert(word);
+      word.clear();
+    }
+  }
+  for (const ptx::Initializer& element : init.elements) {
+    initialiser_names(element, out);
+  }
+}
+
+// After keep_only_entry: drops the module-scope .global/.const variables the kept kernel never
+// names (itself or through the functions it calls). Each variable left becomes a symbol of the
+// code object and a host variable of its metadata (translate/module_translator.cpp), and the
+// daemon serves a kernel with host variables only to a client that mirrors them: a variable of
+// another kernel must not make this one unservable. A variable another one's initialiser names
+// stays.
+void drop_unreached_variables(ptx::Module& module)
+{
+  std::set<std::string> names;
+  std::set<std::string> named_by_initialisers;
+  for (const ptx::Item& item : module.items) {
+    const auto* variable = std::get_if<ptx::Variable>(&item.value);
+    if (variable == nullptr || (variable->space != ".global" && variable->space != ".const")) {
+      continue;
+    }
+    names.insert(variable->name);
+    if (variable->init) {
+      initialiser_names(*variable->init, named_by_initialisers);
+    }
+  }
+  std::map<std::string, std::set<std::string>> reach = translate::kernels_reaching(module, names);
+  std::erase_if(module.items, [&](const ptx::Item& item) {
+    const auto* variable = std::get_if<ptx::Variable>(&item.value);
+    return variable != nullptr && names.contains(variable->name) &&
+           reach[variable->name].empty() && !named_by_initialisers.contains(variable->name);
+  });
 }
 
 Expected<void> run_passes(ptx::Module& module, const PtxBuild& build, std::string& log)
@@ -80,6 +132,9 @@ Expected<translate::Translation> translate_ptx(std::string_view text, const PtxB
                                                translate::TargetKind kind, std::string& log)
 {
   TRY_ASSIGN(ptx::Module module, rewrite_ptx(text, build, log));
+  if (!build.entry.empty()) {
+    drop_unreached_variables(module);
+  }
   translate::TranslateOptions options;
   options.kind = kind;
   if (kind == translate::TargetKind::amdgpu) {

@@ -32,7 +32,9 @@ struct PtxBuild {
 [[nodiscard]] Expected<ptx::Module> rewrite_ptx(std::string_view text, const PtxBuild& build,
                                                 std::string& log);
 
-// rewrite_ptx, then the translation for `kind` (gfx12 targets convert FP8 in hardware).
+// rewrite_ptx, then the translation for `kind` (gfx12 targets convert FP8 in hardware). With an
+// entry, the module-scope .global/.const variables it does not reach are left out, so that the
+// code object's host variables are the kernel's own.
 [[nodiscard]] Expected<translate::Translation> translate_ptx(std::string_view text,
                                                              const PtxBuild& build,
                                                              translate::TargetKind kind,

@@ -7,6 +7,7 @@
 // declared in a function body are invisible to the host and may fold.
 
 #include "compiler/launch_meta.hpp"
+#include "compiler/ptx_build.hpp"
 #include "tests/unit/test_compiler_translate_support.hpp"
 
 #include <llvm/IR/GlobalVariable.h>
@@ -182,6 +183,37 @@ TEST(ModuleVars, NvccModuleListsEveryVariable)
   }
   EXPECT_EQ(names, (std::vector<std::string>{"d_table:256", "d_wide:8", "k_init:16", "k_scale:16",
                                               "s_bias:4", "s_mask:8"}));
+}
+
+// A daemon build serves one kernel (ptx_build: one entry): its code object keeps only the
+// variables that kernel reaches, so another kernel's variables do not make it a kernel with host
+// variables (which the daemon refuses to a client that does not mirror them).
+TEST(ModuleVars, OneEntryBuildListsOnlyItsKernelsVariables)
+{
+  std::ifstream in(std::string(D4R_PTX_DIR) + "/isa/module_vars.sm_90.ptx");
+  std::ostringstream text;
+  text << in.rdbuf();
+  ASSERT_FALSE(text.str().empty());
+  const std::map<std::string, std::vector<std::string>> expected = {
+      {"module_vars", {"d_table:256", "d_wide:8", "k_init:16", "k_scale:16"}},
+      {"module_vars_static", {"s_bias:4", "s_mask:8"}},
+  };
+  for (const auto& [entry, variables] : expected) {
+    SCOPED_TRACE(entry);
+    compiler::PtxBuild build;
+    build.target = "gfx1201";
+    build.entry = entry;
+    std::string log;
+    Expected<std::vector<std::byte>> object = compiler::build_ptx_code_object(text.str(), build, log);
+    ASSERT_TRUE(object.has_value()) << object.error().message;
+    Expected<LaunchMeta> meta = read_launch_meta(*object, entry);
+    ASSERT_TRUE(meta.has_value()) << meta.error().message;
+    std::vector<std::string> names;
+    for (const HostVariable& variable : meta->host_variables) {
+      names.push_back(variable.name + ":" + std::to_string(variable.size));
+    }
+    EXPECT_EQ(names, variables);
+  }
 }
 
 // A .global declared in a function body cannot be named by the host: it stays internal, and a
