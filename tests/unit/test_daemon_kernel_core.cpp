@@ -175,7 +175,8 @@ TEST_F(KernelCoreTest, PutModuleChecksBothHashes)
 }
 
 // A release folder whose object is the translator's build of tests/ptx/isa/module_vars (nvcc's
-// PTX with six module variables the host writes, four of them module_vars's), listed for the sr module.
+// PTX with six module variables the host writes, four of them the kernel's), listed for the sr
+// module.
 std::filesystem::path host_variable_release(const std::filesystem::path& root)
 {
   std::string ptx = read_file(D4R_TEST_SOURCE_DIR "/ptx/isa/module_vars.sm_90.ptx");
