@@ -432,9 +432,21 @@ Expected<void> lower_float(FunctionTranslator& t, const ptx::Instruction& instru
     result = rounded(t, arith, op);
   } else if (name == "abs" || name == "neg") {
     llvm::Value* x = op.ftz ? flush_subnormal(b, op.in[0]) : op.in[0];
-    result = b.CreateBitCast(abs_neg_bits(b, b.CreateBitCast(x, b.getIntNTy(type.bits)),
-                                          name == "abs", float_format(type)),
-                             x->getType());
+    const FloatFormat format = float_format(type);
+    if (instruction.guard && type.bits == 32 && !op.ftz) {
+      // A guarded abs/neg.f32 is the bit operation on an H200, NaN payloads kept (random
+      // differential testing: @p abs.f32 0xff924985 = 0x7f924985, @p neg.f32 0x7fff1586 =
+      // 0xffff1586, @!p neg.f32 0x7fffffff = 0xffffffff; r304, r139, r272), where an unguarded one
+      // gives the canonical NaN (nan_bits_f32_*).
+      llvm::Value* bits = b.CreateBitCast(x, b.getInt32Ty());
+      llvm::Value* moved = name == "abs" ? b.CreateAnd(bits, 0x7fffffffU)
+                                         : b.CreateXor(bits, 0x80000000U);
+      result = b.CreateBitCast(moved, x->getType());
+    } else {
+      result = b.CreateBitCast(abs_neg_bits(b, b.CreateBitCast(x, b.getIntNTy(type.bits)),
+                                            name == "abs", format),
+                               x->getType());
+    }
   } else if (name == "min" || name == "max") {
     TRY_ASSIGN(result, min_max(t, instruction, op));
   } else if (name == "copysign") {

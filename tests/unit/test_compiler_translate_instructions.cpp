@@ -180,6 +180,29 @@ TEST(TranslateFloat, NaNResultsAreCanonical)
                             "FFFC000000000000", "FFF8000000000000"}));
 }
 
+// Rules the random differential test found on the H200 (the rd_* golden cases record them): a
+// guarded abs/neg.f32 keeps a NaN's bits, min/max of a register with itself is that register,
+// testp.normal of a zero is true, bfe.s32 / bfi.b32 with immediates beyond the width fold as
+// ptxas folds them (the register forms keep the ISA's).
+TEST(TranslateFloat, RulesFromRandomDifferentialTesting)
+{
+  Values values = host_stores(
+      "  setp.eq.u32 %p1, 1, 1;\n  mov.f32 %f1, 0f7FFF1586;\n  mov.f32 %f2, 0fFF924985;\n"
+      "  mov.f32 %f4, 0f00000000;\n  @%p1 neg.f32 %f4, %f1;\n  st.global.f32 [%rd1], %f4;\n"
+      "  @%p1 abs.f32 %f4, %f2;\n  st.global.f32 [%rd1+4], %f4;\n"
+      "  neg.f32 %f4, %f1;\n  st.global.f32 [%rd1+8], %f4;\n"
+      "  mov.f32 %f3, 0fFFA00000;\n  max.f32 %f4, %f3, %f3;\n  st.global.f32 [%rd1+12], %f4;\n"
+      "  max.ftz.f32 %f4, %f3, %f3;\n  st.global.f32 [%rd1+16], %f4;\n"
+      "  testp.normal.f32 %p2, 0f80000000;\n  selp.u32 %r1, 1, 0, %p2;\n"
+      "  st.global.u32 [%rd1+20], %r1;\n"
+      "  mov.u32 %r2, 0x0ec554a6;\n  bfe.s32 %r3, %r2, 35, 17;\n  st.global.u32 [%rd1+24], %r3;\n"
+      "  mov.u32 %r4, 0xab07d8a7;\n  mov.u32 %r5, 0x807fffc0;\n"
+      "  bfi.b32 %r6, %r4, %r5, 10, 33;\n  st.global.u32 [%rd1+28], %r6;\n"
+      "  bfi.b32 %r6, %r4, %r5, 16, 40;\n  st.global.u32 [%rd1+32], %r6;\n");
+  EXPECT_EQ(values, (Values{"FFFF1586", "7F924985", "7FFFFFFF", "FFA00000", "7FFFFFFF", "1",
+                            "FFFFFFFF", "807FFFC0", "D8A7FFC0"}));
+}
+
 TEST(TranslateFloat, FlushToZeroAndSaturate)
 {
   Values values = host_stores(
