@@ -7,6 +7,7 @@
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Module.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <variant>
@@ -384,6 +385,18 @@ Expected<llvm::Value*> FunctionTranslator::read_reg(const ptx::Operand& operand,
     // the '-' were not there.
     return std::unexpected(
         error(*m_current, "unsupported: negated source operand -" + operand.text));
+  }
+  if (operand.text == "%is_explicit_cluster") {
+    // 1 in a kernel declared with a cluster shape (.explicitcluster, .reqnctapercluster): what
+    // the register says is the kernel's, so a .func cannot know it.
+    if (!m_function.is_entry) {
+      return std::unexpected(unsupported(*m_current));
+    }
+    bool explicit_cluster = std::ranges::any_of(m_function.performance, [](const auto& directive) {
+      return directive.name == ".explicitcluster" || directive.name == ".reqnctapercluster";
+    });
+    PtxType u32{PtxType::Kind::unsigned_int, 32, false};
+    return adapt_value(m_builder, m_builder.getInt32(explicit_cluster ? 1 : 0), u32, type);
   }
   if (is_special_register(operand.text)) {
     llvm::Value* special = hooks().special_register(env(), operand.text);

@@ -35,7 +35,7 @@ inline llvm::Value* lane_mask(llvm::IRBuilder<>& builder, std::string_view name,
 // Registers with a fixed value on both targets; nullptr for another name.
 inline llvm::Value* fixed_register(llvm::IRBuilder<>& builder, std::string_view name)
 {
-  if (name == "%smid" || name == "%gridid" || name == "%is_explicit_cluster") {
+  if (name == "%smid" || name == "%gridid") {
     return builder.getInt32(0);
   }
   if (name == "%nsmid") {

@@ -420,6 +420,30 @@ TEST(TranslateHost, SpecialRegistersReadTheThreadStruct)
   }
 }
 
+// %is_explicit_cluster is the kernel's own declaration: 1 with .explicitcluster or
+// .reqnctapercluster, 0 without (it read 0 everywhere before); in a .func it cannot be known.
+TEST(TranslateHost, ExplicitClusterRegisterFollowsTheKernelsDeclaration)
+{
+  const std::string head = ".version 8.0\n.target sm_90\n.address_size 64\n";
+  const std::string body = "{\n.reg .b32 %r<2>;\n.reg .b64 %rd<2>;\nld.param.u64 %rd1, [out];\n"
+                           "mov.u32 %r1, %is_explicit_cluster;\nst.global.u32 [%rd1], %r1;\nret;\n}\n";
+  const std::pair<const char*, const char*> kernels[] = {
+      {"", "0"}, {" .explicitcluster", "1"}, {" .reqnctapercluster 2, 1, 1", "1"}};
+  for (const auto& [directive, value] : kernels) {
+    SCOPED_TRACE(directive);
+    std::string text = head + ".visible .entry k(.param .u64 out)" + directive + "\n" + body;
+    Expected<Translation> translation = translate_text(text, host_options());
+    ASSERT_TRUE(translation) << translation.error().message;
+    EXPECT_EQ(stored_values(*translation->module, "k"), std::vector<std::string>{value});
+  }
+  std::string in_func = head + ".func f(.param .u64 out)\n" + body +
+                        ".visible .entry k(.param .u64 out)\n{\nret;\n}\n";
+  Expected<Translation> translation = translate_text(in_func, host_options());
+  ASSERT_FALSE(translation);
+  EXPECT_NE(translation.error().message.find("unsupported: mov.u32"), std::string::npos)
+      << translation.error().message;
+}
+
 TEST(TranslateHost, EveryShuffleAndVoteForm)
 {
   std::string body;
