@@ -106,9 +106,9 @@ $L_done:
 }
 )";
 
-std::unique_ptr<Executor> translate_and_jit()
+std::unique_ptr<Executor> translate_and_jit(const char* text = k_ptx, int threads = 2)
 {
-  Expected<ptx::Module> module = ptx::parse_module(k_ptx);
+  Expected<ptx::Module> module = ptx::parse_module(text);
   if (!module) {
     ADD_FAILURE() << module.error().message;
     return nullptr;
@@ -120,7 +120,7 @@ std::unique_ptr<Executor> translate_and_jit()
     return nullptr;
   }
   Expected<std::unique_ptr<Executor>> executor =
-      Executor::create(std::move(*translation), ExecutorOptions{.threads = 2});
+      Executor::create(std::move(*translation), ExecutorOptions{.threads = threads});
   if (!executor) {
     ADD_FAILURE() << executor.error().message;
     return nullptr;
@@ -289,21 +289,15 @@ constexpr const char* k_module_shared_ptx = R"(
 
 TEST(CpuTranslated, ModuleSharedVariablesOfOneKernelShareTheWindow)
 {
-  Expected<ptx::Module> module = ptx::parse_module(k_module_shared_ptx);
-  ASSERT_TRUE(module) << module.error().message;
-  Expected<translate::Translation> translation =
-      translate::translate_module(*module, translate::TranslateOptions{});
-  ASSERT_TRUE(translation) << translation.error().message;
-  Expected<std::unique_ptr<Executor>> executor =
-      Executor::create(std::move(*translation), ExecutorOptions{.threads = 1});
-  ASSERT_TRUE(executor) << executor.error().message;
-  const translate::KernelSignature* a = (*executor)->signature("kernel_a");
-  const translate::KernelSignature* b = (*executor)->signature("kernel_b");
+  std::unique_ptr<Executor> executor = translate_and_jit(k_module_shared_ptx, 1);
+  ASSERT_TRUE(executor);
+  const translate::KernelSignature* a = executor->signature("kernel_a");
+  const translate::KernelSignature* b = executor->signature("kernel_b");
   ASSERT_TRUE(a != nullptr && b != nullptr);
   EXPECT_EQ(a->static_shared_bytes, 256 + 40000 + 4096) << "both, only_a, through_helper";
   EXPECT_EQ(b->static_shared_bytes, 256 + 40000) << "both, only_b";
   std::vector<uint32_t> out(64, 0);
-  Expected<LaunchStats> run = (*executor)->launch(
+  Expected<LaunchStats> run = executor->launch(
       "kernel_a", LaunchShape{{1, 1, 1}, {64, 1, 1}, 0}, params(out.data()));
   ASSERT_TRUE(run) << run.error().message;
   for (uint32_t t = 0; t < 64; ++t) {
@@ -354,14 +348,8 @@ constexpr const char* k_param_address_ptx = R"(
 
 TEST(CpuTranslated, ParameterAddressesReadThroughRegisters)
 {
-  Expected<ptx::Module> module = ptx::parse_module(k_param_address_ptx);
-  ASSERT_TRUE(module) << module.error().message;
-  Expected<translate::Translation> translation =
-      translate::translate_module(*module, translate::TranslateOptions{});
-  ASSERT_TRUE(translation) << translation.error().message;
-  Expected<std::unique_ptr<Executor>> executor =
-      Executor::create(std::move(*translation), ExecutorOptions{.threads = 1});
-  ASSERT_TRUE(executor) << executor.error().message;
+  std::unique_ptr<Executor> executor = translate_and_jit(k_param_address_ptx, 1);
+  ASSERT_TRUE(executor);
   std::vector<uint32_t> out(3, 0);
   // The .param block: the 16-byte struct, then the output pointer at 16.
   const uint32_t fields[4] = {0x11111111u, 0x22222222u, 0x33333333u, 0x44444444u};
@@ -370,9 +358,11 @@ TEST(CpuTranslated, ParameterAddressesReadThroughRegisters)
   std::vector<std::byte> pointer = params(out.data());
   block.insert(block.end(), pointer.begin(), pointer.end());
   Expected<LaunchStats> run =
-      (*executor)->launch("by_address", LaunchShape{{1, 1, 1}, {1, 1, 1}, 0}, block);
+      executor->launch("by_address", LaunchShape{{1, 1, 1}, {1, 1, 1}, 0}, block);
   ASSERT_TRUE(run) << run.error().message;
   EXPECT_EQ(out, (std::vector<uint32_t>{0x33333333u, 0x11111111u, 0x44444444u}));
+  Expected<ptx::Module> module = ptx::parse_module(k_param_address_ptx);
+  ASSERT_TRUE(module) << module.error().message;
   for (const char* target : {"gfx1100", "gfx1201"}) {
     translate::TranslateOptions options;
     options.kind = translate::TargetKind::amdgpu;
