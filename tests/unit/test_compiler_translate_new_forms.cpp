@@ -8,6 +8,7 @@
 // compare every form with an H200).
 
 #include "compiler/cpu/executor.hpp"
+#include "tests/unit/test_compiler_translate_host_run.hpp"
 #include "tests/unit/test_compiler_translate_support.hpp"
 
 #include <gtest/gtest.h>
@@ -253,30 +254,6 @@ TEST(TranslateNewForms, IsaKernelsMakeCodeObjects)
 }
 
 // --- On the CPU executor ----------------------------------------------------------------------
-
-std::unique_ptr<cpu::Executor> host_executor(const std::string& text)
-{
-  Expected<Translation> translation = translate_text(text, host_options());
-  if (!translation) {
-    ADD_FAILURE() << translation.error().message;
-    return nullptr;
-  }
-  Expected<std::unique_ptr<cpu::Executor>> executor =
-      cpu::Executor::create(std::move(*translation), cpu::ExecutorOptions{.threads = 2});
-  if (!executor) {
-    ADD_FAILURE() << executor.error().message;
-    return nullptr;
-  }
-  return std::move(*executor);
-}
-
-std::vector<std::byte> pointer_params(void* out, const void* in)
-{
-  std::vector<std::byte> bytes(16);
-  std::memcpy(bytes.data(), &out, 8);
-  std::memcpy(bytes.data() + 8, &in, 8);
-  return bytes;
-}
 
 // Each lane of a 64-thread block reads in[tid]; lanes 0-9 of each warp use the member mask
 // 0x3ff, lanes 10-31 the mask 0xfffffc00 without lanes 20 and 21, which exit first. Each lane

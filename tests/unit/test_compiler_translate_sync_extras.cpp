@@ -7,6 +7,7 @@
 // malformed forms fail clearly.
 
 #include "compiler/cpu/executor.hpp"
+#include "tests/unit/test_compiler_translate_host_run.hpp"
 #include "tests/unit/test_compiler_translate_support.hpp"
 
 #include <gtest/gtest.h>
@@ -209,30 +210,6 @@ TEST(TranslateSyncExtras, MalformedFormsAreErrors)
 }
 
 // --- The host runtime paths, run by the CPU executor --------------------------------------------
-
-std::unique_ptr<cpu::Executor> host_executor(const std::string& text)
-{
-  Expected<Translation> translation = translate_text(text, host_options());
-  if (!translation) {
-    ADD_FAILURE() << translation.error().message;
-    return nullptr;
-  }
-  Expected<std::unique_ptr<cpu::Executor>> executor =
-      cpu::Executor::create(std::move(*translation), cpu::ExecutorOptions{.threads = 2});
-  if (!executor) {
-    ADD_FAILURE() << executor.error().message;
-    return nullptr;
-  }
-  return std::move(*executor);
-}
-
-std::vector<std::byte> pointer_params(void* out, const void* in)
-{
-  std::vector<std::byte> bytes(16);
-  std::memcpy(bytes.data(), &out, 8);
-  std::memcpy(bytes.data() + 8, &in, 8);
-  return bytes;
-}
 
 // bar.red.popc on barrier 1 with 64 of the block's 128 threads: warps 0-1 and warps 2-3 complete
 // separate phases (in the order the runtime runs them), each counting only its own predicates.
