@@ -49,16 +49,8 @@ uint64_t HostLaunch::place(const Arg& arg)
   const ImageSpec& spec = arg.image;
   std::unique_ptr<Image> image = std::make_unique<Image>();
   image->data = generate_image(spec);
+  image->header = host_image_header(spec);
   image->header.data = reinterpret_cast<uint8_t*>(image->data.data());
-  image->header.width = static_cast<uint32_t>(spec.width);
-  image->header.height = static_cast<uint32_t>(spec.height);
-  image->header.pitch = static_cast<uint32_t>(spec.width * texel_bytes(spec));
-  image->header.format = spec.format;
-  image->header.channels = static_cast<uint32_t>(spec.channels);
-  image->header.filter = static_cast<uint32_t>(spec.filter);
-  image->header.address = static_cast<uint32_t>(spec.address);
-  image->header.normalized = spec.normalized ? 1 : 0;
-  image->header.layers = static_cast<uint32_t>(spec.layers);
   if (arg.output_index >= 0) {
     m_outputs[static_cast<size_t>(arg.output_index)] = &image->data;
   }

@@ -481,9 +481,10 @@ void Parser::number_output(Arg& arg)
                 to_string(arg.buffer.type) + " " + std::to_string(arg.buffer.count);
   } else if (arg.kind == ArgKind::image && !arg.image.texture) {
     info.type = image_element(arg.image.format);
-    info.bytes = texel_bytes(arg.image) * arg.image.width * arg.image.height;
+    info.bytes = texel_bytes(arg.image) * arg.image.width * arg.image.height * image_slices(arg.image);
     info.what = "surface " + std::string(to_string(info.type)) + "x" + std::to_string(arg.image.channels) +
-                " " + std::to_string(arg.image.width) + "x" + std::to_string(arg.image.height);
+                " " + std::to_string(arg.image.width) + "x" + std::to_string(arg.image.height) + "x" +
+                std::to_string(image_slices(arg.image));
   } else {
     return;
   }
@@ -577,32 +578,14 @@ Expected<Arg> Parser::image(const std::vector<std::string>& tokens, size_t first
   size_t pos = first + 4;
   for (; pos < tokens.size() && tokens[pos].find('=') != std::string::npos; ++pos) {
     const std::string& option = tokens[pos];
-    const std::string key = option.substr(0, option.find('='));
-    const std::string val = option.substr(option.find('=') + 1);
-    if (!spec.texture) {
-      return std::unexpected(error("a surface has no option `" + key + "`"));
-    }
-    if (key == "filter" && (val == "point" || val == "linear")) {
-      spec.filter = val == "point" ? 0 : 1;
-    } else if (key == "address" && (val == "clamp" || val == "wrap" || val == "mirror" || val == "border")) {
-      spec.address = val == "clamp" ? 0 : val == "wrap" ? 1 : val == "mirror" ? 2 : 3;
-    } else if (key == "normalized" && (val == "0" || val == "1")) {
-      spec.normalized = val == "1";
-    } else if (key == "layers") {
-      TRY_ASSIGN(spec.layers, integer(val, 1, 2048));
-    } else if (key == "read" && (val == "float" || val == "integer")) {
-      spec.read_integer = val == "integer";
-    } else {
-      return std::unexpected(error("bad texture option `" + option + "`"));
+    const std::string problem =
+        apply_image_option(spec, option.substr(0, option.find('=')), option.substr(option.find('=') + 1));
+    if (!problem.empty()) {
+      return std::unexpected(error(problem));
     }
   }
-  if (spec.texture && (spec.address == 1 || spec.address == 2) && !spec.normalized) {
-    return std::unexpected(error("wrap and mirror need normalized=1 (as in CUDA)"));
-  }
-  // CUDA filters only textures read as floats; a 32-bit integer format is always read as integers.
-  const bool integer_texels = spec.read_integer || spec.format == d4r_image_u32;
-  if (spec.texture && integer_texels && spec.filter == 1) {
-    return std::unexpected(error("linear filtering needs float texels (not read=integer or u32)"));
+  if (const std::string problem = check_image(spec); !problem.empty()) {
+    return std::unexpected(error(problem));
   }
   if (pos == tokens.size()) {
     if (spec.texture) {
@@ -904,33 +887,6 @@ std::vector<std::byte> generate_fill(const Fill& fill, ElementType type, int64_t
     std::memcpy(bytes.data() + i * size, &bits, static_cast<size_t>(size)); // little-endian host
   }
   return bytes;
-}
-
-ElementType image_element(d4r_host_image_format format)
-{
-  switch (format) {
-  case d4r_image_u8:
-    return ElementType::u8;
-  case d4r_image_f16:
-    return ElementType::f16;
-  case d4r_image_f32:
-    return ElementType::f32;
-  case d4r_image_u32:
-    return ElementType::u32;
-  }
-  D4R_UNREACHABLE("image format");
-}
-
-int64_t texel_bytes(const ImageSpec& image)
-{
-  return element_size(image_element(image.format)) * image.channels;
-}
-
-std::vector<std::byte> generate_image(const ImageSpec& image)
-{
-  const int64_t layers = image.layers > 0 ? image.layers : 1;
-  return generate_fill(image.fill, image_element(image.format),
-                       image.width * image.height * layers * image.channels);
 }
 
 std::vector<ParamSlot> param_layout(const LaunchCase& launch_case, int64_t* total_bytes)

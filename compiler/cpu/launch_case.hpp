@@ -55,16 +55,22 @@ struct BufferSpec {
   Fill fill;
 };
 
+// The geometry of an image (README: `shape=`): a 1D, 2D or 3D array, a cube map (six square faces),
+// or a texture over linear memory (tex1Dfetch: CU_RESOURCE_TYPE_LINEAR, width texels).
+enum class ImageShape { d1, d2, d3, cube, buffer };
+
 struct ImageSpec {
   bool texture = false;             // false: a surface (always an output)
   d4r_host_image_format format = d4r_image_u8;
   int channels = 1;                 // 1, 2 or 4
   int64_t width = 0;
-  int64_t height = 0;
+  int64_t height = 0;               // 1 for 1d and buffer
+  ImageShape shape = ImageShape::d2;
+  int64_t depth = 0;                // 3d: its slices (0 otherwise)
   int filter = 0;                   // 0 point, 1 linear (textures)
   int address = 0;                  // 0 clamp, 1 wrap, 2 mirror, 3 border (textures)
   bool normalized = false;          // textures
-  int64_t layers = 0;               // textures: 0 a plain 2D texture, N a layered one (tex.a2d)
+  int64_t layers = 0;               // 0 not layered; N: N layers (1d, 2d) or N cubes (cube)
   bool read_integer = false;        // textures: u8 texels read as integers, not unorm floats
   Fill fill;
 };
@@ -148,9 +154,19 @@ struct LaunchCase {
 
 // Image geometry: the element type of a format, bytes per texel, and the packed data (rows of
 // width * texel bytes, no padding).
+// launch_image.cpp:
 [[nodiscard]] ElementType image_element(d4r_host_image_format format);
 [[nodiscard]] int64_t texel_bytes(const ImageSpec& image);
+// The 2D slices of width x height texels the image holds, one after another: depth slices of a 3D
+// image, faces (6 a cube) times layers.
+[[nodiscard]] int64_t image_slices(const ImageSpec& image);
 [[nodiscard]] std::vector<std::byte> generate_image(const ImageSpec& image);
+// One `key=value` option of a texture or surface line, applied; what is wrong, or empty.
+[[nodiscard]] std::string apply_image_option(ImageSpec& image, std::string_view key, std::string_view value);
+// The checks of an image line once its options are read; what is wrong, or empty.
+[[nodiscard]] std::string check_image(const ImageSpec& image);
+// The host image header of a spec (data left null: the caller owns the texels).
+[[nodiscard]] d4r_host_image host_image_header(const ImageSpec& image);
 
 // The .param block: offset, size and alignment of each param (PTX layout: natural alignment for
 // scalars, 8 for buffers and image handles, the declared alignment for structs).

@@ -79,7 +79,19 @@ struct d4r_host_image {
   uint32_t filter;      // 0 point, 1 linear
   uint32_t address;     // 0 clamp, 1 wrap, 2 mirror, 3 border
   uint32_t normalized;  // 1: coordinates in [0, 1)
-  uint32_t layers;      // 0: a 2D image; N: a layered one, N images of height rows one after another
+  uint32_t layers;      // 0: not layered; N: N layers (1D, 2D) or N cubes (cube), one after another
+  uint32_t depth;       // a 3D image's slices of height rows (0 otherwise)
+  uint32_t shape;       // d4r_host_image_shape
+};
+// A 1D image has height 1; a cube has six square faces (+x, -x, +y, -y, +z, -z) of height rows
+// each, per cube; a buffer is a 1D texture over linear memory (tex1Dfetch: no filtering, no
+// address modes, a texel past the end reads 0).
+enum d4r_host_image_shape : uint32_t {
+  d4r_shape_2d = 0,
+  d4r_shape_1d = 1,
+  d4r_shape_3d = 2,
+  d4r_shape_cube = 3,
+  d4r_shape_buffer = 4,
 };
 enum d4r_host_image_format : uint32_t {
   d4r_image_u8 = 0,    // 8-bit: textures read it normalised (float in [0, 1]); sust.p stores the

@@ -6,5 +6,6 @@ d4r_test(test_compiler_cpu_launch_case
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/test_compiler_cpu_launch_case.cpp
     ${PROJECT_SOURCE_DIR}/compiler/cpu/launch_case.cpp
+    ${PROJECT_SOURCE_DIR}/compiler/cpu/launch_image.cpp
     ${PROJECT_SOURCE_DIR}/compiler/cpu/host_launch.cpp
   LIBS d4r_util)

@@ -64,6 +64,7 @@ struct DeviceOutput {
   int64_t bytes = 0;
   int64_t row_bytes = 0;
   int64_t rows = 0;
+  int64_t slices = 1;
 };
 
 // One launch of one case: device resources, released in the destructor.
@@ -90,6 +91,7 @@ private:
   bool place(const Arg& arg, uint64_t* bits);
   bool place_buffer(const Arg& arg, uint64_t* bits);
   bool place_image(const Arg& arg, uint64_t* bits);
+  bool place_linear_texture(const Arg& arg, uint64_t* bits);
   bool read_back(std::vector<std::vector<std::byte>>& outputs);
   bool write_globals();
 };
@@ -153,22 +155,61 @@ CUarray_format array_format(d4r_host_image_format format)
   return CU_AD_FORMAT_UNSIGNED_INT8;
 }
 
+// The CUDA array of an image spec: Height 0 for a 1D array, Depth the 3D slices, the layers (a
+// layered array) or 6 faces per cube (CUDA_ARRAY3D_CUBEMAP, layered for several cubes).
+CUDA_ARRAY3D_DESCRIPTOR array_descriptor(const ImageSpec& spec)
+{
+  using d4r::compiler::cpu::ImageShape;
+  CUDA_ARRAY3D_DESCRIPTOR descriptor{};
+  descriptor.Width = static_cast<size_t>(spec.width);
+  descriptor.Height = spec.shape == ImageShape::d1 ? 0 : static_cast<size_t>(spec.height);
+  const bool stacked = spec.shape == ImageShape::d3 || spec.shape == ImageShape::cube || spec.layers > 0;
+  descriptor.Depth = stacked ? static_cast<size_t>(d4r::compiler::cpu::image_slices(spec)) : 0;
+  descriptor.Format = array_format(spec.format);
+  descriptor.NumChannels = static_cast<unsigned>(spec.channels);
+  descriptor.Flags = (spec.texture ? 0 : CUDA_ARRAY3D_SURFACE_LDST) | (spec.layers > 0 ? CUDA_ARRAY3D_LAYERED : 0) |
+                     (spec.shape == ImageShape::cube ? CUDA_ARRAY3D_CUBEMAP : 0);
+  return descriptor;
+}
+
+// A texture over linear memory (shape=buffer, tex1Dfetch): the texels in a plain allocation.
+bool DeviceLaunch::place_linear_texture(const Arg& arg, uint64_t* bits)
+{
+  const ImageSpec& spec = arg.image;
+  const std::vector<std::byte> data = d4r::compiler::cpu::generate_image(spec);
+  CUdeviceptr pointer = 0;
+  CU_CHECK(cuMemAlloc(&pointer, data.size()));
+  m_buffers.push_back(pointer);
+  CU_CHECK(cuMemcpyHtoD(pointer, data.data(), data.size()));
+  CUDA_RESOURCE_DESC resource{};
+  resource.resType = CU_RESOURCE_TYPE_LINEAR;
+  resource.res.linear.devPtr = pointer;
+  resource.res.linear.format = array_format(spec.format);
+  resource.res.linear.numChannels = static_cast<unsigned>(spec.channels);
+  resource.res.linear.sizeInBytes = data.size();
+  CUDA_TEXTURE_DESC texture_desc{};
+  texture_desc.filterMode = CU_TR_FILTER_MODE_POINT;
+  texture_desc.flags = spec.read_integer ? CU_TRSF_READ_AS_INTEGER : 0;
+  CUtexObject texture = 0;
+  CU_CHECK(cuTexObjectCreate(&texture, &resource, &texture_desc, nullptr));
+  m_textures.push_back(texture);
+  *bits = texture;
+  return true;
+}
+
 bool DeviceLaunch::place_image(const Arg& arg, uint64_t* bits)
 {
   const ImageSpec& spec = arg.image;
-  CUDA_ARRAY3D_DESCRIPTOR descriptor{};
-  descriptor.Width = static_cast<size_t>(spec.width);
-  descriptor.Height = static_cast<size_t>(spec.height);
-  // A layered texture is a layered 3D array: Depth layers of width x height, layer after layer.
-  descriptor.Depth = static_cast<size_t>(spec.layers);
-  descriptor.Format = array_format(spec.format);
-  descriptor.NumChannels = static_cast<unsigned>(spec.channels);
-  descriptor.Flags = (spec.texture ? 0 : CUDA_ARRAY3D_SURFACE_LDST) | (spec.layers > 0 ? CUDA_ARRAY3D_LAYERED : 0);
+  if (spec.shape == d4r::compiler::cpu::ImageShape::buffer) {
+    return place_linear_texture(arg, bits);
+  }
+  const CUDA_ARRAY3D_DESCRIPTOR descriptor = array_descriptor(spec);
   CUarray array = nullptr;
   CU_CHECK(cuArray3DCreate(&array, &descriptor));
   m_arrays.push_back(array);
   const std::vector<std::byte> data = d4r::compiler::cpu::generate_image(spec);
   const int64_t row_bytes = spec.width * d4r::compiler::cpu::texel_bytes(spec);
+  const int64_t slices = d4r::compiler::cpu::image_slices(spec);
   CUDA_MEMCPY3D copy{};
   copy.srcMemoryType = CU_MEMORYTYPE_HOST;
   copy.srcHost = data.data();
@@ -178,7 +219,7 @@ bool DeviceLaunch::place_image(const Arg& arg, uint64_t* bits)
   copy.dstArray = array;
   copy.WidthInBytes = static_cast<size_t>(row_bytes);
   copy.Height = static_cast<size_t>(spec.height);
-  copy.Depth = static_cast<size_t>(spec.layers > 0 ? spec.layers : 1);
+  copy.Depth = static_cast<size_t>(slices);
   CU_CHECK(cuMemcpy3D(&copy));
   CUDA_RESOURCE_DESC resource{};
   resource.resType = CU_RESOURCE_TYPE_ARRAY;
@@ -193,6 +234,7 @@ bool DeviceLaunch::place_image(const Arg& arg, uint64_t* bits)
     output.bytes = static_cast<int64_t>(data.size());
     output.row_bytes = row_bytes;
     output.rows = spec.height;
+    output.slices = slices;
     *bits = surface;
     return true;
   }
@@ -295,15 +337,17 @@ bool DeviceLaunch::read_back(std::vector<std::vector<std::byte>>& outputs)
       CU_CHECK(cuMemcpyDtoH(outputs[i].data(), output.pointer, outputs[i].size()));
       continue;
     }
-    CUDA_MEMCPY2D copy{};
+    CUDA_MEMCPY3D copy{};
     copy.srcMemoryType = CU_MEMORYTYPE_ARRAY;
     copy.srcArray = output.array;
     copy.dstMemoryType = CU_MEMORYTYPE_HOST;
     copy.dstHost = outputs[i].data();
     copy.dstPitch = static_cast<size_t>(output.row_bytes);
+    copy.dstHeight = static_cast<size_t>(output.rows);
     copy.WidthInBytes = static_cast<size_t>(output.row_bytes);
     copy.Height = static_cast<size_t>(output.rows);
-    CU_CHECK(cuMemcpy2D(&copy));
+    copy.Depth = static_cast<size_t>(output.slices);
+    CU_CHECK(cuMemcpy3D(&copy));
   }
   return true;
 }

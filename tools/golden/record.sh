@@ -20,7 +20,7 @@ if [ -z "$bin" ]; then
   bin="$(mktemp -d)/d4r-golden"
   cxx="${CXX:-g++}"
   "$cxx" -std=c++2b -O2 -I"$root" -I"$cuda/include" "$root/tools/golden/d4r-golden.cpp" \
-    "$root/compiler/cpu/launch_case.cpp" "$root/util/error.cpp" -L"$cuda/lib64/stubs" -lcuda -o "$bin" || exit 1
+    "$root/compiler/cpu/launch_case.cpp" "$root/compiler/cpu/launch_image.cpp" "$root/util/error.cpp" -L"$cuda/lib64/stubs" -lcuda -o "$bin" || exit 1
 fi
 if [ "$#" -eq 0 ]; then
   set -- "$root"/tests/golden/cases/*.case
