@@ -78,8 +78,8 @@ constexpr int k_in = 2048; // input elements per warp (A, B, C each)
 } // namespace
 
 // f16 in, per warp: A, B at a/b + 2048 w, C (f32, f16) likewise; D: three shapes of 4 f32 tiles
-// (out + 3072 w) and 2 f16 tiles (outh + 1536 w); then the m16n16k16 row/col tile from shared
-// memory and from a generic pointer (out + 3072 w + 3072 * 2 + 256 * {0, 1} ... see below).
+// and 2 f16 tiles (out + 3584 w, outh + 1536 w), then the m16n16k16 col/row tile from shared
+// memory (out + 3584 w + 3072) and the m32n8k16 row/col tile through generic pointers (+ 256).
 extern "C" __global__ void wmma_f16(const half* a, const half* b, const float* c, const half* ch,
                                     float* out, half* outh, int generic_shared)
 {
@@ -361,12 +361,6 @@ extern "C" __global__ void mma_float(const unsigned* h, const float* f, const do
                  "{%6}, {%7, %8, %9, %10};"
                  : "=f"(d[1024]), "=f"(d[1025]), "=f"(d[1026]), "=f"(d[1027])
                  : "r"(fa[4]), "r"(fa[5]), "r"(fb[2]), "f"(fc[4]), "f"(fc[5]), "f"(fc[6]), "f"(fc[7]));
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%0, %1, %2, %3, %4, %5, %6, %7}, "
-                 "{%8, %9}, {%10, %11}, {%12, %13, %14, %15, %16, %17, %18, %19};"
-                 : "=f"(d[1280]), "=f"(d[1281]), "=f"(d[1282]), "=f"(d[1283]), "=f"(d[1284]),
-                   "=f"(d[1285]), "=f"(d[1286]), "=f"(d[1287])
-                 : "r"(ha[0]), "r"(ha[1]), "r"(hb[0]), "r"(hb[1]), "f"(fc[0]), "f"(fc[1]),
-                   "f"(fc[2]), "f"(fc[3]), "f"(fc[4]), "f"(fc[5]), "f"(fc[6]), "f"(fc[7]));
     const double* da = dbl + 8 * l;
     const double* db = dbl + 256 + 4 * l;
     const double* dc = dbl + 512 + 4 * l;
@@ -389,6 +383,23 @@ extern "C" __global__ void mma_float(const unsigned* h, const float* f, const do
                  : "d"(da[0]), "d"(da[1]), "d"(da[2]), "d"(da[3]), "d"(da[4]), "d"(da[5]),
                    "d"(da[6]), "d"(da[7]), "d"(db[0]), "d"(db[1]), "d"(db[2]), "d"(db[3]),
                    "d"(dc[0]), "d"(dc[1]), "d"(dc[2]), "d"(dc[3]));
+}
+
+// mma.m8n8k4 with .f16 A/B and f32 C/D (four quad-pairs, each its own 8x8x4 product), as
+// mma_float: A words h[8 l ..], B h[256 + 4 l ..], C f[512 + 8 l ..]; D to out[8 l ..].
+extern "C" __global__ void mma_m8n8k4_f16(const unsigned* h, const float* f, float* out)
+{
+    const unsigned l = lane_id();
+    const unsigned* ha = h + 8 * l;
+    const unsigned* hb = h + 256 + 4 * l;
+    const float* fc = f + 512 + 8 * l;
+    float* d = out + 8 * l;
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%0, %1, %2, %3, %4, %5, %6, %7}, "
+                 "{%8, %9}, {%10, %11}, {%12, %13, %14, %15, %16, %17, %18, %19};"
+                 : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]), "=f"(d[4]),
+                   "=f"(d[5]), "=f"(d[6]), "=f"(d[7])
+                 : "r"(ha[0]), "r"(ha[1]), "r"(hb[0]), "r"(hb[1]), "f"(fc[0]), "f"(fc[1]),
+                   "f"(fc[2]), "f"(fc[3]), "f"(fc[4]), "f"(fc[5]), "f"(fc[6]), "f"(fc[7]));
 }
 
 // movmatrix and stmatrix: lane l's words w[4 l ..] (random bits). movmatrix: out[l]. stmatrix:
