@@ -22,6 +22,9 @@ Expected<std::unique_ptr<Cache>> Cache::open(const CacheOptions& options)
     store_options.mode = mode;
     store_options.max_bytes = options.max_bytes_per_mode;
     TRY_ASSIGN(cache->slot(mode).store, Store::open(store_options));
+    if (const std::string& note = cache->slot(mode).store->recovery_note(); !note.empty()) {
+      cache->m_recovery_notes.push_back(note);
+    }
   }
   return cache;
 }

@@ -104,6 +104,9 @@ public:
   // between the rename and the index commit leaves such files behind), and temp files older than
   // min_age. Returns how many files it removed.
   [[nodiscard]] Expected<int64_t> collect_garbage(std::chrono::seconds min_age);
+  // Non-empty when open() found the index damaged (unreadable, or failing SQLite's quick_check),
+  // moved it to <root>/damaged/ and started a fresh one: what happened, for the log.
+  [[nodiscard]] const std::string& recovery_note() const;
 
   // For tests: insert calls _exit(k_crash_exit_code) after the object is renamed into place and
   // before the index commits, as a crash would (no destructor, no rollback). Use it in a child.
@@ -138,6 +141,8 @@ public:
   [[nodiscard]] Expected<StoreStats> stats(Mode mode);
   [[nodiscard]] Expected<int64_t> collect_garbage(Mode mode, std::chrono::seconds min_age);
   [[nodiscard]] const std::filesystem::path& root() const { return m_root; }
+  // What open() did about damaged indexes (Store::recovery_note), one line each; for the log.
+  [[nodiscard]] const std::vector<std::string>& recovery_notes() const { return m_recovery_notes; }
 
 private:
   struct Slot {
@@ -149,6 +154,7 @@ private:
   std::filesystem::path m_root;
   Slot m_fast;
   Slot m_accuracy;
+  std::vector<std::string> m_recovery_notes;
 };
 
 } // namespace d4r::cache

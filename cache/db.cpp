@@ -220,6 +220,19 @@ Expected<void> Database::execute(const char* sql)
   return {};
 }
 
+Expected<void> Database::check_integrity()
+{
+  static constexpr char k_quick_check[] = "PRAGMA quick_check(1)";
+  TRY_ASSIGN(Statement * check, cached(k_quick_check));
+  TRY_ASSIGN(bool row, check->step());
+  std::string verdict = row ? check->column_text(0) : "no answer";
+  check->reset();
+  if (verdict != "ok") {
+    return make_error(ErrorCode::corrupt, "cache: " + m_path.string() + ": damaged (" + verdict + ")");
+  }
+  return {};
+}
+
 int64_t Database::changes() const
 {
   return sqlite3_changes64(m_handle);

@@ -70,6 +70,8 @@ public:
   [[nodiscard]] Expected<Statement*> cached(const char* sql);
   // Runs one statement without caching it (schema changes, transaction control).
   [[nodiscard]] Expected<void> execute(const char* sql);
+  // PRAGMA quick_check: corrupt, with SQLite's first finding, when a page or an index is damaged.
+  [[nodiscard]] Expected<void> check_integrity();
   [[nodiscard]] int64_t changes() const;
   [[nodiscard]] const std::filesystem::path& path() const { return m_path; }
 

@@ -20,6 +20,7 @@
 #include "cache/file_ops.hpp"
 #include "cache/schema.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <cstdio>
@@ -145,6 +146,7 @@ struct Store::Impl {
   std::filesystem::path tmp_dir;
   std::filesystem::path quarantine_dir;
   std::unique_ptr<db::Database> database;
+  std::string recovery_note; // how open() recovered from a damaged index, or empty
   // Uses not yet written (see the file comment): entry ids in order of use, and counters.
   std::vector<int64_t> pending_uses;
   int64_t pending_hits = 0;
@@ -243,6 +245,55 @@ Store::Store(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
 
 Store::~Store() = default;
 
+const std::string& Store::recovery_note() const
+{
+  return m_impl->recovery_note;
+}
+
+namespace {
+
+constexpr size_t k_damaged_sets_kept = 3;
+
+// The index, its schema brought up to date and its pages checked.
+Expected<std::unique_ptr<db::Database>> open_index(const db::DatabaseOptions& options)
+{
+  TRY_ASSIGN(std::unique_ptr<db::Database> database, db::Database::open(options));
+  TRY(migrate(*database));
+  TRY(database->check_integrity());
+  return database;
+}
+
+// Moves a damaged index with its WAL and shared-memory files to <root>/damaged/<ms since epoch>/,
+// for whoever wants to look at it, and keeps only the newest few such folders.
+Expected<std::filesystem::path> set_aside_damaged_index(const std::filesystem::path& root,
+                                                        const std::filesystem::path& index)
+{
+  const std::filesystem::path damaged = root / "damaged";
+  TRY(files::make_directory(damaged, 0700));
+  const std::filesystem::path aside = damaged / std::to_string(now_unix_ms());
+  TRY(files::make_directory(aside, 0700));
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    const std::filesystem::path from = index.string() + suffix;
+    if (::rename(from.c_str(), (aside / (index.filename().string() + suffix)).c_str()) != 0 &&
+        errno != ENOENT) {
+      return std::unexpected(files::errno_error("set aside", from, errno));
+    }
+  }
+  std::vector<std::filesystem::path> sets;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(damaged, error)) {
+    sets.push_back(entry.path());
+  }
+  // Names are times of the same width for centuries: name order is age order.
+  std::sort(sets.begin(), sets.end());
+  for (size_t i = 0; i + k_damaged_sets_kept < sets.size(); ++i) {
+    std::filesystem::remove_all(sets[i], error);
+  }
+  return aside;
+}
+
+} // namespace
+
 Expected<std::unique_ptr<Store>> Store::open(const StoreOptions& options)
 {
   auto impl = std::make_unique<Impl>();
@@ -260,8 +311,21 @@ Expected<std::unique_ptr<Store>> Store::open(const StoreOptions& options)
   db::DatabaseOptions database_options;
   database_options.path = options.root / "index.sqlite";
   database_options.busy_timeout_ms = options.busy_timeout_ms;
-  TRY_ASSIGN(impl->database, db::Database::open(database_options));
-  TRY(migrate(*impl->database));
+  Expected<std::unique_ptr<db::Database>> database = open_index(database_options);
+  if (!database && database.error().code == ErrorCode::corrupt) {
+    // A damaged index would stop every start (and systemd would restart into the same failure),
+    // losing both modes; set aside, a fresh index costs only rebuilds. The objects it named are
+    // unreferenced now and go with the next garbage collection.
+    TRY_ASSIGN(std::filesystem::path aside,
+               set_aside_damaged_index(options.root, database_options.path));
+    impl->recovery_note = database.error().message + "; set aside in " + aside.string() +
+                          ", serving from a fresh index (kernels are built again on demand)";
+    database = open_index(database_options);
+  }
+  if (!database) {
+    return std::unexpected(std::move(database).error());
+  }
+  impl->database = std::move(*database);
   return std::unique_ptr<Store>(new Store(std::move(impl)));
 }
 

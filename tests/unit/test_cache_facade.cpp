@@ -211,19 +211,25 @@ TEST(CacheFacade, UnwritableRootIsAClearError)
   EXPECT_EQ(cache.error().code, ErrorCode::invalid_argument);
 }
 
-TEST(CacheFacade, CorruptIndexInOneModeFailsOpen)
+TEST(CacheFacade, CorruptIndexInOneModeIsSetAsideAndTheOtherModeKeepsItsEntries)
 {
   TempDir dir;
-  std::filesystem::create_directories(dir.path() / "accuracy");
-  std::ofstream(dir.path() / "accuracy" / "index.sqlite", std::ios::binary)
+  const CacheKey key = make_key("d4r_test_layer");
+  {
+    std::unique_ptr<Cache> cache = open_cache(dir.path());
+    ASSERT_NE(cache, nullptr);
+    ASSERT_TRUE(cache->insert(Mode::fast, key, object_of(128, 1), "", "").has_value());
+  }
+  std::ofstream(dir.path() / "accuracy" / "index.sqlite", std::ios::binary | std::ios::trunc)
       << std::string(4096, '\x7f');
-  CacheOptions options;
-  options.root = dir.path();
-  Expected<std::unique_ptr<Cache>> cache = Cache::open(options);
-  ASSERT_FALSE(cache.has_value());
-  EXPECT_EQ(cache.error().code, ErrorCode::corrupt);
-  EXPECT_NE(cache.error().message.find("accuracy/index.sqlite"), std::string::npos)
-      << cache.error().message;
+  std::unique_ptr<Cache> cache = open_cache(dir.path());
+  ASSERT_NE(cache, nullptr);
+  ASSERT_EQ(cache->recovery_notes().size(), 1u);
+  EXPECT_NE(cache->recovery_notes()[0].find("accuracy/index.sqlite"), std::string::npos)
+      << cache->recovery_notes()[0];
+  Expected<std::optional<Hit>> fast = cache->lookup(Mode::fast, key);
+  ASSERT_TRUE(fast.has_value() && fast->has_value());
+  ASSERT_TRUE(cache->insert(Mode::accuracy, key, object_of(128, 1), "", "").has_value());
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 #include "cache/cache.hpp"
 #include "cache/db.hpp"
 
+#include "tests/support/read_file.hpp"
 #include "test_cache_support.hpp"
 
 #include <gtest/gtest.h>
@@ -23,6 +24,7 @@ using testing::count_files;
 using testing::make_key;
 using testing::object_of;
 using testing::open_store;
+using d4r::testing::read_file;
 using testing::TempDir;
 
 mode_t mode_of(const std::filesystem::path& path)
@@ -352,7 +354,20 @@ TEST(CacheStore, CollectGarbageRemovesStaleTempFiles)
   EXPECT_TRUE(std::filesystem::exists(dir.path() / "objects" / "README")); // not ours
 }
 
-TEST(CacheStore, GarbageIndexIsCorruptAndKept)
+// The one folder under <root>/damaged/, or empty.
+std::filesystem::path damaged_set(const std::filesystem::path& root)
+{
+  std::vector<std::filesystem::path> sets;
+  if (std::filesystem::exists(root / "damaged")) {
+    for (const auto& entry : std::filesystem::directory_iterator(root / "damaged")) {
+      sets.push_back(entry.path());
+    }
+  }
+  EXPECT_EQ(sets.size(), 1u);
+  return sets.empty() ? std::filesystem::path() : sets.front();
+}
+
+TEST(CacheStore, GarbageIndexIsSetAsideAndAFreshOneServes)
 {
   TempDir dir;
   std::filesystem::create_directories(dir.path());
@@ -362,10 +377,54 @@ TEST(CacheStore, GarbageIndexIsCorruptAndKept)
   StoreOptions options;
   options.root = dir.path();
   Expected<std::unique_ptr<Store>> store = Store::open(options);
-  ASSERT_FALSE(store.has_value());
-  EXPECT_EQ(store.error().code, ErrorCode::corrupt);
-  EXPECT_NE(store.error().message.find(index.string()), std::string::npos) << store.error().message;
-  EXPECT_EQ(std::filesystem::file_size(index), garbage.size());
+  ASSERT_TRUE(store.has_value()) << store.error().message;
+  const std::string& note = (*store)->recovery_note();
+  EXPECT_NE(note.find(index.string()), std::string::npos) << note;
+  EXPECT_NE(note.find("set aside"), std::string::npos) << note;
+  // Nothing is lost: the damaged file is kept, byte for byte, for whoever wants to look.
+  std::filesystem::path aside = damaged_set(dir.path());
+  EXPECT_EQ(read_file(aside / "index.sqlite"), garbage);
+  ASSERT_TRUE((*store)->insert(make_key("d4r_after"), object_of(64, 3), "", "").has_value());
+  Expected<std::optional<Hit>> hit = (*store)->lookup(make_key("d4r_after"));
+  ASSERT_TRUE(hit.has_value() && hit->has_value());
+  // A healthy index opens without a note.
+  store->reset();
+  Expected<std::unique_ptr<Store>> again = Store::open(options);
+  ASSERT_TRUE(again.has_value()) << again.error().message;
+  EXPECT_EQ((*again)->recovery_note(), "");
+}
+
+TEST(CacheStore, DamagedPagesFailTheIntegrityCheckAndAreSetAside)
+{
+  TempDir dir;
+  {
+    std::unique_ptr<Store> store = open_store(dir.path());
+    ASSERT_NE(store, nullptr);
+    for (int i = 0; i < 200; ++i) {
+      ASSERT_TRUE(store->insert(make_key("d4r_kernel_" + std::to_string(i)), object_of(32, i), "", "")
+                      .has_value());
+    }
+  }
+  // The header page stays readable; the b-tree pages after it are overwritten, as a bad sector
+  // or a stray write would.
+  const std::filesystem::path index = dir.path() / "index.sqlite";
+  ASSERT_FALSE(std::filesystem::exists(dir.path() / "index.sqlite-wal") &&
+               std::filesystem::file_size(dir.path() / "index.sqlite-wal") > 0)
+      << "the WAL was not checkpointed at close; the damage would not reach the pages";
+  const auto size = std::filesystem::file_size(index);
+  ASSERT_GT(size, 8192u);
+  {
+    std::fstream file(index, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(4096);
+    file << std::string(static_cast<size_t>(size) - 4096, '\x5a');
+  }
+  std::unique_ptr<Store> store = open_store(dir.path());
+  ASSERT_NE(store, nullptr);
+  EXPECT_NE(store->recovery_note().find("damaged"), std::string::npos) << store->recovery_note();
+  EXPECT_FALSE(damaged_set(dir.path()).empty());
+  Expected<std::optional<Hit>> hit = store->lookup(make_key("d4r_kernel_7"));
+  ASSERT_TRUE(hit.has_value()) << hit.error().message;
+  EXPECT_FALSE(hit->has_value()); // a fresh index: rebuilt on demand, never a wrong row
 }
 
 TEST(CacheStore, NewerSchemaIsRefused)
