@@ -434,5 +434,45 @@ TEST(CpuCollectives, BarrierReductionOverTheLiveThreads)
   }
 }
 
+// activemask (a ballot naming no members) after lanes left a barrier at different times: lanes
+// 0-30 first meet in a ballot of their own (site 40), lane 31 goes straight to the barrier, so
+// lane 30 completes the barrier and lane 31 runs on in that round to the activemask (site 42)
+// while the others have yet to leave the barrier. It must wait for them, as the H200 reconverges
+// there (random program r370: 0xffffffff; the executor answered 0x80000000 and 0x7fffffff).
+const char* k_late_activemask_ir = R"(
+define void @late(ptr %params, ptr %t) {
+entry:
+  %out = load ptr, ptr %params
+  %tx = load i32, ptr %t
+  %plane = getelementptr i8, ptr %t, i64 48
+  %lane = load i32, ptr %plane
+  %last = icmp eq i32 %lane, 31
+  br i1 %last, label %meet, label %first
+first:
+  %b0 = call i32 @d4r_rt_warp_ballot(ptr %t, i32 40, i32 2147483647, i32 1)
+  br label %meet
+meet:
+  call void @d4r_rt_barrier(ptr %t, i32 41, i32 0, i32 0)
+  %mask = call i32 @d4r_rt_warp_ballot(ptr %t, i32 42, i32 0, i32 1)
+  %tx64 = zext i32 %tx to i64
+  %po = getelementptr i32, ptr %out, i64 %tx64
+  store i32 %mask, ptr %po
+  ret void
+}
+)";
+
+TEST(CpuCollectives, ActivemaskWaitsForLanesABarrierReleased)
+{
+  std::unique_ptr<Executor> executor = executor_from_ir(k_late_activemask_ir, {signature("late", 8)});
+  ASSERT_TRUE(executor);
+  std::vector<uint32_t> out(64, 0);
+  Expected<LaunchStats> r =
+      executor->launch("late", LaunchShape{{1, 1, 1}, {64, 1, 1}, 0}, params(out.data()));
+  ASSERT_TRUE(r) << r.error().message;
+  for (uint32_t i = 0; i < 64; ++i) {
+    EXPECT_EQ(out[i], 0xffffffffu) << "thread " << i;
+  }
+}
+
 } // namespace
 } // namespace d4r::compiler::cpu
