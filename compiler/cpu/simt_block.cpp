@@ -325,6 +325,7 @@ bool SimtBlock::complete_warp(int64_t warp)
   const size_t end = std::min(m_threads.size(), first + k_warp_size);
   uint32_t live = 0;
   bool collective = false;
+  bool movable = false;
   for (size_t i = first; i < end; ++i) {
     const SimtThread& t = m_threads[i];
     if (t.state != FiberState::exited) {
@@ -332,6 +333,7 @@ bool SimtBlock::complete_warp(int64_t warp)
     }
     collective = collective || (t.state == FiberState::waiting && t.wait != WaitKind::barrier &&
                                 t.wait != WaitKind::none);
+    movable = movable || t.state == FiberState::runnable;
   }
   if (!collective) {
     return false;
@@ -340,10 +342,13 @@ bool SimtBlock::complete_warp(int64_t warp)
   // there. One that names none (activemask, vote without .sync) answers for the lanes that reach
   // it together, so it goes only when nothing else in the warp can move: lanes held at another
   // collective first catch up, as they would in a converged warp (the H200 answers activemask
-  // with every lane after a shfl.sync of some of them).
+  // with every lane after a shfl.sync of some of them). Lanes still running (a barrier released
+  // them in this round) are not held anywhere yet: they run first, so lanes that left a divergent
+  // loop or a barrier at different times meet again, as on the H200 (random program r370: every
+  // lane in activemask after per-lane loops and a bar.red the last lanes completed).
   bool moved = release_ready_groups(warp, live, false);
   moved = complete_warp_sync_across_sites(warp, live) || moved;
-  return moved || release_ready_groups(warp, live, true);
+  return moved || (!movable && release_ready_groups(warp, live, true));
 }
 
 // The groups of lanes waiting at one collective site that can go: every group whose members are
