@@ -380,12 +380,12 @@ extern "C" __global__ void mbar_bulk(const unsigned* src, unsigned* out, unsigne
                      "[%0], %1, [%2];" :: "r"(smem(small + 48 + (i & 7u))), "r"(from[1000 + i]),
                      "r"(smem(&bar)) : "memory");
         asm volatile("red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.max.s32 "
-                     "[%0], %1, [%2];" :: "r"(smem(small + 56 + (i & 3u))), "r"(from[1010 + i]),
+                     "[%0], %1, [%2];" :: "r"(smem(small + 56 + (i & 3u))), "r"(from[1004 + i]),
                      "r"(smem(&bar)) : "memory");
         if (i < 8) {
             asm volatile("red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes"
                          ".add.u64 [%0], %1, [%2];" :: "r"(smem(small + 60 + (i & 1u) * 2)),
-                         "l"(static_cast<unsigned long long>(from[1020 + i]) << 20), "r"(smem(&bar))
+                         "l"(static_cast<unsigned long long>(from[1016 + i]) << 20), "r"(smem(&bar))
                          : "memory");
         }
     }
