@@ -99,7 +99,9 @@ __device__ __forceinline__ void layer_body(const LayerParams& p, float* scratch)
         mma_tile(acc, a, b);
     }
     const float energy = warp_sum(acc[0] * acc[0] + acc[1] * acc[1] + acc[2] * acc[2] + acc[3] * acc[3]);
-    if ((threadIdx.x & 31) == 0) {
+    // One warp's energy per block: lane 0 of warp 0 (every warp storing to the one slot made the
+    // slot's value the GPU's schedule).
+    if (local == 0) {
         scratch[blockIdx.y * gridDim.x + blockIdx.x] = energy;
     }
     D4R_BARRIER();
