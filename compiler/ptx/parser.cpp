@@ -413,6 +413,10 @@ Expected<void> Parser::qualifier_part(Variable& var, std::string_view part, bool
     var.space = std::string(part);
   } else if (part == ".v2" || part == ".v4" || part == ".v8") {
     var.vector = std::string(part);
+  } else if (part == ".attribute") {
+    // Found by fuzz_ptx_parser: in ".attribute.u32" the word was kept as a plain attribute, which
+    // prints as ".attribute .u32", and that does not parse again.
+    return error_at(peek(), "expected '(' after '.attribute'");
   } else if (part == ".entry" || part == ".func") {
     // Found by fuzz_ptx_parser: ".visible .entry.align 4 ..." was a variable with an ".entry"
     // attribute, which prints as the start of a function.

@@ -428,6 +428,8 @@ TEST(PtxParser, ErrorsNameLineAndColumn)
       {".entry k(.param .u16.u64 a)\n{\n}\n", "ptx:1:", "a declaration has one type"},
       // Found by fuzz_ptx_parser: a variable qualified by .entry printed as a function's start.
       {".visible .entry.align 4 .f64 s = 1;\n", "ptx:1:", "'.entry' cannot qualify a declaration"},
+      // Found by fuzz_ptx_parser: ".attribute" joined to the next word printed apart from it.
+      {".entry k(.param .attribute.u32 a)\n{\n}\n", "ptx:1:", "expected '(' after '.attribute'"},
   };
   for (const BadInput& bad : cases) {
     SCOPED_TRACE(bad.text);
