@@ -26,6 +26,7 @@
 #include "compiler/translate/function_translator.hpp"
 #include "compiler/translate/lowering.hpp"
 #include "compiler/translate/lowering_support.hpp"
+#include "compiler/translate/mma_fragments.hpp"
 #include "compiler/translate/mma_layout.hpp"
 
 #include <llvm/IR/IntrinsicsAMDGPU.h>
@@ -33,6 +34,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <limits>
 #include <set>
@@ -116,41 +118,6 @@ Expected<Values> read_words(FunctionTranslator& t, const ptx::Instruction& instr
   return words;
 }
 
-// entries[lane] as an i32 of the calling lane: a constant, or a load from a [32 x i32] table in
-// the constant space (one global per distinct table in the module).
-llvm::Value* lane_table(FunctionTranslator& t, const std::vector<uint32_t>& entries,
-                        llvm::Value* lane)
-{
-  Builder& b = t.builder();
-  bool uniform = std::all_of(entries.begin(), entries.end(),
-                             [&](uint32_t entry) { return entry == entries[0]; });
-  if (uniform) {
-    return b.getInt32(entries[0]);
-  }
-  llvm::Module& module = *t.llvm_function().getParent();
-  llvm::Constant* init = llvm::ConstantDataArray::get(t.context(), llvm::ArrayRef(entries));
-  llvm::GlobalVariable* table = nullptr;
-  int count = 0;
-  for (llvm::GlobalVariable& global : module.globals()) {
-    if (global.getName().starts_with("d4r.mma.lanes")) {
-      ++count;
-      if (global.getInitializer() == init) {
-        table = &global;
-      }
-    }
-  }
-  if (table == nullptr) {
-    table = new llvm::GlobalVariable(module, init->getType(), true,
-                                     llvm::GlobalValue::PrivateLinkage, init,
-                                     "d4r.mma.lanes" + std::to_string(count), nullptr,
-                                     llvm::GlobalValue::NotThreadLocal,
-                                     t.hooks().address_space(Space::constant));
-    table->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
-  }
-  llvm::Value* slot = b.CreateInBoundsGEP(init->getType(), table, {b.getInt32(0), lane});
-  return b.CreateLoad(b.getInt32Ty(), slot);
-}
-
 // The destination words of `remap` for the calling lane.
 Values emit_remap(FunctionTranslator& t, const MmaWordRemap& remap, llvm::Value* lane,
                   const Fetch& fetch)
@@ -176,8 +143,8 @@ Values emit_remap(FunctionTranslator& t, const MmaWordRemap& remap, llvm::Value*
     for (int l = 0; l < k_lanes; ++l) {
       words[l] = zero[l] != 0 ? static_cast<uint32_t>(*distinct.begin()) : words[l];
     }
-    llvm::Value* source_lane = lane_table(t, lanes, lane);
-    llvm::Value* which = distinct.size() > 1 ? lane_table(t, words, lane) : nullptr;
+    llvm::Value* source_lane = mma_lane_table(t, lanes, lane);
+    llvm::Value* which = distinct.size() > 1 ? mma_lane_table(t, words, lane) : nullptr;
     llvm::Value* value = nullptr;
     for (int candidate : distinct) {
       llvm::Value* fetched = fetch(source_lane, candidate);
@@ -189,7 +156,7 @@ Values emit_remap(FunctionTranslator& t, const MmaWordRemap& remap, llvm::Value*
       out.push_back(value);
       continue;
     }
-    llvm::Value* is_zero = b.CreateICmpNE(lane_table(t, zero, lane), b.getInt32(0));
+    llvm::Value* is_zero = b.CreateICmpNE(mma_lane_table(t, zero, lane), b.getInt32(0));
     out.push_back(b.CreateSelect(is_zero, b.getInt32(0), value));
   }
   return out;
@@ -246,54 +213,6 @@ Fetch gathered_fetch(Builder& b, llvm::Value* all, int stride, int offset)
   };
 }
 
-// The value of FP8 code `code` (e4m3: bias 7, no infinities, S.1111.111 NaN; e5m2: bias 15,
-// IEEE-like), exactly.
-double fp8_value(uint32_t code, bool e4m3)
-{
-  int man_bits = e4m3 ? 3 : 2;
-  int bias = e4m3 ? 7 : 15;
-  uint32_t exponent = (code & 0x7fU) >> man_bits;
-  uint32_t mantissa = code & ((1U << man_bits) - 1);
-  double magnitude = 0.0;
-  if (e4m3 && (code & 0x7fU) == 0x7fU) {
-    magnitude = std::numeric_limits<double>::quiet_NaN();
-  } else if (!e4m3 && exponent == 31) {
-    magnitude = mantissa == 0 ? std::numeric_limits<double>::infinity()
-                              : std::numeric_limits<double>::quiet_NaN();
-  } else if (exponent == 0) {
-    magnitude = std::ldexp(static_cast<double>(mantissa), 1 - bias - man_bits);
-  } else {
-    magnitude = std::ldexp(static_cast<double>(mantissa + (1U << man_bits)),
-                           static_cast<int>(exponent) - bias - man_bits);
-  }
-  return (code & 0x80U) != 0 ? -magnitude : magnitude;
-}
-
-// An FP8 byte (i32, 0..255) as the f64 it denotes exactly: a load from a [256 x double] table in
-// the constant space (one per format and module). Three instructions per byte (extract, scale the
-// index, load) where decoding by bit operations took about twelve, and the portable FP8 mma
-// decodes 64 bytes per lane; NaN entries need no care, accumulate() canonicalises the result.
-llvm::Value* decode_fp8(FunctionTranslator& t, llvm::Value* byte, bool e4m3)
-{
-  Builder& b = t.builder();
-  llvm::Module& module = *t.llvm_function().getParent();
-  std::string name = e4m3 ? "d4r.mma.e4m3" : "d4r.mma.e5m2";
-  llvm::GlobalVariable* table = module.getNamedGlobal(name);
-  if (table == nullptr) {
-    std::vector<double> values;
-    for (uint32_t code = 0; code < 256; ++code) {
-      values.push_back(fp8_value(code, e4m3));
-    }
-    llvm::Constant* init = llvm::ConstantDataArray::get(t.context(), llvm::ArrayRef(values));
-    table = new llvm::GlobalVariable(module, init->getType(), true, llvm::GlobalValue::PrivateLinkage,
-                                     init, name, nullptr, llvm::GlobalValue::NotThreadLocal,
-                                     t.hooks().address_space(Space::constant));
-    table->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
-  }
-  llvm::Value* slot = b.CreateInBoundsGEP(table->getValueType(), table, {b.getInt32(0), byte});
-  return b.CreateLoad(b.getDoubleTy(), slot);
-}
-
 // Element `sub` of a packed A/B word, exactly: f64 for f16 and FP8, f32 for bf16.
 llvm::Value* decode_input(FunctionTranslator& t, MmaInput input, llvm::Value* word, int sub)
 {
@@ -310,22 +229,10 @@ llvm::Value* decode_input(FunctionTranslator& t, MmaInput input, llvm::Value* wo
   case MmaInput::e4m3:
   case MmaInput::e5m2: {
     llvm::Value* byte = b.CreateAnd(b.CreateLShr(word, static_cast<uint64_t>(8 * sub)), 0xff);
-    return decode_fp8(t, byte, input == MmaInput::e4m3);
+    return mma_fp8_value(t, byte, input == MmaInput::e4m3);
   }
   }
   D4R_UNREACHABLE("every mma input type is covered");
-}
-
-// f64 -> f32 rounded toward zero (the f64 is an exact sum; NaN and infinities pass through).
-llvm::Value* truncate_toward_zero(Builder& b, llvm::Value* sum)
-{
-  llvm::Value* nearest = b.CreateFPTrunc(sum, b.getFloatTy());
-  llvm::Value* back = b.CreateFPExt(nearest, b.getDoubleTy());
-  llvm::Value* away = b.CreateFCmpOGT(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, back),
-                                      b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, sum));
-  llvm::Value* bits = b.CreateBitCast(nearest, b.getInt32Ty());
-  llvm::Value* smaller = b.CreateBitCast(b.CreateSub(bits, b.getInt32(1)), b.getFloatTy());
-  return b.CreateSelect(away, smaller, nearest);
 }
 
 // C + sum of the products, in the order the file comment documents. The product of two f16 or
@@ -344,7 +251,7 @@ llvm::Value* accumulate(Builder& b, const Values& a, const Values& bv, llvm::Val
     }
     sum = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f64}, {a[k], bv[k], sum});
   }
-  return canonical_nan(b, truncate_toward_zero(b, sum));
+  return canonical_nan(b, mma_round_f32_toward_zero(b, sum));
 }
 
 // Accumulator element `i` (0..3) of C as f32 (an f16 C widens exactly).
@@ -512,12 +419,146 @@ Expected<void> lower_native(FunctionTranslator& t, const ptx::Instruction& instr
   return write_d(t, instruction, true, d);
 }
 
-// mma.sync.aligned.m16n8k16.row.col.dtype.atype.btype.ctype d, a, b, c.
+struct OtherForm {
+  MmaProduct product;
+  Fragment a, b, c;
+};
+
+bool one_of(MmaElement e, std::initializer_list<MmaElement> set)
+{
+  return std::find(set.begin(), set.end(), e) != set.end();
+}
+
+bool shape_is(std::initializer_list<const char*> names, const std::string& name)
+{
+  return std::find_if(names.begin(), names.end(), [&](const char* n) { return name == n; }) !=
+         names.end();
+}
+
+// Whether the PTX ISA has mma.sync with these shape and types (9.7.14.5.14, "mma"; sm_90
+// PTX 8.x): every form but m8n8k4 with .f16 and the m16n8k16 forms lower_portable/native take.
+bool other_form_exists(const std::string& shape, const MmaProduct& p)
+{
+  using E = MmaElement;
+  bool same_acc = p.c == p.d;
+  if (p.a == E::f16 && p.b == E::f16) {
+    return shape_is({"m16n8k8"}, shape) && same_acc && one_of(p.c, {E::f16, E::f32});
+  }
+  if ((p.a == E::bf16 && p.b == E::bf16) || (p.a == E::tf32 && p.b == E::tf32)) {
+    bool ok = p.a == E::bf16 ? shape_is({"m16n8k8"}, shape)
+                             : shape_is({"m16n8k4", "m16n8k8"}, shape);
+    return ok && p.c == E::f32 && p.d == E::f32;
+  }
+  if (one_of(p.a, {E::e4m3, E::e5m2}) && one_of(p.b, {E::e4m3, E::e5m2})) {
+    return shape_is({"m16n8k16", "m16n8k32"}, shape) && same_acc &&
+           one_of(p.c, {E::f16, E::f32});
+  }
+  if (p.a == E::f64 && p.b == E::f64) {
+    return shape_is({"m8n8k4", "m16n8k4", "m16n8k8", "m16n8k16"}, shape) &&
+           p.c == E::f64 && p.d == E::f64;
+  }
+  bool s32 = p.c == E::s32 && p.d == E::s32;
+  if (one_of(p.a, {E::s8, E::u8}) && one_of(p.b, {E::s8, E::u8})) {
+    return shape_is({"m8n8k16", "m16n8k16", "m16n8k32"}, shape) && s32;
+  }
+  if (one_of(p.a, {E::s4, E::u4}) && one_of(p.b, {E::s4, E::u4})) {
+    return shape_is({"m8n8k32", "m16n8k32", "m16n8k64"}, shape) && s32;
+  }
+  if (p.a == E::b1 && p.b == E::b1) {
+    return shape_is({"m8n8k128", "m16n8k128", "m16n8k256"}, shape) && s32;
+  }
+  return false;
+}
+
+std::optional<MmaShape> parse_shape(const std::string& name)
+{
+  int m = 0;
+  int n = 0;
+  int k = 0;
+  if (std::sscanf(name.c_str(), "m%dn%dk%d", &m, &n, &k) != 3 ||
+      name != "m" + std::to_string(m) + "n" + std::to_string(n) + "k" + std::to_string(k)) {
+    return std::nullopt;
+  }
+  return MmaShape{m, n, k};
+}
+
+// mma.sync.aligned.SHAPE.row.col{.satfinite}.D.A.B.C{.xor.popc|.and.popc} with PTX's fragments.
+std::optional<OtherForm> parse_other_form(const ptx::Instruction& instruction)
+{
+  const std::vector<std::string>& m = instruction.modifiers;
+  if (m.size() < 9 || m[0] != "sync" || m[1] != "aligned" || m[3] != "row" || m[4] != "col") {
+    return std::nullopt;
+  }
+  std::optional<MmaShape> shape = parse_shape(m[2]);
+  size_t next = 5;
+  bool satfinite = m[next] == "satfinite";
+  next += satfinite ? 1 : 0;
+  if (!shape || m.size() < next + 4) {
+    return std::nullopt;
+  }
+  std::optional<MmaElement> types[4];
+  for (size_t i = 0; i < 4; ++i) {
+    types[i] = mma_element(m[next + i]);
+    if (!types[i]) {
+      return std::nullopt;
+    }
+  }
+  next += 4;
+  OtherForm form;
+  MmaProduct& p = form.product;
+  p.shape = *shape;
+  p.d = *types[0];
+  p.a = *types[1];
+  p.b = *types[2];
+  p.c = *types[3];
+  p.satfinite = satfinite;
+  bool b1 = p.a == MmaElement::b1;
+  if (b1) {
+    if (m.size() != next + 2 || (m[next] != "xor" && m[next] != "and") || m[next + 1] != "popc") {
+      return std::nullopt;
+    }
+    p.b1_and = m[next] == "and";
+  } else if (m.size() != next) {
+    return std::nullopt;
+  }
+  bool integer = p.c == MmaElement::s32;
+  if ((satfinite && (!integer || b1)) || !other_form_exists(m[2], p)) {
+    return std::nullopt;
+  }
+  std::optional<Fragment> a = mma_fragment(p.shape, MmaOperand::a, mma_element_bits(p.a));
+  std::optional<Fragment> b = mma_fragment(p.shape, MmaOperand::b, mma_element_bits(p.b));
+  std::optional<Fragment> c = mma_fragment(p.shape, MmaOperand::c, mma_element_bits(p.c));
+  if (!a || !b || !c) {
+    return std::nullopt;
+  }
+  form.a = *a;
+  form.b = *b;
+  form.c = *c;
+  return form;
+}
+
+Expected<void> lower_other(FunctionTranslator& t, const ptx::Instruction& instruction,
+                           const OtherForm& form)
+{
+  TRY(expect_operands(t, instruction, 4));
+  const MmaProduct& p = form.product;
+  TRY_ASSIGN(Values a, read_fragment(t, instruction, 1, form.a.registers, form.a.register_bits));
+  TRY_ASSIGN(Values b, read_fragment(t, instruction, 2, form.b.registers, form.b.register_bits));
+  TRY_ASSIGN(Values c, read_fragment(t, instruction, 3, form.c.registers, form.c.register_bits));
+  Values d = emit_mma_product(t, p, form.a, form.b, form.c, a, b, c);
+  return write_fragment(t, instruction, 0, d, form.c.register_bits);
+}
+
+// mma.sync.aligned.SHAPE.ALAYOUT.BLAYOUT{.satfinite}.dtype.atype.btype.ctype{.op.popc} d, a, b, c.
 Expected<void> lower_mma(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
   std::optional<MmaForm> form = parse_form(instruction);
   if (!form) {
-    return std::unexpected(t.unsupported(instruction));
+    std::optional<OtherForm> other = parse_other_form(instruction);
+    if (!other) {
+      return std::unexpected(t.unsupported(instruction));
+    }
+    return lower_other(t, instruction, *other);
   }
   TRY(expect_operands(t, instruction, 4));
   Fragments in;

@@ -155,4 +155,135 @@ std::optional<MmaWordRemap> mma_word_remap(const MmaLayoutSpec& destination,
   return remap;
 }
 
+namespace {
+
+Fragment empty_fragment(MmaShape shape, MmaOperand operand, int element_bits, int registers,
+                        int register_bits)
+{
+  Fragment f;
+  f.rows = operand == MmaOperand::b ? shape.k : shape.m;
+  f.cols = operand == MmaOperand::a ? shape.k : shape.n;
+  f.registers = registers;
+  f.element_bits = element_bits;
+  f.register_bits = register_bits;
+  f.positions.resize(static_cast<size_t>(k_lanes * registers * f.per_register()));
+  return f;
+}
+
+template <typename Position> void fill(Fragment& f, Position position)
+{
+  for (int lane = 0; lane < k_lanes; ++lane) {
+    for (int reg = 0; reg < f.registers; ++reg) {
+      for (int sub = 0; sub < f.per_register(); ++sub) {
+        f.positions[static_cast<size_t>((lane * f.registers + reg) * f.per_register() + sub)] =
+            position(lane, reg, sub);
+      }
+    }
+  }
+}
+
+} // namespace
+
+std::optional<Fragment> mma_fragment(MmaShape shape, MmaOperand operand, int element_bits)
+{
+  if (shape.n != 8 || (shape.m != 16 && shape.m != 8)) {
+    return std::nullopt;
+  }
+  int register_bits = element_bits == 64 ? 64 : 32;
+  int p = register_bits / element_bits;
+  int per_lane = (operand == MmaOperand::a ? shape.m * shape.k
+                  : operand == MmaOperand::b ? shape.k * shape.n
+                                             : shape.m * shape.n) / k_lanes;
+  int registers = operand == MmaOperand::c ? per_lane * element_bits / register_bits : per_lane / p;
+  if (operand != MmaOperand::c && (registers == 0 || per_lane % p != 0 || shape.k % (4 * p) != 0)) {
+    return std::nullopt;
+  }
+  Fragment f = empty_fragment(shape, operand, element_bits, registers, register_bits);
+  bool tall = shape.m == 16;
+  fill(f, [&](int lane, int reg, int sub) {
+    int g = lane >> 2;
+    int t = lane & 3;
+    switch (operand) {
+    case MmaOperand::a:
+      return tall ? MatrixPos{g + 8 * (reg & 1), 4 * p * (reg >> 1) + p * t + sub}
+                  : MatrixPos{g, 4 * p * reg + p * t + sub};
+    case MmaOperand::b: return MatrixPos{4 * p * reg + p * t + sub, g};
+    case MmaOperand::c: {
+      int i = reg * f.per_register() + sub;
+      return MatrixPos{g + 8 * (i >= 2 ? 1 : 0), 2 * t + (i & 1)};
+    }
+    }
+    return MatrixPos{};
+  });
+  return f;
+}
+
+Fragment wmma_fragment(MmaShape shape, MmaOperand operand, int element_bits, int registers,
+                       int register_bits)
+{
+  Fragment f = empty_fragment(shape, operand, element_bits, registers, register_bits);
+  int p = f.per_register();
+  int size = f.rows * f.cols;
+  fill(f, [&](int lane, int reg, int sub) {
+    int index = (lane * registers + reg) * p + sub;
+    int e = index % size;
+    switch (operand) {
+    case MmaOperand::a: return MatrixPos{e / f.cols, e % f.cols};
+    case MmaOperand::b: return MatrixPos{e % f.rows, e / f.rows};
+    case MmaOperand::c: {
+      int element = reg * p + sub;
+      return MatrixPos{element * (k_lanes / f.cols) + lane / f.cols, lane % f.cols};
+    }
+    }
+    return MatrixPos{};
+  });
+  return f;
+}
+
+std::optional<MmaWordRemap> fragment_lines(const Fragment& fragment, bool rows,
+                                           const std::vector<int>& lines)
+{
+  int p = fragment.per_register();
+  int length = rows ? fragment.cols : fragment.rows;
+  if (length % p != 0 || lines.size() != static_cast<size_t>(k_lanes)) {
+    return std::nullopt;
+  }
+  // (line, first element) -> every (lane, register) holding that run in order.
+  std::map<std::pair<int, int>, std::vector<MmaWordSource>> runs;
+  for (int lane = 0; lane < k_lanes; ++lane) {
+    for (int reg = 0; reg < fragment.registers; ++reg) {
+      MatrixPos first = fragment.at(lane, reg, 0);
+      int line = rows ? first.row : first.col;
+      int start = rows ? first.col : first.row;
+      bool ordered = start % p == 0;
+      for (int sub = 1; sub < p && ordered; ++sub) {
+        MatrixPos pos = fragment.at(lane, reg, sub);
+        ordered = (rows ? pos.row : pos.col) == line && (rows ? pos.col : pos.row) == start + sub;
+      }
+      if (ordered) {
+        runs[{line, start}].push_back(MmaWordSource{lane, reg});
+      }
+    }
+  }
+  MmaWordRemap remap;
+  remap.words = length / p;
+  for (int lane = 0; lane < k_lanes; ++lane) {
+    for (int w = 0; w < remap.words; ++w) {
+      auto it = runs.find({lines[static_cast<size_t>(lane)], w * p});
+      if (it == runs.end()) {
+        return std::nullopt;
+      }
+      MmaWordSource chosen = it->second.front();
+      for (const MmaWordSource& holder : it->second) {
+        if (holder.lane == lane) {
+          chosen = holder;
+          break;
+        }
+      }
+      remap.sources.push_back(chosen);
+    }
+  }
+  return remap;
+}
+
 } // namespace d4r::compiler::translate

@@ -73,4 +73,54 @@ struct MmaWordRemap {
 [[nodiscard]] std::optional<MmaWordRemap> mma_word_remap(const MmaLayoutSpec& destination,
                                                          const MmaLayoutSpec& source);
 
+// Fragments of any shape (lower_mma.cpp's other shapes and types, lower_wmma.cpp): where each
+// element of one operand lives, as a table. Registers are 32 bits, or 64 for f64 elements.
+struct MmaShape {
+  int m = 16;
+  int n = 8;
+  int k = 16;
+};
+
+struct Fragment {
+  int rows = 0;      // A: M, B: K, C/D: M
+  int cols = 0;      // A: K, B: N, C/D: N
+  int registers = 0; // per lane
+  int element_bits = 16;
+  int register_bits = 32;
+  // positions[(lane * registers + reg) * per_register() + sub]; sub 0 is the lowest bits.
+  std::vector<MatrixPos> positions;
+  [[nodiscard]] int per_register() const { return register_bits / element_bits; }
+  [[nodiscard]] MatrixPos at(int lane, int reg, int sub) const
+  {
+    return positions[static_cast<size_t>((lane * registers + reg) * per_register() + sub)];
+  }
+};
+
+// The ISA's per-thread fragments of mma.sync for shapes m16n8kK and m8n8kK (every type but the
+// f16 m8n8k4, whose quad-pair layout is separate): with g = lane >> 2, t = lane & 3 and p elements
+// a register, A register j holds row g + 8 (j & 1) (m8n8: g), columns 4p (j >> 1) + p t + 0..p-1;
+// B register j holds rows 4p j + p t + 0..p-1 of column g; C/D element i is at row g + 8 (i >= 2),
+// column 2t + (i & 1). PTX ISA 9.7.14.5 "Matrix Fragments for mma.m*n*k*":
+// https://docs.nvidia.com/cuda/parallel-thread-execution/#warp-level-matrix-fragment-mma-1688
+// (one figure per shape and type; mma_layout.cpp writes them as these formulas). nullopt for a
+// shape the formulas do not describe.
+[[nodiscard]] std::optional<Fragment> mma_fragment(MmaShape shape, MmaOperand operand,
+                                                   int element_bits);
+
+// Our wmma fragments (the ISA leaves them to the implementation: only what wmma.store writes is
+// observable). A and B: element f = (lane * registers + reg) * p + sub of the warp is element
+// f mod (rows * cols) of A in row-major order (B: column-major), so lane L holds whole runs of a
+// row of A (a column of B) and f16's 8 registers repeat the matrix (m16n16k16: lane L holds row
+// L % 16 of A and column L % 16 of B, the RDNA3 WMMA layout). C/D: element e of lane L is at
+// column L % N, row e * (32 / N) + L / N, so a lane's D elements share one column of B.
+[[nodiscard]] Fragment wmma_fragment(MmaShape shape, MmaOperand operand, int element_bits,
+                                     int registers, int register_bits);
+
+// For every lane L, the registers of `fragment` that hold line lines[L] (a row when `rows`, else a
+// column), the line's elements in order, one register after another: sources[L * words + w] holds
+// elements w * p ... w * p + p - 1. The lane itself is preferred where it holds them. nullopt when
+// some register holds them in another order or split.
+[[nodiscard]] std::optional<MmaWordRemap> fragment_lines(const Fragment& fragment, bool rows,
+                                                         const std::vector<int>& lines);
+
 } // namespace d4r::compiler::translate

@@ -156,12 +156,15 @@ TEST(TranslateMma, OtherShapesAndFormsAreUnsupported)
     const char* modifiers;
     int a, b, c;
   };
-  for (const Form& form : {Form{"m16n8k8.row.col.f32.f16.f16.f32", 2, 1, 4},
-                           Form{"m16n8k32.row.col.f32.e4m3.e4m3.f32", 4, 2, 4},
-                           Form{"m8n8k4.row.col.f32.f16.f16.f32", 2, 2, 4},
-                           Form{"m16n8k16.row.col.s32.s8.s8.s32", 2, 1, 4},
-                           Form{"m16n8k16.row.col.f32.e4m3.e5m2.f32", 2, 1, 4},
-                           Form{"m16n8k16.row.col.f16.bf16.bf16.f16", 4, 2, 2}}) {
+  // m8n8k4 with .f16 (its quad-pair layout is not lowered yet), then forms the ISA does not have
+  // (the other shapes and types: test_compiler_translate_mma_forms.cpp).
+  for (const Form& form : {Form{"m8n8k4.row.col.f32.f16.f16.f32", 2, 2, 4},
+                           Form{"m16n8k16.row.col.f16.bf16.bf16.f16", 4, 2, 2},
+                           Form{"m16n8k8.row.col.f32.tf32.tf32.f16", 4, 2, 2},
+                           Form{"m16n8k16.row.col.satfinite.f32.f16.f16.f32", 4, 2, 4},
+                           Form{"m16n8k64.row.col.s32.s8.s8.s32", 4, 2, 4},
+                           Form{"m16n8k128.row.col.s32.b1.b1.s32", 2, 1, 4},
+                           Form{"m8n8k16.col.row.s32.s8.s8.s32", 1, 1, 2}}) {
     SCOPED_TRACE(form.modifiers);
     std::string text = mma_kernel(form.modifiers, form.a, form.b, form.c);
     for (const TranslateOptions& options : {host_options(), gpu_options("gfx1201", true)}) {

@@ -14,4 +14,11 @@ if(EXISTS ${PROJECT_SOURCE_DIR}/compiler/cpu/simt_block.cpp)
   target_compile_definitions(test_compiler_translate_mma PRIVATE
     D4R_LLVM_OBJDUMP="${D4R_LLVM_OBJDUMP}"
     D4R_PTX_DIR="${PROJECT_SOURCE_DIR}/tests/ptx")
+  # The forms beyond m16n8k16 (wmma, other mma shapes and types, movmatrix, stmatrix): the
+  # matrix_more.cu kernels on the CPU executor against references computed in the test, and built
+  # for gfx1100 and gfx1201.
+  d4r_test(test_compiler_translate_mma_forms
+    TIMEOUT 900
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_compiler_translate_mma_forms.cpp
+    LIBS d4r_cpu d4r_translate d4r_compiler d4r_util d4r_llvm)
 endif()

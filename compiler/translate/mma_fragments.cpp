@@ -1,0 +1,534 @@
+#include "compiler/translate/mma_fragments.hpp"
+
+#include "compiler/translate/lowering_support.hpp"
+
+#include <llvm/IR/IntrinsicsAMDGPU.h>
+#include <llvm/IR/Module.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+#include <string>
+
+namespace d4r::compiler::translate {
+
+namespace {
+
+using Builder = llvm::IRBuilder<>;
+using Values = std::vector<llvm::Value*>;
+
+constexpr int k_lanes = 32;
+
+bool is_float_input(MmaElement e)
+{
+  return e == MmaElement::f16 || e == MmaElement::bf16 || e == MmaElement::tf32 ||
+         e == MmaElement::e4m3 || e == MmaElement::e5m2;
+}
+
+// Every lane's A and B registers, readable by any lane: on the host one d4r_rt_warp_gather of
+// all of them (64-bit registers as two words), on AMDGPU ds_bpermute per word.
+class Exchange {
+public:
+  Exchange(FunctionTranslator& t, const Values& a, const Values& b) : m_t(t), m_regs{a, b}
+  {
+    if (t.hooks().kind() != TargetKind::host) {
+      return;
+    }
+    Values words;
+    for (int operand = 0; operand < 2; ++operand) {
+      m_offset[operand] = static_cast<int>(words.size());
+      for (llvm::Value* reg : m_regs[operand]) {
+        append_words(words, reg);
+      }
+    }
+    m_stride = static_cast<int>(words.size());
+    m_all = gather(words);
+  }
+
+  // Register `reg` of operand 0 (A) or 1 (B) of lane `source_lane`.
+  llvm::Value* fetch(int operand, llvm::Value* source_lane, int reg)
+  {
+    Builder& b = m_t.builder();
+    llvm::Value* mine = m_regs[operand][static_cast<size_t>(reg)];
+    bool wide = mine->getType()->isIntegerTy(64);
+    if (m_all == nullptr) {
+      llvm::Value* address = b.CreateShl(source_lane, 2);
+      auto permute = [&](llvm::Value* word) -> llvm::Value* {
+        return b.CreateIntrinsic(llvm::Intrinsic::amdgcn_ds_bpermute, {}, {address, word});
+      };
+      if (!wide) {
+        return permute(mine);
+      }
+      llvm::Value* low = permute(b.CreateTrunc(mine, b.getInt32Ty()));
+      llvm::Value* high = permute(b.CreateTrunc(b.CreateLShr(mine, 32), b.getInt32Ty()));
+      return join(low, high);
+    }
+    int word = m_offset[operand];
+    for (int r = 0; r < reg; ++r) {
+      word += m_regs[operand][static_cast<size_t>(r)]->getType()->isIntegerTy(64) ? 2 : 1;
+    }
+    llvm::Value* low = load_word(source_lane, word);
+    return wide ? join(low, load_word(source_lane, word + 1)) : low;
+  }
+
+private:
+  void append_words(Values& words, llvm::Value* reg)
+  {
+    Builder& b = m_t.builder();
+    if (!reg->getType()->isIntegerTy(64)) {
+      words.push_back(reg);
+      return;
+    }
+    words.push_back(b.CreateTrunc(reg, b.getInt32Ty()));
+    words.push_back(b.CreateTrunc(b.CreateLShr(reg, 32), b.getInt32Ty()));
+  }
+
+  llvm::Value* join(llvm::Value* low, llvm::Value* high)
+  {
+    Builder& b = m_t.builder();
+    return b.CreateOr(b.CreateShl(b.CreateZExt(high, b.getInt64Ty()), 32),
+                      b.CreateZExt(low, b.getInt64Ty()));
+  }
+
+  llvm::Value* gather(const Values& words)
+  {
+    Builder& b = m_t.builder();
+    llvm::Type* i32 = b.getInt32Ty();
+    llvm::BasicBlock& entry_block = m_t.llvm_function().getEntryBlock();
+    Builder entry(&entry_block, entry_block.begin());
+    llvm::AllocaInst* mine = entry.CreateAlloca(llvm::ArrayType::get(i32, words.size()), nullptr,
+                                                "mma.mine");
+    llvm::AllocaInst* all = entry.CreateAlloca(
+        llvm::ArrayType::get(i32, words.size() * k_lanes), nullptr, "mma.all");
+    for (size_t i = 0; i < words.size(); ++i) {
+      b.CreateStore(words[i], b.CreateConstInBoundsGEP1_64(i32, mine, i));
+    }
+    llvm::Module& module = *m_t.llvm_function().getParent();
+    llvm::FunctionCallee callee = module.getOrInsertFunction(
+        "d4r_rt_warp_gather",
+        llvm::FunctionType::get(b.getVoidTy(),
+                                {b.getPtrTy(), i32, i32, b.getPtrTy(), i32, b.getPtrTy()}, false));
+    b.CreateCall(callee, {m_t.env().thread, b.getInt32(m_t.next_site()), b.getInt32(0xffffffffU),
+                          mine, b.getInt32(static_cast<uint32_t>(words.size())), all});
+    return all;
+  }
+
+  llvm::Value* load_word(llvm::Value* source_lane, int word)
+  {
+    Builder& b = m_t.builder();
+    llvm::Value* index = b.CreateAdd(b.CreateMul(source_lane, b.getInt32(static_cast<uint32_t>(m_stride))),
+                                     b.getInt32(static_cast<uint32_t>(word)));
+    return b.CreateLoad(b.getInt32Ty(), b.CreateInBoundsGEP(b.getInt32Ty(), m_all, index));
+  }
+
+  FunctionTranslator& m_t;
+  Values m_regs[2];
+  int m_offset[2] = {0, 0};
+  int m_stride = 0;
+  llvm::Value* m_all = nullptr;
+};
+
+// The registers `remap` names for the calling lane, from operand `operand`'s registers.
+Values fetch_line(FunctionTranslator& t, Exchange& exchange, const Values& mine, int operand,
+                  const MmaWordRemap& remap, llvm::Value* lane)
+{
+  Builder& b = t.builder();
+  Values out;
+  for (int w = 0; w < remap.words; ++w) {
+    std::vector<uint32_t> lanes(k_lanes);
+    std::vector<uint32_t> regs(k_lanes);
+    std::set<int> distinct;
+    bool local = true;
+    for (int l = 0; l < k_lanes; ++l) {
+      const MmaWordSource& source = remap.sources[static_cast<size_t>(l * remap.words + w)];
+      lanes[static_cast<size_t>(l)] = static_cast<uint32_t>(source.lane);
+      regs[static_cast<size_t>(l)] = static_cast<uint32_t>(source.word);
+      distinct.insert(source.word);
+      local = local && source.lane == l;
+    }
+    llvm::Value* which = distinct.size() > 1 ? mma_lane_table(t, regs, lane) : nullptr;
+    llvm::Value* source_lane = local ? nullptr : mma_lane_table(t, lanes, lane);
+    llvm::Value* value = nullptr;
+    for (int candidate : distinct) {
+      llvm::Value* fetched = local ? mine[static_cast<size_t>(candidate)]
+                                   : exchange.fetch(operand, source_lane, candidate);
+      value = value == nullptr
+                  ? fetched
+                  : b.CreateSelect(b.CreateICmpEQ(which, b.getInt32(static_cast<uint32_t>(candidate))),
+                                   fetched, value);
+    }
+    out.push_back(value);
+  }
+  return out;
+}
+
+// Element `sub` of an A/B register: f64 (f16, tf32, FP8, f64), f32 (bf16: see accumulate) or i64.
+llvm::Value* decode(FunctionTranslator& t, MmaElement type, llvm::Value* reg, int sub)
+{
+  Builder& b = t.builder();
+  int bits = mma_element_bits(type);
+  llvm::Value* field = sub == 0 ? reg : b.CreateLShr(reg, static_cast<uint64_t>(bits * sub));
+  switch (type) {
+  case MmaElement::f16:
+    return b.CreateFPExt(b.CreateBitCast(b.CreateTrunc(field, b.getInt16Ty()), b.getHalfTy()),
+                         b.getDoubleTy());
+  case MmaElement::bf16: {
+    llvm::Value* high = b.CreateShl(b.CreateAnd(field, 0xffffU), 16);
+    return b.CreateBitCast(high, b.getFloatTy());
+  }
+  case MmaElement::tf32:
+    return b.CreateFPExt(b.CreateBitCast(b.CreateAnd(reg, 0xffffe000U), b.getFloatTy()),
+                         b.getDoubleTy());
+  case MmaElement::e4m3:
+  case MmaElement::e5m2:
+    return mma_fp8_value(t, b.CreateAnd(field, 0xffU), type == MmaElement::e4m3);
+  case MmaElement::f64: return b.CreateBitCast(reg, b.getDoubleTy());
+  case MmaElement::s8:
+  case MmaElement::s4: {
+    llvm::Value* narrow = b.CreateTrunc(field, b.getIntNTy(static_cast<unsigned>(bits)));
+    return b.CreateSExt(narrow, b.getInt64Ty());
+  }
+  case MmaElement::u8:
+  case MmaElement::u4:
+    return b.CreateZExt(b.CreateTrunc(field, b.getIntNTy(static_cast<unsigned>(bits))),
+                        b.getInt64Ty());
+  case MmaElement::b1:
+  case MmaElement::f32:
+  case MmaElement::s32: break;
+  }
+  D4R_UNREACHABLE("b1, f32 and s32 are not decoded element by element");
+}
+
+// Accumulator element `i` of C: f32 (f32 and f16 C), f64, or i64 (s32).
+llvm::Value* c_element(Builder& b, MmaElement type, const Values& c, int i)
+{
+  switch (type) {
+  case MmaElement::f16: {
+    llvm::Value* reg = c[static_cast<size_t>(i / 2)];
+    llvm::Value* bits = b.CreateTrunc(b.CreateLShr(reg, static_cast<uint64_t>(16 * (i % 2))),
+                                      b.getInt16Ty());
+    return b.CreateFPExt(b.CreateBitCast(bits, b.getHalfTy()), b.getFloatTy());
+  }
+  case MmaElement::f32: return b.CreateBitCast(c[static_cast<size_t>(i)], b.getFloatTy());
+  case MmaElement::f64: return b.CreateBitCast(c[static_cast<size_t>(i)], b.getDoubleTy());
+  case MmaElement::s32: return b.CreateSExt(c[static_cast<size_t>(i)], b.getInt64Ty());
+  default: break;
+  }
+  D4R_UNREACHABLE("accumulators are f16, f32, f64 or s32");
+}
+
+llvm::Value* float_sum(FunctionTranslator& t, const Values& a, const Values& bv, llvm::Value* c)
+{
+  Builder& b = t.builder();
+  llvm::Type* f64 = b.getDoubleTy();
+  llvm::Value* sum = b.CreateFPExt(c, f64);
+  for (size_t k = 0; k < a.size(); ++k) {
+    if (a[k]->getType()->isFloatTy()) { // bf16: the f32 product, as lower_mma.cpp's m16n8k16
+      sum = b.CreateFAdd(sum, b.CreateFPExt(b.CreateFMul(a[k], bv[k]), f64));
+      continue;
+    }
+    sum = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f64}, {a[k], bv[k], sum});
+  }
+  return canonical_nan(b, mma_round_f32_toward_zero(b, sum));
+}
+
+llvm::Value* f64_sum(FunctionTranslator& t, const MmaProduct& product, const Values& a,
+                     const Values& bv, llvm::Value* c)
+{
+  Builder& b = t.builder();
+  llvm::Value* sum = c;
+  for (size_t k = 0; k < a.size(); ++k) {
+    if (product.f64_rounding == 0) {
+      llvm::Value* fused = b.CreateIntrinsic(llvm::Intrinsic::fma, {b.getDoubleTy()}, {a[k], bv[k], sum});
+      llvm::Value* operands[] = {a[k], bv[k], sum};
+      sum = nan_result(b, fused, operands);
+      continue;
+    }
+    sum = t.call_support("__d4r_ptx_fma_f64", b.getDoubleTy(),
+                         {a[k], bv[k], sum, t.i32(static_cast<uint32_t>(product.f64_rounding))});
+  }
+  return sum;
+}
+
+llvm::Value* int_sum(Builder& b, const MmaProduct& product, const Values& a, const Values& bv,
+                     llvm::Value* c)
+{
+  llvm::Value* sum = c;
+  for (size_t k = 0; k < a.size(); ++k) {
+    sum = b.CreateAdd(sum, b.CreateMul(a[k], bv[k]));
+  }
+  if (product.satfinite) {
+    sum = b.CreateSelect(b.CreateICmpSGT(sum, b.getInt64(std::numeric_limits<int32_t>::max())),
+                         b.getInt64(std::numeric_limits<int32_t>::max()), sum);
+    sum = b.CreateSelect(b.CreateICmpSLT(sum, b.getInt64(static_cast<uint64_t>(std::numeric_limits<int32_t>::min()))),
+                         b.getInt64(static_cast<uint64_t>(std::numeric_limits<int32_t>::min())), sum);
+  }
+  return b.CreateTrunc(sum, b.getInt32Ty());
+}
+
+llvm::Value* popc_sum(Builder& b, const MmaProduct& product, const Values& a, const Values& bv,
+                      llvm::Value* c)
+{
+  llvm::Value* sum = b.CreateTrunc(c, b.getInt32Ty());
+  for (size_t w = 0; w < a.size(); ++w) {
+    llvm::Value* bits = product.b1_and ? b.CreateAnd(a[w], bv[w]) : b.CreateXor(a[w], bv[w]);
+    sum = b.CreateAdd(sum, b.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, bits));
+  }
+  return sum;
+}
+
+// Every element of the registers of one line, in order.
+Values decode_line(FunctionTranslator& t, MmaElement type, const Values& regs, int per_register)
+{
+  Values out;
+  for (llvm::Value* reg : regs) {
+    for (int sub = 0; sub < per_register; ++sub) {
+      out.push_back(decode(t, type, reg, sub));
+    }
+  }
+  return out;
+}
+
+// D elements (f32, f64 or i32 values) packed into D registers.
+Values pack_d(Builder& b, MmaElement type, const Values& elements)
+{
+  Values out;
+  switch (type) {
+  case MmaElement::f32:
+    for (llvm::Value* e : elements) {
+      out.push_back(b.CreateBitCast(e, b.getInt32Ty()));
+    }
+    return out;
+  case MmaElement::f64:
+    for (llvm::Value* e : elements) {
+      out.push_back(b.CreateBitCast(e, b.getInt64Ty()));
+    }
+    return out;
+  case MmaElement::s32: return elements;
+  case MmaElement::f16:
+    for (size_t i = 0; i + 1 < elements.size(); i += 2) {
+      llvm::Value* halves[2] = {nullptr, nullptr};
+      for (size_t s = 0; s < 2; ++s) {
+        llvm::Value* value = elements[i + s];
+        llvm::Value* half = b.CreateBitCast(b.CreateFPTrunc(value, b.getHalfTy()), b.getInt16Ty());
+        half = b.CreateSelect(b.CreateFCmpUNO(value, value), b.getInt16(0x7fff), half);
+        halves[s] = b.CreateZExt(half, b.getInt32Ty());
+      }
+      out.push_back(b.CreateOr(halves[0], b.CreateShl(halves[1], 16)));
+    }
+    return out;
+  default: break;
+  }
+  D4R_UNREACHABLE("D is f16, f32, f64 or s32");
+}
+
+} // namespace
+
+int mma_element_bits(MmaElement element)
+{
+  switch (element) {
+  case MmaElement::f16:
+  case MmaElement::bf16: return 16;
+  case MmaElement::tf32:
+  case MmaElement::f32:
+  case MmaElement::s32: return 32;
+  case MmaElement::e4m3:
+  case MmaElement::e5m2:
+  case MmaElement::s8:
+  case MmaElement::u8: return 8;
+  case MmaElement::f64: return 64;
+  case MmaElement::s4:
+  case MmaElement::u4: return 4;
+  case MmaElement::b1: return 1;
+  }
+  return 0;
+}
+
+std::optional<MmaElement> mma_element(std::string_view name)
+{
+  static const std::map<std::string_view, MmaElement> k_names = {
+      {"f16", MmaElement::f16}, {"bf16", MmaElement::bf16}, {"tf32", MmaElement::tf32},
+      {"e4m3", MmaElement::e4m3}, {"e5m2", MmaElement::e5m2}, {"f64", MmaElement::f64},
+      {"s8", MmaElement::s8},   {"u8", MmaElement::u8},     {"s4", MmaElement::s4},
+      {"u4", MmaElement::u4},   {"b1", MmaElement::b1},     {"f32", MmaElement::f32},
+      {"s32", MmaElement::s32}};
+  auto it = k_names.find(name);
+  return it == k_names.end() ? std::nullopt : std::optional<MmaElement>(it->second);
+}
+
+llvm::Value* mma_lane_table(FunctionTranslator& t, const std::vector<uint32_t>& entries,
+                            llvm::Value* lane)
+{
+  Builder& b = t.builder();
+  bool uniform = std::all_of(entries.begin(), entries.end(),
+                             [&](uint32_t entry) { return entry == entries[0]; });
+  if (uniform) {
+    return b.getInt32(entries[0]);
+  }
+  llvm::Module& module = *t.llvm_function().getParent();
+  llvm::Constant* init = llvm::ConstantDataArray::get(t.context(), llvm::ArrayRef(entries));
+  llvm::GlobalVariable* table = nullptr;
+  int count = 0;
+  for (llvm::GlobalVariable& global : module.globals()) {
+    if (global.getName().starts_with("d4r.mma.lanes")) {
+      ++count;
+      if (global.getInitializer() == init) {
+        table = &global;
+      }
+    }
+  }
+  if (table == nullptr) {
+    table = new llvm::GlobalVariable(module, init->getType(), true,
+                                     llvm::GlobalValue::PrivateLinkage, init,
+                                     "d4r.mma.lanes" + std::to_string(count), nullptr,
+                                     llvm::GlobalValue::NotThreadLocal,
+                                     t.hooks().address_space(Space::constant));
+    table->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  }
+  llvm::Value* slot = b.CreateInBoundsGEP(init->getType(), table, {b.getInt32(0), lane});
+  return b.CreateLoad(b.getInt32Ty(), slot);
+}
+
+Values emit_mma_product(FunctionTranslator& t, const MmaProduct& product, const Fragment& a,
+                        const Fragment& b_fragment, const Fragment& c, const Values& a_regs,
+                        const Values& b_regs, const Values& c_regs)
+{
+  Builder& b = t.builder();
+  llvm::Value* lane = t.hooks().special_register(t.env(), "%laneid");
+  Exchange exchange(t, a_regs, b_regs);
+  std::map<std::vector<int>, Values> rows;
+  std::map<std::vector<int>, Values> cols;
+  Values d;
+  int elements = c.registers * c.per_register();
+  for (int i = 0; i < elements; ++i) {
+    std::vector<int> row_of(k_lanes);
+    std::vector<int> col_of(k_lanes);
+    for (int l = 0; l < k_lanes; ++l) {
+      MatrixPos pos = c.at(l, i / c.per_register(), i % c.per_register());
+      row_of[static_cast<size_t>(l)] = pos.row;
+      col_of[static_cast<size_t>(l)] = pos.col;
+    }
+    bool b1 = product.a == MmaElement::b1;
+    if (!rows.contains(row_of)) {
+      std::optional<MmaWordRemap> remap = fragment_lines(a, true, row_of);
+      assert(remap && "A fragments keep each row's elements together");
+      Values regs = fetch_line(t, exchange, a_regs, 0, *remap, lane);
+      rows[row_of] = b1 ? regs : decode_line(t, product.a, regs, a.per_register());
+    }
+    if (!cols.contains(col_of)) {
+      std::optional<MmaWordRemap> remap = fragment_lines(b_fragment, false, col_of);
+      assert(remap && "B fragments keep each column's elements together");
+      Values regs = fetch_line(t, exchange, b_regs, 1, *remap, lane);
+      cols[col_of] = b1 ? regs : decode_line(t, product.b, regs, b_fragment.per_register());
+    }
+    const Values& av = rows[row_of];
+    const Values& bv = cols[col_of];
+    llvm::Value* ci = c_element(b, product.c, c_regs, i);
+    if (b1) {
+      d.push_back(popc_sum(b, product, av, bv, ci));
+    } else if (is_float_input(product.a)) {
+      d.push_back(float_sum(t, av, bv, ci));
+    } else if (product.a == MmaElement::f64) {
+      d.push_back(f64_sum(t, product, av, bv, ci));
+    } else {
+      d.push_back(int_sum(b, product, av, bv, ci));
+    }
+  }
+  return pack_d(b, product.d, d);
+}
+
+Expected<Values> read_fragment(FunctionTranslator& t, const ptx::Instruction& instruction,
+                               size_t index, int count, int bits)
+{
+  const ptx::Operand& operand = instruction.operands[index];
+  if (operand.kind != ptx::OperandKind::vector ||
+      operand.elements.size() != static_cast<size_t>(count)) {
+    return std::unexpected(t.error(instruction, "operand " + std::to_string(index + 1) +
+                                                    ": expected {" + std::to_string(count) +
+                                                    " registers}"));
+  }
+  Values regs;
+  for (const ptx::Operand& element : operand.elements) {
+    TRY_ASSIGN(llvm::Value * reg, t.read(element, PtxType{PtxType::Kind::bits, bits, false}));
+    regs.push_back(reg);
+  }
+  return regs;
+}
+
+Expected<void> write_fragment(FunctionTranslator& t, const ptx::Instruction& instruction,
+                              size_t index, const Values& regs, int bits)
+{
+  const ptx::Operand& operand = instruction.operands[index];
+  if (operand.kind != ptx::OperandKind::vector || operand.elements.size() != regs.size()) {
+    return std::unexpected(t.error(instruction, "operand " + std::to_string(index + 1) +
+                                                    ": expected {" + std::to_string(regs.size()) +
+                                                    " registers}"));
+  }
+  for (size_t i = 0; i < regs.size(); ++i) {
+    TRY(t.write(operand.elements[i], regs[i], PtxType{PtxType::Kind::bits, bits, false}));
+  }
+  return {};
+}
+
+llvm::Value* mma_round_f32_toward_zero(Builder& b, llvm::Value* sum)
+{
+  llvm::Value* nearest = b.CreateFPTrunc(sum, b.getFloatTy());
+  llvm::Value* back = b.CreateFPExt(nearest, b.getDoubleTy());
+  llvm::Value* away = b.CreateFCmpOGT(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, back),
+                                      b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, sum));
+  llvm::Value* bits = b.CreateBitCast(nearest, b.getInt32Ty());
+  llvm::Value* smaller = b.CreateBitCast(b.CreateSub(bits, b.getInt32(1)), b.getFloatTy());
+  return b.CreateSelect(away, smaller, nearest);
+}
+
+namespace {
+
+// The value of FP8 code `code` (e4m3: bias 7, no infinities, S.1111.111 NaN; e5m2: bias 15,
+// IEEE-like), exactly.
+double fp8_value(uint32_t code, bool e4m3)
+{
+  int man_bits = e4m3 ? 3 : 2;
+  int bias = e4m3 ? 7 : 15;
+  uint32_t exponent = (code & 0x7fU) >> man_bits;
+  uint32_t mantissa = code & ((1U << man_bits) - 1);
+  double magnitude = 0.0;
+  if (e4m3 && (code & 0x7fU) == 0x7fU) {
+    magnitude = std::numeric_limits<double>::quiet_NaN();
+  } else if (!e4m3 && exponent == 31) {
+    magnitude = mantissa == 0 ? std::numeric_limits<double>::infinity()
+                              : std::numeric_limits<double>::quiet_NaN();
+  } else if (exponent == 0) {
+    magnitude = std::ldexp(static_cast<double>(mantissa), 1 - bias - man_bits);
+  } else {
+    magnitude = std::ldexp(static_cast<double>(mantissa + (1U << man_bits)),
+                           static_cast<int>(exponent) - bias - man_bits);
+  }
+  return (code & 0x80U) != 0 ? -magnitude : magnitude;
+}
+
+} // namespace
+
+llvm::Value* mma_fp8_value(FunctionTranslator& t, llvm::Value* byte, bool e4m3)
+{
+  Builder& b = t.builder();
+  llvm::Module& module = *t.llvm_function().getParent();
+  std::string name = e4m3 ? "d4r.mma.e4m3" : "d4r.mma.e5m2";
+  llvm::GlobalVariable* table = module.getNamedGlobal(name);
+  if (table == nullptr) {
+    std::vector<double> values;
+    for (uint32_t code = 0; code < 256; ++code) {
+      values.push_back(fp8_value(code, e4m3));
+    }
+    llvm::Constant* init = llvm::ConstantDataArray::get(t.context(), llvm::ArrayRef(values));
+    table = new llvm::GlobalVariable(module, init->getType(), true, llvm::GlobalValue::PrivateLinkage,
+                                     init, name, nullptr, llvm::GlobalValue::NotThreadLocal,
+                                     t.hooks().address_space(Space::constant));
+    table->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  }
+  llvm::Value* slot = b.CreateInBoundsGEP(table->getValueType(), table, {b.getInt32(0), byte});
+  return b.CreateLoad(b.getDoubleTy(), slot);
+}
+
+} // namespace d4r::compiler::translate

@@ -1,0 +1,73 @@
+#pragma once
+// D = A * B + C on warp fragments of any layout (mma_layout.hpp's Fragment): the portable
+// lowering that lower_mma.cpp (every mma.sync form but the m16n8k16 ones lower_mma.cpp keeps) and
+// lower_wmma.cpp (wmma.mma) share. Each lane computes its own D elements: for each it fetches the
+// row of A and the column of B it needs, one whole register at a time, from the lanes that hold
+// them (the host: one d4r_rt_warp_gather of every lane's A and B registers; AMDGPU: one
+// ds_bpermute per 32-bit word; no exchange where the lane holds the register itself), then sums.
+//
+// Arithmetic (NVIDIA leaves the tensor cores' summation order unspecified; the order is ours):
+//   f16, bf16, tf32, e4m3, e5m2 with f32 or f16 C: every product is exact (in f64; bf16 products
+//     in f32, whose range ends are part of the results, as lower_mma.cpp's m16n8k16), the K
+//     products and C are summed exactly in f64 and rounded once to f32 toward zero (the published
+//     behaviour of Ampere/Hopper tensor cores); NaN gives 0x7fffffff; an f16 D is that f32 rounded
+//     to nearest (NaN 0x7fff). tf32 inputs are f32 bits whose low 13 mantissa bits are ignored.
+//   f64: fma in k order from C, each rounded in the instruction's mode (.rn unless wmma's .rnd
+//     says otherwise), NaN as f64 fma.
+//   s8, u8, s4, u4: exact products summed with C in 64 bits; the s32 D wraps, or with .satfinite
+//     clamps to [INT32_MIN, INT32_MAX]. b1: C + popc(A row AND / XOR B column) per word.
+
+#include "compiler/translate/function_translator.hpp"
+#include "compiler/translate/mma_layout.hpp"
+
+#include <vector>
+
+namespace d4r::compiler::translate {
+
+enum class MmaElement { f16, bf16, tf32, e4m3, e5m2, f64, s8, u8, s4, u4, b1, f32, s32 };
+
+// Element bits; f32 and s32 are accumulator types only.
+[[nodiscard]] int mma_element_bits(MmaElement element);
+// "f16" -> f16 ...; nullopt for a name that is no matrix element type.
+[[nodiscard]] std::optional<MmaElement> mma_element(std::string_view name);
+
+struct MmaProduct {
+  MmaShape shape;
+  MmaElement a = MmaElement::f16;
+  MmaElement b = MmaElement::f16;
+  MmaElement c = MmaElement::f32; // f32, f16, s32, f64
+  MmaElement d = MmaElement::f32;
+  bool satfinite = false;
+  bool b1_and = false;  // b1: .and.popc (else .xor.popc)
+  int f64_rounding = 0; // f64: 0 rn, 1 rz, 2 rm, 3 rp (the support library's numbering)
+};
+
+// Registers are i32, or i64 for f64 fragments; D comes back the same way (f32 as its bits).
+[[nodiscard]] std::vector<llvm::Value*>
+emit_mma_product(FunctionTranslator& t, const MmaProduct& product, const Fragment& a,
+                 const Fragment& b, const Fragment& c, const std::vector<llvm::Value*>& a_regs,
+                 const std::vector<llvm::Value*>& b_regs, const std::vector<llvm::Value*>& c_regs);
+
+// entries[lane] as an i32 of the calling lane: a constant when uniform, else a load from a
+// [32 x i32] table in the constant space (one global per distinct table in the module).
+[[nodiscard]] llvm::Value* mma_lane_table(FunctionTranslator& t,
+                                          const std::vector<uint32_t>& entries, llvm::Value* lane);
+
+// The registers of vector operand `index` ({r0, r1, ...}, exactly `count` of them) as i32 (`bits`
+// 32) or i64 (64), and the writing of D's.
+[[nodiscard]] Expected<std::vector<llvm::Value*>> read_fragment(FunctionTranslator& t,
+                                                                const ptx::Instruction& instruction,
+                                                                size_t index, int count, int bits);
+[[nodiscard]] Expected<void> write_fragment(FunctionTranslator& t,
+                                            const ptx::Instruction& instruction, size_t index,
+                                            const std::vector<llvm::Value*>& regs, int bits);
+
+// f64 -> f32 rounded toward zero (the f64 is an exact sum; NaN and infinities pass through).
+[[nodiscard]] llvm::Value* mma_round_f32_toward_zero(llvm::IRBuilder<>& b, llvm::Value* sum);
+// An FP8 byte (i32, 0..255) as the f64 it denotes exactly: a load from a [256 x double] table in
+// the constant space (one per format and module). Three instructions per byte (extract, scale the
+// index, load) where decoding by bit operations took about twelve; NaN entries need no care, the
+// sums canonicalise the result.
+[[nodiscard]] llvm::Value* mma_fp8_value(FunctionTranslator& t, llvm::Value* byte, bool e4m3);
+
+} // namespace d4r::compiler::translate
