@@ -34,6 +34,7 @@ void add_sleep_lowerings(LoweringTable& table);       // lower_sleep.cpp (nanosl
 void add_video_lowerings(LoweringTable& table);       // lower_video.cpp (vadd ... vset4)
 void add_async_copy_lowerings(LoweringTable& table);  // lower_async_copy.cpp (cp.async)
 void add_ldmatrix_lowerings(LoweringTable& table);    // lower_ldmatrix.cpp
+void add_wmma_lowerings(LoweringTable& table);        // lower_wmma.cpp
 // A call of an undefined (.extern) function NAME goes to the lowering registered as "call:NAME"
 // when there is one (the rewrite passes' helpers, builtin_call.hpp); lower_control.cpp asks.
 // cvt with an FP8 operand (e4m3x2, e5m2x2): lower_convert.cpp's cvt delegates to lower_fp8.cpp.
