@@ -23,6 +23,8 @@ namespace d4r::compiler::translate {
 
 // add.cc, sub.cc, mad.cc (lower_carry.cpp).
 Expected<void> lower_carry_out(FunctionTranslator& t, const ptx::Instruction& instruction);
+// add/min/max on .u16x2/.s16x2 (lower_int_pack.cpp).
+Expected<void> lower_packed_int(FunctionTranslator& t, const ptx::Instruction& instruction);
 
 namespace {
 
@@ -65,13 +67,17 @@ llvm::Value* mul_high(Builder& b, llvm::Value* x, llvm::Value* y, bool is_signed
 Expected<void> lower_int_mul(FunctionTranslator& t, const ptx::Instruction& instruction,
                              PtxType type, bool mad)
 {
-  static constexpr std::string_view k_known[] = {"lo", "hi", "wide", "u16", "u32", "u64",
-                                                 "s16", "s32", "s64", "b16", "b32", "b64"};
+  static constexpr std::string_view k_known[] = {"lo",  "hi",  "wide", "sat", "u16",
+                                                 "u32", "u64", "s16",  "s32", "s64",
+                                                 "b16", "b32", "b64"};
   TRY(known_modifiers(t, instruction, k_known));
   TRY(one_type(t, instruction));
-  if (int{has_modifier(instruction, "lo")} + int{has_modifier(instruction, "hi")} +
-          int{has_modifier(instruction, "wide")} > 1 ||
-      (has_modifier(instruction, "wide") && type.bits == 64)) {
+  const bool hi = has_modifier(instruction, "hi");
+  // .sat only in mad.hi.sat.s32 (the ISA's one saturating form).
+  const bool sat = has_modifier(instruction, "sat");
+  if (int{has_modifier(instruction, "lo")} + int{hi} + int{has_modifier(instruction, "wide")} > 1 ||
+      (has_modifier(instruction, "wide") && type.bits == 64) ||
+      (sat && !(mad && hi && type.kind == PtxType::Kind::signed_int && type.bits == 32))) {
     return std::unexpected(t.unsupported(instruction));
   }
   TRY_ASSIGN(Operands in, sources(t, instruction, mad ? 3 : 2, type));
@@ -85,17 +91,16 @@ Expected<void> lower_int_mul(FunctionTranslator& t, const ptx::Instruction& inst
     llvm::Type* wide = llvm_type(t.context(), result_type);
     product = type.is_signed() ? b.CreateMul(b.CreateSExt(x, wide), b.CreateSExt(y, wide))
                                : b.CreateMul(b.CreateZExt(x, wide), b.CreateZExt(y, wide));
-  } else if (has_modifier(instruction, "hi")) {
+  } else if (hi) {
     product = mul_high(b, x, y, type.is_signed());
   } else {
     product = b.CreateMul(x, y);
   }
   if (mad) {
-    if (has_modifier(instruction, "sat")) {
-      return std::unexpected(t.unsupported(instruction));
-    }
+    // mad.hi.sat.s32: the high word plus c, clamped to the s32 range (as mad24.hi.sat.s32).
     TRY_ASSIGN(llvm::Value * addend, t.read(instruction.operands[3], result_type));
-    product = b.CreateAdd(product, addend);
+    product = sat ? b.CreateBinaryIntrinsic(llvm::Intrinsic::sadd_sat, product, addend)
+                  : b.CreateAdd(product, addend);
   }
   return t.write(instruction.operands[0], product, result_type);
 }
@@ -327,6 +332,10 @@ Expected<void> lower_arith(FunctionTranslator& t, const ptx::Instruction& instru
 {
   if (has_modifier(instruction, "cc")) {
     return lower_carry_out(t, instruction);
+  }
+  // Before has_packed_type, which takes any ...x2 for a packed half type.
+  if (has_modifier(instruction, "u16x2") || has_modifier(instruction, "s16x2")) {
+    return lower_packed_int(t, instruction);
   }
   if (has_packed_type(instruction)) {
     return lower_packed_half(t, instruction);

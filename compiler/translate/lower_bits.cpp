@@ -1,6 +1,8 @@
-// Byte and bit manipulation: prmt (all modes), lop3, shf (funnel shifts, .wrap/.clamp), bfind,
-// and the byte dot products dp4a and dp2a.
+// Byte and bit manipulation: prmt (all modes), lop3 (with the PTX 8.2 predicate output), shf
+// (funnel shifts, .wrap/.clamp), bfind, fns (the n-th set bit), and the byte dot products dp4a
+// and dp2a. H200 goldens of lop3 d|p and fns: intm_* (tests/ptx/isa/int_more.cu).
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-prmt
+// https://docs.nvidia.com/cuda/parallel-thread-execution/#integer-arithmetic-instructions-fns
 
 #include "compiler/translate/function_translator.hpp"
 #include "compiler/translate/lowering.hpp"
@@ -79,12 +81,24 @@ Expected<void> lower_prmt(FunctionTranslator& t, const ptx::Instruction& instruc
 }
 
 // lop3.b32 d, a, b, c, lut: bit i of lut is the result for (a, b, c) = (i>>2 & 1, i>>1 & 1, i & 1).
+// lop3.BoolOp.b32 d|p, a, b, c, lut, q (PTX 8.2, BoolOp .and or .or) also writes the predicate
+// p = (d != 0) BoolOp q; d may be the sink `_`, q may be negated.
 Expected<void> lower_lop3(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
-  // lop3.{and,or}.b32 d|p, a, b, c, lut, q (PTX 8.2) also writes a predicate: not implemented.
-  static constexpr std::string_view k_known[] = {"b32"};
+  static constexpr std::string_view k_known[] = {"b32", "and", "or"};
   TRY(known_modifiers(t, instruction, k_known));
-  TRY(expect_operands(t, instruction, 5));
+  const bool is_and = has_modifier(instruction, "and");
+  const bool with_predicate = is_and || has_modifier(instruction, "or");
+  if (instruction.modifiers.size() != (with_predicate ? 2U : 1U) ||
+      !has_modifier(instruction, "b32")) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  TRY(expect_operands(t, instruction, with_predicate ? 6 : 5));
+  const ptx::Operand& target = instruction.operands[0];
+  if (with_predicate != (target.kind == ptx::OperandKind::pair)) {
+    return std::unexpected(t.error(instruction, with_predicate ? "lop3.and/.or writes d|p"
+                                                               : "lop3.b32 writes one register"));
+  }
   Builder& b = t.builder();
   llvm::Value* in[3] = {nullptr, nullptr, nullptr};
   for (size_t i = 0; i < 3; ++i) {
@@ -107,6 +121,69 @@ Expected<void> lower_lop3(FunctionTranslator& t, const ptx::Instruction& instruc
     }
     result = b.CreateOr(result, term);
   }
+  if (!with_predicate) {
+    return t.write(target, result, u32_type());
+  }
+  if (target.elements.size() != 2) {
+    return std::unexpected(t.error(instruction, "lop3.and/.or writes d|p"));
+  }
+  TRY_ASSIGN(llvm::Value * q, t.read(instruction.operands[5], pred_type()));
+  llvm::Value* nonzero = b.CreateICmpNE(result, b.getInt32(0));
+  llvm::Value* p = is_and ? b.CreateAnd(nonzero, q) : b.CreateOr(nonzero, q);
+  TRY(t.write(target.elements[0], result, u32_type()));
+  return t.write(target.elements[1], p, pred_type());
+}
+
+// The position of the k-th set bit of m, counted from bit 0 (k >= 1, popc(m) >= k): five steps
+// of a binary search on the population count of the lower part.
+llvm::Value* nth_set_bit(Builder& b, llvm::Value* m, llvm::Value* k)
+{
+  llvm::Value* position = b.getInt32(0);
+  for (uint32_t width : {16U, 8U, 4U, 2U, 1U}) {
+    llvm::Value* part = b.CreateAnd(b.CreateLShr(m, position), (1U << width) - 1);
+    llvm::Value* below = b.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, part);
+    llvm::Value* above = b.CreateICmpUGT(k, below);
+    k = b.CreateSelect(above, b.CreateSub(k, below), k);
+    position = b.CreateSelect(above, b.CreateAdd(position, b.getInt32(width)), position);
+  }
+  return position;
+}
+
+// fns.b32 d, mask, base, offset (the ISA's loop, in closed form): offset 0 gives base if
+// mask[base] is set; offset n > 0 the n-th set bit at or above base, offset -n < 0 the n-th at or
+// below it; 0xffffffff where there is none. base must be <= 31 (the ISA leaves larger ones
+// undefined): the ISA's loop never starts from a larger one, so its result is 0xffffffff here.
+Expected<void> lower_fns(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  static constexpr std::string_view k_known[] = {"b32"};
+  TRY(known_modifiers(t, instruction, k_known));
+  if (instruction.modifiers.size() != 1) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  TRY(expect_operands(t, instruction, 4));
+  Builder& b = t.builder();
+  TRY_ASSIGN(llvm::Value * mask, t.read(instruction.operands[1], u32_type()));
+  TRY_ASSIGN(llvm::Value * base_in, t.read(instruction.operands[2], u32_type()));
+  PtxType s32{PtxType::Kind::signed_int, 32, false};
+  TRY_ASSIGN(llvm::Value * offset, t.read(instruction.operands[3], s32));
+  llvm::Value* ones = b.getInt32(0xffffffffU);
+  llvm::Value* in_range = b.CreateICmpULT(base_in, b.getInt32(32));
+  llvm::Value* base = b.CreateAnd(base_in, 31);
+  llvm::Value* negative = b.CreateICmpSLT(offset, b.getInt32(0));
+  // |offset| as unsigned: INT_MIN stays 2^31, more than any count.
+  llvm::Value* n = b.CreateSelect(negative, b.CreateNeg(offset), offset);
+  llvm::Value* up = b.CreateAnd(mask, b.CreateShl(ones, base));
+  llvm::Value* down = b.CreateAnd(mask, b.CreateLShr(ones, b.CreateSub(b.getInt32(31), base)));
+  llvm::Value* chosen = b.CreateSelect(negative, down, up);
+  llvm::Value* count = b.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, chosen);
+  // Going down, the n-th set bit from base is the (count - n + 1)-th from bit 0.
+  llvm::Value* k = b.CreateSelect(negative, b.CreateAdd(b.CreateSub(count, n), b.getInt32(1)), n);
+  llvm::Value* found = b.CreateAnd(b.CreateICmpNE(n, b.getInt32(0)), b.CreateICmpULE(n, count));
+  llvm::Value* result = b.CreateSelect(found, nth_set_bit(b, chosen, k), ones);
+  llvm::Value* base_set = b.CreateICmpNE(b.CreateAnd(b.CreateLShr(mask, base), 1), b.getInt32(0));
+  llvm::Value* at_base = b.CreateSelect(base_set, base, ones);
+  result = b.CreateSelect(b.CreateICmpEQ(n, b.getInt32(0)), at_base, result);
+  result = b.CreateSelect(in_range, result, ones);
   return t.write(instruction.operands[0], result, u32_type());
 }
 
@@ -228,6 +305,7 @@ void add_bit_lowerings(LoweringTable& table)
   table["lop3"] = lower_lop3;
   table["shf"] = lower_shf;
   table["bfind"] = lower_bfind;
+  table["fns"] = lower_fns;
   table["dp4a"] = lower_dot;
   table["dp2a"] = lower_dot;
 }

@@ -1,7 +1,9 @@
-// Integer bit-field building: bmsk (.clamp/.wrap .b32) and the integer cvt.pack.sat forms
-// (.u16/.s16 from two .s32; .u8/.s8/.u4/.s4/.u2/.s2 from two .s32 shifted over a .b32), both
-// exactly the PTX ISA pseudo-code. lower_convert.cpp's cvt sends every .pack form without an
-// f16x2/bf16x2 destination here (lower_cvt_pack_int).
+// Integer bit-field building and packing: bmsk (.clamp/.wrap .b32), szext (.clamp/.wrap,
+// .u32/.s32), the integer cvt.pack.sat forms (.u16/.s16 from two .s32; .u8/.s8/.u4/.s4/.u2/.s2
+// from two .s32 shifted over a .b32), and add/min/max on the packed .u16x2/.s16x2 types (min/max
+// .relu on .s16x2), all exactly the PTX ISA pseudo-code. lower_convert.cpp's cvt sends every
+// .pack form without an f16x2/bf16x2 destination here (lower_cvt_pack_int), lower_arith.cpp the
+// packed integer forms (lower_packed_int). H200 goldens: int_pack_*, intm_* (int_more.cu).
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#integer-arithmetic-instructions-bmsk
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cvt-pack
 
@@ -53,6 +55,39 @@ Expected<void> lower_bmsk(FunctionTranslator& t, const ptx::Instruction& instruc
   mask1 = b.CreateSelect(b.CreateICmpEQ(b1, b.getInt32(0)), ones, mask1);
   mask1 = b.CreateSelect(overflow, b.getInt32(0), mask1);
   return t.write(instruction.operands[0], b.CreateAnd(mask0, b.CreateNot(mask1)), u32_type());
+}
+
+// szext.mode.type d, a, b (the ISA): the low N bits of a, N = b & 31 (.wrap) or b clamped to
+// [0, 32] (.clamp), sign- (.s32) or zero-extended (.u32); N = 0 gives 0:
+//   b1 = b & 0x1f; too_large = .clamp && b >= 32; mask = too_large ? 0 : ~0 << b1;
+//   sign = .s32 && b1 != 0 && !too_large && a[b1 - 1];  d = (a & ~mask) | (sign ? mask : 0).
+Expected<void> lower_szext(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  static constexpr std::string_view k_known[] = {"clamp", "wrap", "u32", "s32"};
+  TRY(known_modifiers(t, instruction, k_known));
+  const bool clamp = has_modifier(instruction, "clamp");
+  const bool is_signed = has_modifier(instruction, "s32");
+  if (instruction.modifiers.size() != 2 || clamp == has_modifier(instruction, "wrap") ||
+      is_signed == has_modifier(instruction, "u32")) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  TRY(expect_operands(t, instruction, 3));
+  Builder& b = t.builder();
+  TRY_ASSIGN(llvm::Value * a, t.read(instruction.operands[1], u32_type()));
+  TRY_ASSIGN(llvm::Value * w, t.read(instruction.operands[2], u32_type()));
+  llvm::Value* zero = b.getInt32(0);
+  llvm::Value* b1 = b.CreateAnd(w, 31);
+  llvm::Value* too_large = clamp ? b.CreateICmpUGE(w, b.getInt32(32)) : b.getFalse();
+  llvm::Value* mask = b.CreateSelect(too_large, zero, b.CreateShl(b.getInt32(0xffffffffU), b1));
+  llvm::Value* sign = b.getFalse();
+  if (is_signed) {
+    llvm::Value* sign_pos = b.CreateAnd(b.CreateSub(b1, b.getInt32(1)), 31);
+    llvm::Value* top = b.CreateTrunc(b.CreateLShr(a, sign_pos), b.getInt1Ty());
+    sign = b.CreateAnd(top, b.CreateAnd(b.CreateICmpNE(b1, zero), b.CreateNot(too_large)));
+  }
+  llvm::Value* result =
+      b.CreateOr(b.CreateAnd(a, b.CreateNot(mask)), b.CreateSelect(sign, mask, zero));
+  return t.write(instruction.operands[0], result, u32_type());
 }
 
 // The destination width and signedness of cvt.pack.sat.TYPE, or width 0.
@@ -117,9 +152,50 @@ Expected<void> lower_cvt_pack_int(FunctionTranslator& t, const ptx::Instruction&
   return t.write(instruction.operands[0], fields, PtxType{PtxType::Kind::bits, 32, false});
 }
 
+// add.{u16x2,s16x2}, min/max.{u16x2,s16x2} and min/max.relu.s16x2 d, a, b (sm_90): each half
+// of a and b on its own (the ISA: d[i] = iA[i] op iB[i], i = 0, 1; the sum wraps at 16 bits;
+// .relu makes a negative half 0). As <2 x i16> operations, which AMDGPU selects as v_pk_add_u16,
+// v_pk_min_i16 and so on. sub has no packed integer type (ptxas rejects sub.u16x2), nor add .sat.
+Expected<void> lower_packed_int(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  static constexpr std::string_view k_known[] = {"u16x2", "s16x2", "relu"};
+  TRY(known_modifiers(t, instruction, k_known));
+  const std::string& op = instruction.opcode;
+  const bool is_signed = has_modifier(instruction, "s16x2");
+  const bool relu = has_modifier(instruction, "relu");
+  const bool min_max = op == "min" || op == "max";
+  const size_t types = size_t{is_signed} + size_t{has_modifier(instruction, "u16x2")};
+  if ((op != "add" && !min_max) || types != 1 ||
+      instruction.modifiers.size() != 1 + size_t{relu} || (relu && !(min_max && is_signed))) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  TRY(expect_operands(t, instruction, 3));
+  Builder& b = t.builder();
+  TRY_ASSIGN(llvm::Value * a, t.read(instruction.operands[1], u32_type()));
+  TRY_ASSIGN(llvm::Value * w, t.read(instruction.operands[2], u32_type()));
+  llvm::Type* pair = llvm::FixedVectorType::get(b.getInt16Ty(), 2);
+  llvm::Value* x = b.CreateBitCast(a, pair);
+  llvm::Value* y = b.CreateBitCast(w, pair);
+  llvm::Value* result = nullptr;
+  if (op == "add") {
+    result = b.CreateAdd(x, y);
+  } else {
+    using llvm::Intrinsic::ID;
+    ID id = op == "min" ? (is_signed ? llvm::Intrinsic::smin : llvm::Intrinsic::umin)
+                        : (is_signed ? llvm::Intrinsic::smax : llvm::Intrinsic::umax);
+    result = b.CreateBinaryIntrinsic(id, x, y);
+  }
+  if (relu) {
+    result = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, result,
+                                     llvm::Constant::getNullValue(pair));
+  }
+  return t.write(instruction.operands[0], b.CreateBitCast(result, b.getInt32Ty()), u32_type());
+}
+
 void add_int_pack_lowerings(LoweringTable& table)
 {
   table["bmsk"] = lower_bmsk;
+  table["szext"] = lower_szext;
 }
 
 } // namespace d4r::compiler::translate

@@ -1,18 +1,21 @@
 // The video instructions: scalar vadd, vsub, vabsdiff, vmin, vmax (.sat, the secondary .add/.min/
-// .max, the merge form d.b0-.b3/.h0/.h1), vshl, vshr (.clamp/.wrap), vset; and the SIMD forms
-// vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2, vset2 and their 4-way versions (operand selects
-// .hxy / .bxyzw, destination masks, .sat, the secondary .add). The arithmetic is the support
-// library's (kernels/support/video.c, the ISA pseudo-code); here the spelling is decoded into its
-// constant arguments. Operand selects arrive as part of the register's name ("%r1.b2"). Where
-// an NVIDIA H200 departs from the ISA's pseudo-code (video.c), the H200 is followed. vmad is not
-// implemented: the H200's results (video_extra.cu) follow no rule found yet, and its negated
-// operands "-%r1" do not parse; nor are the ISA's selects on immediate operands.
+// .max, the merge form d.b0-.b3/.h0/.h1), vshl, vshr (.clamp/.wrap), vset, vmad; and the SIMD
+// forms vadd2, vsub2, vavrg2, vabsdiff2, vmin2, vmax2, vset2 and their 4-way versions (operand
+// selects .hxy / .bxyzw, destination masks, .sat, the secondary .add). The arithmetic is the
+// support library's (kernels/support/video.c, the ISA pseudo-code), vmad's is inline IR here;
+// the spelling is decoded into its constant arguments. Operand selects arrive as part of the
+// register's name ("%r1.b2"), vmad's negations as Operand::minus ("-%r1"). Where an NVIDIA H200
+// departs from the ISA's pseudo-code (video.c, lower_vmad), the H200 is followed. Selects on
+// immediate operands are rejected (the ISA gives them none).
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#video-instructions
 
 #include "compiler/translate/function_translator.hpp"
 #include "compiler/translate/lowering.hpp"
 #include "compiler/translate/lowering_support.hpp"
 
+#include <llvm/IR/Intrinsics.h>
+
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -300,10 +303,99 @@ Expected<void> lower_video(FunctionTranslator& t, const ptx::Instruction& instru
   return t.write(d.operand, result, u32_type());
 }
 
+// vmad's selected operand as i64: a byte or half is sign- or zero-extended after its type, a whole
+// word is always sign-extended (the H200: vmad.u32.u32.u32.shr15 of 0x80000000 and 0x80ff7f01
+// is 0x80ff0000, the product of the two words as signed numbers).
+llvm::Value* vmad_operand(Builder& b, llvm::Value* word, uint32_t select, bool is_signed)
+{
+  if (select == k_whole_word) {
+    return b.CreateSExt(word, b.getInt64Ty());
+  }
+  const uint32_t bits = select < 4 ? 8 : 16;
+  const uint32_t shift = select < 4 ? 8 * select : 16 * (select - 4);
+  llvm::Value* part = b.CreateTrunc(b.CreateLShr(word, shift), b.getIntNTy(bits));
+  return is_signed ? b.CreateSExt(part, b.getInt64Ty()) : b.CreateZExt(part, b.getInt64Ty());
+}
+
+// vmad.dtype.atype.btype{.po}{.sat}{.shr7,.shr15} d, {-}a{.asel}, {-}b{.bsel}, {-}c. The ISA:
+//   signed = atype or btype is .s32, or the product or c is negated; t = ta * tb; lsb = 0;
+//   .po: lsb = 1; else -a xor -b: t = ~t, lsb = 1; else -c: c = ~c, lsb = 1;
+//   t = t + c + lsb; t >>= scale; .sat clamps t to the s32 (signed) or u32 range; d = t[31:0].
+// What an H200 does (video_extra.cu, 14 forms x 768 inputs; int_more.cu): c is sign-extended
+// whatever the types (vmad.u32.u32.u32.sat.shr7 with c = 0x80000000 saturates to 0xffffffff),
+// whole-word operands too (vmad_operand), and the sum is a 64-bit two's-complement number that an
+// unsigned form shifts logically (so a negative one becomes large and .sat gives 0xffffffff,
+// without a shift 0). dtype changes nothing. ptxas rejects a negated c with a negated product
+// and a negation with .po; so does this lowering.
+Expected<void> lower_vmad(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  const std::vector<std::string>& m = instruction.modifiers;
+  static constexpr std::string_view k_known[] = {"u32", "s32", "po", "sat", "shr7", "shr15"};
+  TRY(known_modifiers(t, instruction, k_known));
+  const bool po = has_modifier(instruction, "po");
+  const bool sat = has_modifier(instruction, "sat");
+  const bool shr7 = has_modifier(instruction, "shr7");
+  const bool shr15 = has_modifier(instruction, "shr15");
+  const uint32_t scale = shr7 ? 7 : (shr15 ? 15 : 0);
+  const size_t extra = size_t{po} + size_t{sat} + size_t{shr7} + size_t{shr15};
+  if (m.size() != 3 + extra || (shr7 && shr15) || !signedness(m[0]) || !signedness(m[1]) ||
+      !signedness(m[2])) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  TRY(expect_operands(t, instruction, 4));
+  Selected a = split_select(instruction.operands[1]);
+  Selected bb = split_select(instruction.operands[2]);
+  const ptx::Operand& d = instruction.operands[0];
+  ptx::Operand c = instruction.operands[3];
+  std::optional<uint32_t> asel = scalar_select(a.select);
+  std::optional<uint32_t> bsel = scalar_select(bb.select);
+  const bool negate_product = a.operand.minus != bb.operand.minus;
+  const bool negate_c = c.minus;
+  const bool any_minus = a.operand.minus || bb.operand.minus || negate_c;
+  if (!asel || !bsel || d.text.find('.') != std::string::npos || (po && any_minus) ||
+      (negate_product && negate_c)) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  a.operand.minus = false;
+  bb.operand.minus = false;
+  c.minus = false;
+  const bool a_signed = m[1] == "s32";
+  const bool b_signed = m[2] == "s32";
+  const bool is_signed = a_signed || b_signed || negate_product || negate_c;
+  Builder& b = t.builder();
+  TRY_ASSIGN(llvm::Value * va, t.read(a.operand, u32_type()));
+  TRY_ASSIGN(llvm::Value * vb, t.read(bb.operand, u32_type()));
+  TRY_ASSIGN(llvm::Value * vc, t.read(c, u32_type()));
+  llvm::Value* product =
+      b.CreateMul(vmad_operand(b, va, *asel, a_signed), vmad_operand(b, vb, *bsel, b_signed));
+  uint64_t lsb = po || negate_product || negate_c ? 1 : 0;
+  if (negate_product) {
+    product = b.CreateNot(product);
+  }
+  if (negate_c) {
+    vc = b.CreateNot(vc);
+  }
+  llvm::Value* sum = b.CreateAdd(b.CreateAdd(product, b.CreateSExt(vc, b.getInt64Ty())),
+                                 b.getInt64(lsb));
+  if (scale != 0) {
+    sum = is_signed ? b.CreateAShr(sum, scale) : b.CreateLShr(sum, scale);
+  }
+  if (sat) {
+    const int64_t low = is_signed ? INT32_MIN : 0;
+    const int64_t high = is_signed ? INT32_MAX : int64_t{UINT32_MAX};
+    sum = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, sum,
+                                  b.getInt64(static_cast<uint64_t>(low)));
+    sum = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, sum,
+                                  b.getInt64(static_cast<uint64_t>(high)));
+  }
+  return t.write(d, b.CreateTrunc(sum, b.getInt32Ty()), u32_type());
+}
+
 } // namespace
 
 void add_video_lowerings(LoweringTable& table)
 {
+  table["vmad"] = lower_vmad;
   for (const char* name : {"vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vset"}) {
     table[name] = lower_video;
   }

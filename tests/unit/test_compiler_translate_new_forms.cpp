@@ -141,7 +141,7 @@ const char* const k_rejected[] = {
     "  vadd2.u32.u32.u32 %r1, %r2.h14, %r3, %r4;",
     "  vadd4.u32.u32.u32 %r1.b02, %r2, %r3, %r4;",
     "  vadd4.u32.u32.u32 %r1, %r2.b3218, %r3, %r4;",
-    "  vmad.s32.s32.s32 %r1, %r2, %r3, %r4;",
+    "  vmad.s32.s32.s32.po %r1, -%r2, %r3, %r4;", // ptxas rejects a negation with .po
     "  cp.async.mbarrier.arrive.shared.b64 [%rd3];",
     "  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd3], 16, [%r2];",
     "  cp.async.ca.shared::cluster.global [%r1], [%rd3], 4;",
