@@ -70,6 +70,7 @@ const std::vector<RuntimeSymbol>& runtime_symbols()
       {"d4r_rt_sust_b_2d", reinterpret_cast<void*>(&d4r_rt_sust_b_2d)},
       {"d4r_rt_sust_p_2d", reinterpret_cast<void*>(&d4r_rt_sust_p_2d)},
       {"d4r_rt_suld_b_2d", reinterpret_cast<void*>(&d4r_rt_suld_b_2d)},
+      {"d4r_rt_yield", reinterpret_cast<void*>(&d4r_rt_yield)},
       {"d4r_rt_trap", reinterpret_cast<void*>(&d4r_rt_trap)},
   };
   return symbols;

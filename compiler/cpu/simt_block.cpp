@@ -139,30 +139,40 @@ void SimtBlock::fiber_entry(void* argument)
 
 Expected<void> SimtBlock::schedule(BlockCounters& counters)
 {
+  // Rule 5: rounds in a row in which every thread that ran only spun on unchanged barrier words.
+  constexpr int64_t k_idle_rounds = 256;
+  int64_t idle_rounds = 0;
   counters.threads_run += static_cast<int64_t>(m_threads.size());
   for (;;) {
+    bool all_idle = true;
     for (SimtThread& t : m_threads) {
       if (t.state != FiberState::runnable) {
         continue;
       }
+      t.idle = false;
       fiber_switch(m_scheduler, t.context);
       ++counters.fiber_switches;
       if (m_trapped) {
         return make_error(ErrorCode::rejected, m_trap_message);
       }
+      all_idle = all_idle && t.idle;
     }
     if (m_live == 0) {
       return {};
     }
     // Threads a barrier released during the round run in the next one.
-    bool progress = any_runnable();
-    progress = complete_barriers() || progress;
+    bool completed = complete_barriers();
     const auto warps = static_cast<int64_t>((m_threads.size() + k_warp_size - 1) / k_warp_size);
     for (int64_t w = 0; w < warps; ++w) {
-      progress = complete_warp(w) || progress;
+      completed = complete_warp(w) || completed;
     }
-    if (!progress) {
+    const bool runnable = any_runnable();
+    if (!runnable && !completed) {
       return make_error(ErrorCode::rejected, deadlock_message());
+    }
+    idle_rounds = all_idle && !completed ? idle_rounds + 1 : 0;
+    if (idle_rounds >= k_idle_rounds) {
+      return make_error(ErrorCode::rejected, spin_deadlock_message());
     }
   }
 }
@@ -267,6 +277,18 @@ void SimtBlock::gather(d4r_host_thread* thread, uint32_t site, uint32_t member_m
   t.words = words;
   t.gather_out = out;
   block_on(t, WaitKind::gather, site, member_mask);
+}
+
+// The thread stays runnable, so the scheduler's round goes on to the next thread and comes back
+// to this one in the next round. It is idle when it saw what it saw at its last yield there.
+void SimtBlock::yield(d4r_host_thread* thread, uint32_t site, uint64_t observed)
+{
+  SimtThread& t = self(thread);
+  t.idle = t.spinning && t.spin_site == site && t.spin_observed == observed;
+  t.spinning = true;
+  t.spin_site = site;
+  t.spin_observed = observed;
+  fiber_switch(t.context, m_scheduler);
 }
 
 void SimtBlock::trap(d4r_host_thread* thread, uint32_t site, std::string_view reason)
@@ -527,6 +549,27 @@ std::string SimtBlock::deadlock_message() const
   return message;
 }
 
+std::string SimtBlock::spin_deadlock_message() const
+{
+  std::string message = "deadlock: block " + block_name() + ": every running thread spins on an "
+                        "mbarrier that no thread changes;";
+  int64_t listed = 0;
+  for (const SimtThread& t : m_threads) {
+    if (t.state != FiberState::runnable || !t.spinning) {
+      continue;
+    }
+    if (++listed > 8) {
+      message += " ...;";
+      break;
+    }
+    message += " thread " + triple(t.thread.tid) + " at site " + std::to_string(t.spin_site) +
+               " sees " + hex(static_cast<uint32_t>(t.spin_observed >> 32)) +
+               hex(static_cast<uint32_t>(t.spin_observed)).substr(2) + ";";
+  }
+  const std::string rest = deadlock_message();
+  return message + rest.substr(rest.find(':', rest.find(':') + 1) + 1);
+}
+
 } // namespace d4r::compiler::cpu
 
 // The collective entry points of host_abi.hpp: each hands the fiber to its block's scheduler.
@@ -579,6 +622,11 @@ extern "C" void d4r_rt_warp_gather(d4r_host_thread* thread, uint32_t site, uint3
                                    const uint32_t* mine, uint32_t words, uint32_t* out)
 {
   block_of(thread).gather(thread, site, member_mask, mine, words, out);
+}
+
+extern "C" void d4r_rt_yield(d4r_host_thread* thread, uint32_t site, uint64_t observed)
+{
+  block_of(thread).yield(thread, site, observed);
 }
 
 extern "C" void d4r_rt_trap(d4r_host_thread* thread, uint32_t site)

@@ -18,6 +18,12 @@
 //      instruction). bar.warp.sync lanes with the same mask also meet across sites, as sm_70+
 //      allows.
 //   4. If nothing completed, the block is deadlocked: an error naming the block and the sites.
+//   5. A spin wait that fails (mbarrier.test_wait / try_wait) yields: the thread stays runnable
+//      and resumes in the next round, after every other runnable thread has run once, so the
+//      threads it waits for move. A round in which every thread that ran only yielded again
+//      where it saw the same barrier word as at its last yield changes nothing; after
+//      k_idle_rounds such rounds in a row (a true deadlock: nobody left to arrive) the launch
+//      fails with an error naming the spinning threads.
 //
 // The order never depends on timing, so a block's results are reproducible run after run.
 
@@ -60,6 +66,12 @@ struct SimtThread {
   const uint32_t* gather_in = nullptr;
   uint32_t* gather_out = nullptr;
   uint32_t result = 0;      // exchange, ballot, bar.red
+  // Spin waits: where this thread last yielded, what it saw there, and whether its last switch
+  // back to the scheduler was a yield that saw nothing new.
+  uint32_t spin_site = 0;
+  uint64_t spin_observed = 0;
+  bool spinning = false;
+  bool idle = false;
 };
 
 // The current phase of one named barrier.
@@ -98,6 +110,8 @@ public:
   void warp_sync(d4r_host_thread* thread, uint32_t site, uint32_t member_mask);
   void gather(d4r_host_thread* thread, uint32_t site, uint32_t member_mask, const uint32_t* mine,
               uint32_t words, uint32_t* out);
+  // A failed spin wait: returns after every other runnable thread ran once (rule 5).
+  void yield(d4r_host_thread* thread, uint32_t site, uint64_t observed);
   // Ends the launch with an error naming the block and thread; never returns to the fiber.
   [[noreturn]] void trap(d4r_host_thread* thread, uint32_t site, std::string_view reason);
 
@@ -118,6 +132,7 @@ private:
   bool complete_warp_sync_across_sites(int64_t warp, uint32_t live_lanes);
   void release_group(int64_t warp, uint32_t group);
   std::string deadlock_message() const;
+  std::string spin_deadlock_message() const;
   std::string block_name() const;
 
   StackPool m_stacks;

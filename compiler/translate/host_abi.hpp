@@ -47,6 +47,12 @@ uint32_t d4r_rt_barrier_reduce(d4r_host_thread* thread, uint32_t site, uint32_t 
 // bar.arrive / barrier.arrive: counts toward the phase without waiting for it.
 void d4r_rt_barrier_arrive(d4r_host_thread* thread, uint32_t site, uint32_t barrier_id,
                            uint32_t count);
+// A spin wait that found nothing (mbarrier.test_wait / try_wait false): lets every other runnable
+// thread of the block run once before returning, so that the threads a spinning thread waits for
+// can make progress. `observed` is what the wait saw (the barrier word); when every live thread
+// keeps spinning on unchanged words and nothing else happens for many rounds, the launch fails
+// with a deadlock error instead of hanging.
+void d4r_rt_yield(d4r_host_thread* thread, uint32_t site, uint64_t observed);
 
 // The value of `value` in lane `source_lane` of the calling thread's convergent group at `site`
 // (shfl.sync: the translator computes source_lane with PTX's clamp/segment rules).
