@@ -14,7 +14,7 @@
 
 // Predicate results packed as bits: bit k is the k-th predicate of the row.
 #define D4R_P(k, form)                                                        \
-    asm("{\n\t.reg .pred q, p;\n\tsetp.ne.u32 q, %4, 0;\n\t" form                \
+    asm("{\n\t.reg .pred q, p;\n\tsetp.ne.u32 q, %5, 0;\n\t" form                \
         ";\n\tselp.u32 %1, 1, 0, p;\n\t}"                                        \
         : "=r"(r), "=r"(bit)                                                  \
         : "r"(x), "r"(y), "r"(z), "r"(w));                                    \
