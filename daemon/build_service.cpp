@@ -109,10 +109,17 @@ BuildService::BuildService(cache::Cache& cache, std::vector<compiler::Recipe> re
 
 BuildService::~BuildService()
 {
-  // Builds nobody has started are dropped: a daemon asked to stop does not compile for minutes
-  // first. Their waiters time out into PENDING, as their budget says.
-  m_pool.discard_queued();
+  stop();
   m_pool.shutdown();
+}
+
+void BuildService::stop()
+{
+  // A daemon asked to stop does not compile for minutes first (systemd's TimeoutStopSec is 10 s):
+  // waiters of a dropped build time out into PENDING, as their budget says; those of a killed one
+  // get its failure, which is not remembered.
+  m_pool.discard_queued();
+  m_runner.stop();
 }
 
 const compiler::Recipe* BuildService::recipe_for(std::string_view kernel) const

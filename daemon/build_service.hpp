@@ -93,6 +93,9 @@ public:
   [[nodiscard]] std::string toolchain_of(const std::string& target) const;
   [[nodiscard]] std::vector<std::string> recipe_names() const;
   void forget_failures(); // after a purge
+  // Drops the builds nobody has started and kills the running ones: their waiters get failed
+  // answers at once, and nothing is remembered of them. For a daemon asked to stop; not undone.
+  void stop();
 
 private:
   struct Flight;

@@ -1,6 +1,7 @@
 #include "daemon/kernel_core.hpp"
 
 #include "compiler/launch_meta.hpp"
+#include "daemon/build_jobs.hpp"
 #include "daemon/object_checks.hpp"
 #include "daemon/wire.hpp"
 
@@ -110,7 +111,18 @@ BuildOptions build_options(const DaemonConfig& config)
 {
   BuildOptions options;
   int cores = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
-  options.threads = config.build_jobs > 0 ? config.build_jobs : cores;
+  if (config.build_jobs > 0) {
+    options.threads = config.build_jobs;
+  } else {
+    std::optional<int64_t> memory_max = cgroup_memory_max();
+    options.threads = default_build_jobs(cores, memory_max, config.build_memory_bytes);
+    if (memory_max && options.threads < cores) {
+      spdlog::info("{} concurrent builds, not {}: the cgroup's memory.max of {} MiB holds {} of {} "
+                   "MiB each (--build-jobs, --build-memory, or the unit's MemoryMax= change it)",
+                   options.threads, cores, *memory_max >> 20, options.threads,
+                   config.build_memory_bytes >> 20);
+    }
+  }
   options.backend = config.backend;
   options.clang = config.clang;
   options.worker = config.worker;
@@ -130,6 +142,9 @@ Expected<std::unique_ptr<KernelCore>> KernelCore::create(const DaemonConfig& con
   options.root = config.cache_dir;
   options.max_bytes_per_mode = config.cache_max_bytes;
   TRY_ASSIGN(std::unique_ptr<cache::Cache> cache, cache::Cache::open(options));
+  for (const std::string& note : cache->recovery_notes()) {
+    spdlog::error("{}", note);
+  }
   std::vector<compiler::Recipe> recipes;
   if (config.recipes_dir) {
     TRY_ASSIGN(recipes, compiler::load_recipes(*config.recipes_dir));
@@ -492,6 +507,13 @@ Expected<cache::PurgeResult> KernelCore::purge(std::optional<Mode> mode)
   std::lock_guard lock(m_memo_mutex);
   m_verified.clear();
   return total;
+}
+
+void KernelCore::stop_builds()
+{
+  if (m_builds) {
+    m_builds->stop();
+  }
 }
 
 } // namespace d4r::daemon

@@ -117,6 +117,9 @@ public:
   [[nodiscard]] Expected<std::vector<std::pair<Mode, cache::Entry>>> list(std::optional<Mode> mode);
   [[nodiscard]] Expected<cache::PurgeResult> purge(std::optional<Mode> mode);
 
+  // Stops the builds (BuildService::stop) so that a daemon asked to stop stops within seconds.
+  void stop_builds();
+
   [[nodiscard]] Counters& counters() { return m_counters; }
   [[nodiscard]] const DaemonConfig& config() const { return m_config; }
 

@@ -105,6 +105,7 @@ int run_daemon(const DaemonConfig& config)
   sd_notify(0, "READY=1\nSTATUS=serving");
   Expected<void> served = (*server)->serve(*listener, signal_fd);
   sd_notify(0, "STOPPING=1");
+  core->stop_builds(); // before the server's grace period, so that waiting requests return
   (*server)->shutdown(std::chrono::seconds(2));
   pool.shutdown(); // finishes queued work, so a committed cache entry is never half-done
   close(signal_fd);

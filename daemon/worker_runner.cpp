@@ -429,26 +429,52 @@ int64_t cpu_seconds_used(const rusage& usage)
          (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1000000;
 }
 
-Expected<WorkerResult> classify_signal(const Completion& completion, const WorkerLimits& limits,
-                                       const compiler::CompileJob& job)
+WorkerAttempt failed(FailureKind kind, ErrorCode code, std::string message)
+{
+  return WorkerAttempt{make_error(code, std::move(message)), kind};
+}
+
+// The signals a process gets from what it does itself; any other came from outside.
+bool is_self_inflicted(int signal)
+{
+  switch (signal) {
+  case SIGSEGV:
+  case SIGABRT:
+  case SIGBUS:
+  case SIGILL:
+  case SIGFPE:
+  case SIGTRAP:
+  case SIGSYS:
+    return true;
+  default:
+    return false;
+  }
+}
+
+WorkerAttempt classify_signal(const Completion& completion, const WorkerLimits& limits,
+                              const compiler::CompileJob& job)
 {
   int signal = WTERMSIG(completion.status);
   // The kernel sends SIGXCPU at the soft CPU limit and SIGKILL at the hard one.
   if (signal == SIGXCPU ||
       (signal == SIGKILL && cpu_seconds_used(completion.usage) >= limits.cpu.count())) {
-    return make_error(ErrorCode::timeout, "worker exceeded its CPU limit of " +
-                                              std::to_string(limits.cpu.count()) + "s building " +
-                                              describe_job(job));
+    return failed(FailureKind::suspect, ErrorCode::timeout,
+                  "worker exceeded its CPU limit of " + std::to_string(limits.cpu.count()) +
+                      "s building " + describe_job(job));
   }
   if (mentions_out_of_memory(completion.log)) {
-    return make_error(ErrorCode::resource_exhausted, "worker ran out of memory (limit " +
-                                                         std::to_string(limits.memory_bytes >> 20) +
-                                                         " MiB) building " + describe_job(job) +
-                                                         " (" + signal_text(signal) + ")");
+    return failed(FailureKind::suspect, ErrorCode::resource_exhausted,
+                  "worker ran out of memory (limit " + std::to_string(limits.memory_bytes >> 20) +
+                      " MiB) building " + describe_job(job) + " (" + signal_text(signal) + ")");
   }
-  return make_error(ErrorCode::rejected, "worker crashed (" + signal_text(signal) + ") building " +
-                                             describe_job(job) + ": " +
-                                             summarize_log(completion.log));
+  if (!is_self_inflicted(signal)) {
+    return failed(FailureKind::transient, ErrorCode::unavailable,
+                  "worker was killed from outside (" + signal_text(signal) + ") building " +
+                      describe_job(job));
+  }
+  return failed(FailureKind::suspect, ErrorCode::rejected,
+                "worker crashed (" + signal_text(signal) + ") building " + describe_job(job) +
+                    ": " + summarize_log(completion.log));
 }
 
 Expected<std::vector<std::byte>> read_code_object(const std::filesystem::path& path,
@@ -474,52 +500,56 @@ Expected<std::vector<std::byte>> read_code_object(const std::filesystem::path& p
   return bytes;
 }
 
-Expected<WorkerResult> classify_exit(const Completion& completion, const WorkerLimits& limits,
-                                     const compiler::WorkerJob& job)
+WorkerAttempt classify_exit(const Completion& completion, const WorkerLimits& limits,
+                            const compiler::WorkerJob& job)
 {
   int code = WEXITSTATUS(completion.status);
   std::string what = describe_job(job.compile);
+  std::string memory_limit = std::to_string(limits.memory_bytes >> 20) + " MiB";
   if (code < 0 || code > static_cast<int>(compiler::WorkerExit::io_error)) {
     if (mentions_out_of_memory(completion.log)) {
-      return make_error(ErrorCode::resource_exhausted,
-                        "worker ran out of memory (limit " +
-                            std::to_string(limits.memory_bytes >> 20) + " MiB) building " + what);
+      return failed(FailureKind::suspect, ErrorCode::resource_exhausted,
+                    "worker ran out of memory (limit " + memory_limit + ") building " + what);
     }
-    return make_error(ErrorCode::rejected, "worker exited with code " + std::to_string(code) +
-                                               " building " + what + ": " +
-                                               summarize_log(completion.log));
+    return failed(FailureKind::suspect, ErrorCode::rejected,
+                  "worker exited with code " + std::to_string(code) + " building " + what + ": " +
+                      summarize_log(completion.log));
   }
   std::string summary = summarize_log(completion.log);
   switch (static_cast<compiler::WorkerExit>(code)) {
   case compiler::WorkerExit::ok:
     break;
   case compiler::WorkerExit::compile_error:
-    return make_error(ErrorCode::rejected, "compile of " + what + " failed: " + summary);
+    return failed(FailureKind::deterministic, ErrorCode::rejected,
+                  "compile of " + what + " failed: " + summary);
   case compiler::WorkerExit::bad_job:
-    return make_error(ErrorCode::internal,
-                      "worker refused its job building " + what + ": " + summary);
+    return failed(FailureKind::deterministic, ErrorCode::internal,
+                  "worker refused its job building " + what + ": " + summary);
   case compiler::WorkerExit::out_of_memory:
-    return make_error(ErrorCode::resource_exhausted, "worker ran out of memory (limit " +
-                                                         std::to_string(limits.memory_bytes >> 20) +
-                                                         " MiB) building " + what);
+    return failed(FailureKind::suspect, ErrorCode::resource_exhausted,
+                  "worker ran out of memory (limit " + memory_limit + ") building " + what);
   case compiler::WorkerExit::backend_unavailable:
-    return make_error(ErrorCode::unavailable,
-                      "backend " + job.backend + " unavailable building " + what + ": " + summary);
+    return failed(FailureKind::deterministic, ErrorCode::unavailable,
+                  "backend " + job.backend + " unavailable building " + what + ": " + summary);
   case compiler::WorkerExit::io_error:
-    return make_error(ErrorCode::io,
-                      "worker could not write its output building " + what + ": " + summary);
+    return failed(FailureKind::deterministic, ErrorCode::io,
+                  "worker could not write its output building " + what + ": " + summary);
   }
-  TRY_ASSIGN(std::vector<std::byte> code_object, read_code_object(job.output, limits));
-  return WorkerResult{std::move(code_object), completion.log, completion.elapsed};
+  Expected<std::vector<std::byte>> code_object = read_code_object(job.output, limits);
+  if (!code_object) {
+    return WorkerAttempt{std::unexpected(std::move(code_object).error()), FailureKind::deterministic};
+  }
+  return WorkerAttempt{WorkerResult{std::move(*code_object), completion.log, completion.elapsed},
+                       FailureKind::none};
 }
 
-Expected<WorkerResult> classify(const Completion& completion, const WorkerLimits& limits,
-                                const compiler::WorkerJob& job)
+WorkerAttempt classify(const Completion& completion, const WorkerLimits& limits,
+                       const compiler::WorkerJob& job)
 {
   if (completion.wall_killed) {
-    return make_error(ErrorCode::timeout,
-                      "worker did not finish within " + std::to_string(limits.wall.count()) +
-                          " ms building " + describe_job(job.compile) + ", killed");
+    return failed(FailureKind::transient, ErrorCode::unavailable,
+                  "worker did not finish within " + std::to_string(limits.wall.count()) +
+                      " ms building " + describe_job(job.compile) + ", killed (a busy machine?)");
   }
   if (WIFSIGNALED(completion.status)) {
     return classify_signal(completion, limits, job.compile);
@@ -578,29 +608,98 @@ Expected<WorkerResult> WorkerRunner::run_with_fault(const compiler::CompileJob& 
                                                     std::string_view backend,
                                                     std::string_view fault) const
 {
-  TRY_ASSIGN(ScratchFolder scratch, ScratchFolder::create(m_scratch_root));
+  WorkerAttempt first = attempt(job, backend, fault);
+  if (first.failure == FailureKind::none || first.failure == FailureKind::deterministic) {
+    return std::move(first.result);
+  }
+  WorkerAttempt second = attempt(job, backend, fault);
+  if (second.failure == FailureKind::none || second.failure == FailureKind::deterministic) {
+    return std::move(second.result);
+  }
+  const Error& earlier = first.result.error();
+  const Error& later = second.result.error();
+  if (first.failure == FailureKind::suspect && second.failure == FailureKind::suspect &&
+      earlier.code == later.code) {
+    return make_error(later.code, later.message + " (twice)");
+  }
+  return make_error(ErrorCode::unavailable,
+                    later.message + "; the attempt before: " + earlier.message +
+                        " (not the input's fault, or not twice alike)");
+}
+
+void WorkerRunner::stop()
+{
+  std::lock_guard lock(m_mutex);
+  m_stopping = true;
+  for (pid_t group : m_running) {
+    ::killpg(group, SIGKILL);
+  }
+}
+
+WorkerAttempt WorkerRunner::attempt(const compiler::CompileJob& job, std::string_view backend,
+                                    std::string_view fault) const
+{
+  // What fails before the worker runs (a full disk, a missing binary) would fail alike at once.
+  auto as_attempt = [](Error error) {
+    return WorkerAttempt{std::unexpected(std::move(error)), FailureKind::deterministic};
+  };
+  Expected<ScratchFolder> scratch_folder = ScratchFolder::create(m_scratch_root);
+  if (!scratch_folder) {
+    return as_attempt(std::move(scratch_folder).error());
+  }
+  ScratchFolder scratch = std::move(*scratch_folder);
   compiler::WorkerJob worker_job{std::string(backend), job, scratch.path() / "output.hsaco",
                                  std::string(fault), m_clang};
   // The worker inherits the daemon's working folder, but a job should not depend on it.
   std::error_code error;
   worker_job.compile.source = std::filesystem::absolute(job.source, error);
   if (error) {
-    return make_error(ErrorCode::io,
-                      "worker source " + job.source.string() + ": " + error.message());
+    return as_attempt(
+        Error{ErrorCode::io, "worker source " + job.source.string() + ": " + error.message()});
   }
   worker_job.compile.work_dir = scratch.path() / "work";
   std::filesystem::create_directory(worker_job.compile.work_dir, error);
   if (error) {
-    return make_error(ErrorCode::io, "worker scratch " + worker_job.compile.work_dir.string() +
-                                         ": " + error.message());
+    return as_attempt(Error{ErrorCode::io, "worker scratch " + worker_job.compile.work_dir.string() +
+                                               ": " + error.message()});
   }
   std::filesystem::path job_file = scratch.path() / "job.txt";
-  TRY(write_job_file(job_file, worker_job));
+  if (Expected<void> written = write_job_file(job_file, worker_job); !written) {
+    return as_attempt(std::move(written).error());
+  }
+  auto stopping = [&] {
+    return failed(FailureKind::transient, ErrorCode::unavailable,
+                  "build of " + describe_job(worker_job.compile) + " stopped: the daemon is stopping");
+  };
 
   Clock::time_point start = Clock::now();
-  TRY_ASSIGN(Spawned worker, spawn_worker(m_worker_binary, job_file, m_limits));
-  Completion completion = wait_for_worker(worker, m_limits.wall, start);
-  return classify(completion, m_limits, worker_job);
+  Expected<Spawned> spawned;
+  {
+    // Spawned under the lock, so that stop() either sees this worker or came before it.
+    std::lock_guard lock(m_mutex);
+    if (m_stopping) {
+      return stopping();
+    }
+    spawned = spawn_worker(m_worker_binary, job_file, m_limits);
+    if (spawned) {
+      m_running.insert(spawned->pid);
+    }
+  }
+  if (!spawned) {
+    return as_attempt(std::move(spawned).error());
+  }
+  Completion completion = wait_for_worker(*spawned, m_limits.wall, start);
+  bool stopped = false;
+  {
+    std::lock_guard lock(m_mutex);
+    m_running.erase(spawned->pid);
+    stopped = m_stopping;
+  }
+  WorkerAttempt attempt = classify(completion, m_limits, worker_job);
+  if (stopped && attempt.failure != FailureKind::none) {
+    return stopping();
+  }
+  return attempt;
 }
 
 } // namespace d4r::daemon

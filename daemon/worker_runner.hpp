@@ -11,6 +11,13 @@
 // process; the wall limit covers the whole group.
 //
 // Thread-safe: run() may be called from several threads at once, each call independent.
+//
+// A failure is worth remembering (the daemon's negative cache) only when it says something about
+// the input. A compile error does at once. A crash, the CPU limit or the memory limit do when a
+// second attempt fails the same way: a crash may be the machine's (a bad page, a cgroup's memory
+// pressure) rather than the input's. A worker killed from outside (systemd sends SIGTERM to the
+// whole cgroup on a restart; the OOM killer sends SIGKILL) or past its wall limit on a busy machine
+// says nothing about the input: run() tries once more and, failing again, reports unavailable.
 
 #include "compiler/backend.hpp"
 #include "util/error.hpp"
@@ -19,9 +26,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <sys/types.h>
 
 namespace d4r::daemon {
 
@@ -32,10 +43,23 @@ struct WorkerLimits {
   int64_t max_output_bytes = int64_t{256} << 20;
 };
 
+// What one failed attempt says about its input.
+enum class FailureKind {
+  none,          // it succeeded
+  deterministic, // the compiler refused the input, or the job is bad: again would fail alike
+  suspect,       // a crash, the CPU or memory limit: the input's fault if a second try fails alike
+  transient,     // killed from outside, the wall limit, the runner stopping: nothing about the input
+};
+
 struct WorkerResult {
   std::vector<std::byte> code_object;
   std::string log; // the worker's stderr (compiler warnings), for people
   std::chrono::milliseconds elapsed{0};
+};
+
+struct WorkerAttempt {
+  Expected<WorkerResult> result;
+  FailureKind failure = FailureKind::none;
 };
 
 class WorkerRunner {
@@ -44,24 +68,38 @@ public:
   WorkerRunner(std::filesystem::path worker_binary, std::filesystem::path scratch_root,
                WorkerLimits limits, std::filesystem::path clang = {});
 
-  // `job.work_dir` is ignored: the worker gets a folder inside the run's scratch folder. A relative
-  // `job.source` is taken from the daemon's working folder. Errors:
+  // One run of the worker. `job.work_dir` is ignored: the worker gets a folder inside the run's
+  // scratch folder. A relative `job.source` is taken from the daemon's working folder. Errors:
   // - rejected: a compile error ("compile of <source> for gfx1101 failed: <compiler message>"),
   //   or a crash ("worker crashed (signal 6, Aborted) building <source> for gfx1100: <summary>");
-  // - timeout: the CPU or the wall limit;
+  // - timeout: the CPU limit;
   // - resource_exhausted: the memory limit, or an output over max_output_bytes;
-  // - unavailable: the backend cannot be made on this machine;
+  // - unavailable: the backend cannot be made on this machine; the worker was killed from outside
+  //   (systemd stopping the unit's cgroup, the OOM killer) or past the wall limit (a busy machine);
+  //   the runner is stopping;
   // - invalid_argument: the job cannot be written (a line break in a path or flag);
   // - internal: the worker binary is missing or could not be started, or the job file was refused;
   // - io: the scratch folder or the output could not be written or read.
+  // `fault` (tests only): a `fault=` (crash, hang, sleep, memory) in the job, which the worker
+  // honours only when its environment has D4R_WORKER_TEST_FAULTS=1.
+  [[nodiscard]] WorkerAttempt attempt(const compiler::CompileJob& job, std::string_view backend,
+                                      std::string_view fault = "") const;
+
+  // The build as the daemon wants it: an attempt whose failure may not be the input's fault (a
+  // crash, a limit, a kill from outside) is made once more. The error of a failure that says
+  // something about the input keeps its code (rejected, timeout, resource_exhausted: worth
+  // remembering); any other failure is unavailable, with both attempts' reasons, so that nobody
+  // remembers what a kill from outside or a busy machine did.
   [[nodiscard]] Expected<WorkerResult> run(const compiler::CompileJob& job,
                                            std::string_view backend) const;
-
-  // Tests only: the same with a `fault=` (crash, hang, sleep, memory) in the job, which the worker
-  // honours only when its environment has D4R_WORKER_TEST_FAULTS=1.
+  // Tests only: run() with a fault in both attempts.
   [[nodiscard]] Expected<WorkerResult> run_with_fault(const compiler::CompileJob& job,
                                                       std::string_view backend,
                                                       std::string_view fault) const;
+
+  // Kills the workers running now and fails every later attempt at once (unavailable), so that a
+  // daemon asked to stop does not wait for builds of minutes. Not undone.
+  void stop();
 
   [[nodiscard]] const WorkerLimits& limits() const { return m_limits; }
   [[nodiscard]] const std::filesystem::path& worker_binary() const { return m_worker_binary; }
@@ -71,6 +109,10 @@ private:
   std::filesystem::path m_scratch_root;
   WorkerLimits m_limits;
   std::filesystem::path m_clang;
+  // The process groups of the workers running now, for stop().
+  mutable std::mutex m_mutex;
+  mutable std::set<pid_t> m_running;
+  bool m_stopping = false; // under m_mutex
 };
 
 // Where d4r-kernel-worker is for a daemon at `daemon_executable` (std::filesystem::canonical of

@@ -305,6 +305,70 @@ std::filesystem::path clang_wrapper(const std::filesystem::path& dir, const std:
   return path;
 }
 
+// A clang driver whose first compile is ended from outside: `first_run` is shell run once, in
+// the compile's process group (the worker's), before the real driver does the second attempt.
+std::filesystem::path clang_with_first_run(const std::filesystem::path& dir, const std::string& first_run)
+{
+  std::filesystem::path path = dir / "clang-first-run";
+  std::filesystem::path flag = dir / "first-run-happened";
+  std::ofstream(path) << "#!/bin/sh\nif [ \"$1\" = \"--version\" ]; then echo \"clang version 19.1.7\"; exit 0; fi\n"
+                      << "if [ ! -e " << flag.string() << " ]; then : > " << flag.string() << "; "
+                      << first_run << "; fi\nexec /usr/lib/llvm-19/bin/clang++ \"$@\"\n";
+  chmod(path.c_str(), 0755);
+  return path;
+}
+
+TEST(Builds, AWorkerKilledFromOutsideIsRetriedAndNotRemembered)
+{
+  TempDir dir;
+  // As systemd does to the unit's cgroup on `systemctl --user restart`, or the OOM killer.
+  std::filesystem::path clang = clang_with_first_run(dir.path(), "kill -TERM 0; sleep 5");
+  DaemonProcess daemon(build_options(dir.path(), {"--backend", "llvm", "--clang", clang.string()}));
+  ASSERT_TRUE(daemon.start());
+  pb::ResolveReply reply = build(daemon, "d4r_example_layer", "gfx1101", pb::MODE_FAST);
+  EXPECT_EQ(reply.outcome(), pb::ResolveReply::READY) << reply.reason();
+  EXPECT_TRUE(std::filesystem::exists(dir.path() / "first-run-happened"))
+      << "the first compile was never killed: the test proves nothing";
+  pb::StatusReply status = status_of(daemon);
+  EXPECT_EQ(status.builds().done(), 1);
+  EXPECT_EQ(status.builds().failed(), 0);
+  std::filesystem::path failures = dir.path() / "cache" / "failures";
+  size_t remembered = 0;
+  if (std::filesystem::exists(failures)) {
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(failures)) {
+      remembered += entry.is_regular_file() ? 1 : 0;
+    }
+  }
+  EXPECT_EQ(remembered, 0u) << "a kill from outside was remembered as the input's failure";
+}
+
+TEST(Builds, StoppingTheDaemonKillsItsBuildsAndRemembersNothing)
+{
+  TempDir dir;
+  // A compile that would take two minutes, then compiles normally once the daemon is back.
+  std::filesystem::path clang = clang_with_first_run(dir.path(), "sleep 120");
+  DaemonOptions options =
+      build_options(dir.path(), {"--backend", "llvm", "--clang", clang.string(),
+                                 "--build-wall-seconds", "170"});
+  auto daemon = std::make_unique<DaemonProcess>(options);
+  ASSERT_TRUE(daemon->start());
+  EXPECT_EQ(build(*daemon, "d4r_example_layer", "gfx1101", pb::MODE_FAST, 1).outcome(),
+            pb::ResolveReply::PENDING);
+  for (int i = 0; i < 500 && !std::filesystem::exists(dir.path() / "first-run-happened"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(std::filesystem::exists(dir.path() / "first-run-happened"));
+  auto asked = std::chrono::steady_clock::now();
+  EXPECT_EQ(daemon->stop(), 0);
+  // systemd's TimeoutStopSec is 10 s; a stop that waits for the build is killed instead.
+  EXPECT_LT(std::chrono::steady_clock::now() - asked, std::chrono::seconds(8));
+  daemon = std::make_unique<DaemonProcess>(options);
+  ASSERT_TRUE(daemon->start());
+  pb::ResolveReply again = build(*daemon, "d4r_example_layer", "gfx1101", pb::MODE_FAST);
+  EXPECT_EQ(again.outcome(), pb::ResolveReply::READY) << again.reason();
+  EXPECT_EQ(status_of(*daemon).builds().done(), 1);
+}
+
 TEST(Builds, ToolchainChangeRebuildsInsteadOfServingStale)
 {
   TempDir dir;

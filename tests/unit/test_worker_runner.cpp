@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
 #include <stdlib.h>
 
 #include <chrono>
@@ -168,14 +169,20 @@ TEST_F(WorkerRunnerTest, RealLlvmAbortIsRejectedAndTheSameIrBuildsForGfx12)
   expect_no_scratch_left();
 }
 
-TEST_F(WorkerRunnerTest, InjectedCrashIsRejected)
+TEST_F(WorkerRunnerTest, InjectedCrashIsSuspectAndRejectedWhenItHappensTwice)
 {
+  d4r::daemon::WorkerAttempt once = runner().attempt(simple_hip_job("gfx1101"), "llvm", "crash");
+  ASSERT_FALSE(once.result);
+  EXPECT_EQ(once.failure, d4r::daemon::FailureKind::suspect);
+  EXPECT_EQ(once.result.error().code, ErrorCode::rejected) << once.result.error().message;
+  // run() tries again; the same crash twice is the input's.
   d4r::Expected<WorkerResult> result =
       runner().run_with_fault(simple_hip_job("gfx1101"), "llvm", "crash");
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().code, ErrorCode::rejected) << result.error().message;
   EXPECT_TRUE(contains(result.error().message, "worker crashed (signal 6, Aborted)"))
       << result.error().message;
+  EXPECT_TRUE(contains(result.error().message, "(twice)")) << result.error().message;
   expect_no_scratch_left();
 }
 
@@ -184,9 +191,10 @@ TEST_F(WorkerRunnerTest, BusyLoopHitsTheCpuLimit)
   WorkerLimits limits;
   limits.cpu = 2s;
   auto start = std::chrono::steady_clock::now();
-  d4r::Expected<WorkerResult> result =
-      runner(limits).run_with_fault(simple_hip_job("gfx1101"), "llvm", "hang");
+  d4r::daemon::WorkerAttempt attempt = runner(limits).attempt(simple_hip_job("gfx1101"), "llvm", "hang");
   auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(attempt.failure, d4r::daemon::FailureKind::suspect);
+  const d4r::Expected<WorkerResult>& result = attempt.result;
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().code, ErrorCode::timeout) << result.error().message;
   EXPECT_TRUE(contains(result.error().message, "worker exceeded its CPU limit of 2s"))
@@ -202,18 +210,21 @@ TEST_F(WorkerRunnerTest, SleepHitsTheWallLimitAndTheGroupIsKilled)
   limits.wall = 1500ms;
   WorkerRunner sleepy = runner(limits);
   auto start = std::chrono::steady_clock::now();
-  std::future<d4r::Expected<WorkerResult>> pending = std::async(std::launch::async, [&] {
-    return sleepy.run_with_fault(simple_hip_job("gfx1101"), "llvm", "sleep");
+  std::future<d4r::daemon::WorkerAttempt> pending = std::async(std::launch::async, [&] {
+    return sleepy.attempt(simple_hip_job("gfx1101"), "llvm", "sleep");
   });
   // The sleeping worker forks a child; both name the job file under m_scratch.
   std::vector<int> seen;
   while (seen.size() < 2 && pending.wait_for(20ms) == std::future_status::timeout) {
     seen = live_processes_mentioning(m_scratch.string());
   }
-  d4r::Expected<WorkerResult> result = pending.get();
+  d4r::daemon::WorkerAttempt attempt = pending.get();
   auto took = std::chrono::steady_clock::now() - start;
+  // A busy machine stretches wall time: that says nothing about the input.
+  EXPECT_EQ(attempt.failure, d4r::daemon::FailureKind::transient);
+  const d4r::Expected<WorkerResult>& result = attempt.result;
   ASSERT_FALSE(result);
-  EXPECT_EQ(result.error().code, ErrorCode::timeout) << result.error().message;
+  EXPECT_EQ(result.error().code, ErrorCode::unavailable) << result.error().message;
   EXPECT_TRUE(contains(result.error().message, "did not finish within 1500 ms"))
       << result.error().message;
   EXPECT_GE(took, 1500ms);
@@ -230,12 +241,86 @@ TEST_F(WorkerRunnerTest, RunawayAllocationIsResourceExhausted)
 {
   WorkerLimits limits;
   limits.memory_bytes = int64_t{512} << 20;
-  d4r::Expected<WorkerResult> result =
-      runner(limits).run_with_fault(simple_hip_job("gfx1101"), "llvm", "memory");
+  d4r::daemon::WorkerAttempt attempt = runner(limits).attempt(simple_hip_job("gfx1101"), "llvm", "memory");
+  EXPECT_EQ(attempt.failure, d4r::daemon::FailureKind::suspect);
+  const d4r::Expected<WorkerResult>& result = attempt.result;
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().code, ErrorCode::resource_exhausted) << result.error().message;
   EXPECT_TRUE(contains(result.error().message, "out of memory (limit 512 MiB)"))
       << result.error().message;
+  expect_no_scratch_left();
+}
+
+// Waits until a sleeping worker and its child run, then sends them `signal`, as systemd does to
+// the unit's cgroup on a restart. Returns how many processes it signalled.
+size_t signal_sleeping_worker(const std::filesystem::path& scratch, int signal)
+{
+  std::vector<int> seen;
+  for (int i = 0; i < 500 && seen.size() < 2; ++i) {
+    std::this_thread::sleep_for(20ms);
+    seen = live_processes_mentioning(scratch.string());
+  }
+  for (int pid : seen) {
+    ::kill(pid, signal);
+  }
+  return seen.size();
+}
+
+TEST_F(WorkerRunnerTest, KillFromOutsideIsTransientAndNotTheInputsFault)
+{
+  WorkerLimits limits;
+  limits.wall = 3000ms;
+  WorkerRunner sleepy = runner(limits);
+  std::future<d4r::daemon::WorkerAttempt> pending = std::async(std::launch::async, [&] {
+    return sleepy.attempt(simple_hip_job("gfx1101"), "llvm", "sleep");
+  });
+  EXPECT_EQ(signal_sleeping_worker(m_scratch, SIGTERM), 2u);
+  d4r::daemon::WorkerAttempt attempt = pending.get();
+  EXPECT_EQ(attempt.failure, d4r::daemon::FailureKind::transient);
+  ASSERT_FALSE(attempt.result);
+  EXPECT_EQ(attempt.result.error().code, ErrorCode::unavailable) << attempt.result.error().message;
+  EXPECT_TRUE(contains(attempt.result.error().message, "killed from outside (signal 15"))
+      << attempt.result.error().message;
+  // run(): the first attempt is killed, the second runs into the wall limit; neither is the
+  // input's fault, so the answer is unavailable (never remembered), naming both.
+  std::future<d4r::Expected<WorkerResult>> both = std::async(std::launch::async, [&] {
+    return sleepy.run_with_fault(simple_hip_job("gfx1101"), "llvm", "sleep");
+  });
+  EXPECT_EQ(signal_sleeping_worker(m_scratch, SIGTERM), 2u);
+  d4r::Expected<WorkerResult> result = both.get();
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code, ErrorCode::unavailable) << result.error().message;
+  EXPECT_TRUE(contains(result.error().message, "did not finish within 3000 ms"))
+      << result.error().message;
+  EXPECT_TRUE(contains(result.error().message, "killed from outside")) << result.error().message;
+  expect_no_scratch_left();
+}
+
+TEST_F(WorkerRunnerTest, StopKillsTheRunningWorkerAndRefusesNewOnes)
+{
+  WorkerLimits limits;
+  limits.wall = 60000ms;
+  WorkerRunner sleepy = runner(limits);
+  auto start = std::chrono::steady_clock::now();
+  std::future<d4r::Expected<WorkerResult>> pending = std::async(std::launch::async, [&] {
+    return sleepy.run_with_fault(simple_hip_job("gfx1101"), "llvm", "sleep");
+  });
+  std::vector<int> seen;
+  while (seen.size() < 2 && pending.wait_for(20ms) == std::future_status::timeout) {
+    seen = live_processes_mentioning(m_scratch.string());
+  }
+  sleepy.stop();
+  d4r::Expected<WorkerResult> result = pending.get();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 20s) << "stop() waited for the wall limit";
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().code, ErrorCode::unavailable) << result.error().message;
+  EXPECT_TRUE(contains(result.error().message, "the daemon is stopping")) << result.error().message;
+  for (int pid : seen) {
+    EXPECT_TRUE(process_gone_or_zombie(pid)) << "process " << pid << " survived stop()";
+  }
+  d4r::daemon::WorkerAttempt later = sleepy.attempt(simple_hip_job("gfx1101"), "llvm", "");
+  ASSERT_FALSE(later.result);
+  EXPECT_TRUE(contains(later.result.error().message, "the daemon is stopping"));
   expect_no_scratch_left();
 }
 
