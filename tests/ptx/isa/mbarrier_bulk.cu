@@ -10,9 +10,10 @@
 // - mbar_pipeline: warp 0 produces into a two-slot ring, warps 1-2 consume; full/empty barriers
 //   waited on with try_wait.parity spin loops; then rounds of a whole-block barrier built from
 //   arrive + test_wait(state) spin loops.
-// - mbar_bulk: cp.async.bulk global -> shared with complete_tx, shared::cta -> shared::cluster,
-//   shared -> global with bulk groups, cp.reduce.async.bulk (every operation) to global and to
-//   shared, the bulk prefetch, cp.async.mbarrier.arrive(.noinc), st.async and red.async.
+// - mbar_bulk_*: cp.async.bulk global -> shared with complete_tx (load), shared::cta ->
+//   shared::cluster copy and reduction (shared), shared -> global with bulk groups and
+//   cp.reduce.async.bulk's integer operations (store); cp.async.mbarrier.arrive(.noinc)
+//   (mbar_cp_async_arrive); st.async and red.async to the own CTA (mbar_st_async).
 // - atom_extras: atom.cas.b16, .b128 exch/cas, vector add on f32/f16/bf16, half min/max,
 //   .L2::cache_hint.
 #include "isa_common.cuh"
@@ -259,46 +260,59 @@ extern "C" __global__ void mbar_pipeline(const unsigned* in, unsigned* out)
     }
 }
 
-// 64 threads. src: 1024 words per block; out: 1024 words per block; red: 512 words per block
-// (inout); the reductions use 64 bytes each.
-extern "C" __global__ void mbar_bulk(const unsigned* src, unsigned* out, unsigned* red)
-{
-    __shared__ __align__(128) unsigned data[512];
-    __shared__ __align__(128) unsigned copy[512];
-    __shared__ __align__(16) unsigned acc[64];
-    __shared__ __align__(8) unsigned long long bar;
-    __shared__ __align__(8) unsigned long long bar2;
-    __shared__ __align__(16) unsigned small[64];
-    const unsigned t = threadIdx.x;
-    const unsigned* from = src + blockIdx.x * 1024;
-    unsigned* to = out + blockIdx.x * 1024;
-    unsigned* r = red + blockIdx.x * 512;
-    acc[t] = t * 0x01010101u;
-    small[t] = 0;
-    if (t == 0) {
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(smem(&bar)) : "memory");
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], 64;" :: "r"(smem(&bar2)) : "memory");
-    }
+// The bulk kernels: 64 threads, src 1024 words per block, out 1024 words per block. Each form
+// is its own kernel, so that a form the H200 refuses fails only its own case.
+#define D4R_BULK_SETUP                                                                           \
+    __shared__ __align__(128) unsigned data[512];                                                 \
+    __shared__ __align__(8) unsigned long long bar;                                               \
+    const unsigned t = threadIdx.x;                                                               \
+    const unsigned* from = src + blockIdx.x * 1024;                                               \
+    unsigned* to = out + blockIdx.x * 1024;                                                       \
+    if (t == 0) {                                                                                 \
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(smem(&bar)) : "memory");    \
+    }                                                                                             \
     __syncthreads();
-    if (t == 0) {
+
+// Fills data[0..511] from src through two cp.async.bulk global -> shared::cluster copies (one with
+// .L2::cache_hint) completing phase 0 of bar, after the bulk prefetch.
+__device__ __forceinline__ void bulk_load(unsigned* data, unsigned bar, const unsigned* from)
+{
+    if (threadIdx.x == 0) {
         unsigned long long policy;
         asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
         asm volatile("cp.async.bulk.prefetch.L2.global [%0], 2048;" :: "l"(from + 512) : "memory");
         asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 2048;"
-                     :: "r"(smem(&bar)) : "memory");
+                     :: "r"(bar) : "memory");
         asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
-                     "[%0], [%1], 1024, [%2];" :: "r"(smem(data)), "l"(from), "r"(smem(&bar))
+                     "[%0], [%1], 1024, [%2];" :: "r"(smem(data)), "l"(from), "r"(bar)
                      : "memory");
         asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
                      ".L2::cache_hint [%0], [%1], 1024, [%2], %3;"
-                     :: "r"(smem(data + 256)), "l"(from + 256), "r"(smem(&bar)), "l"(policy)
+                     :: "r"(smem(data + 256)), "l"(from + 256), "r"(bar), "l"(policy)
                      : "memory");
     }
-    wait_parity(smem(&bar), 0);
-    to[t] = data[t];
-    to[64 + t] = data[448 + t];
+    wait_parity(bar, 0);
+}
+
+extern "C" __global__ void mbar_bulk_load(const unsigned* src, unsigned* out)
+{
+    D4R_BULK_SETUP
+    bulk_load(data, smem(&bar), from);
+    for (unsigned k = t; k < 512; k += 64) {
+        to[k] = data[k];
+    }
+}
+
+// shared::cta -> shared::cluster copy and reduction (add.u32), completing phase 1.
+extern "C" __global__ void mbar_bulk_shared(const unsigned* src, unsigned* out)
+{
+    D4R_BULK_SETUP
+    __shared__ __align__(128) unsigned copy[256];
+    __shared__ __align__(16) unsigned acc[64];
+    acc[t] = t * 0x01010101u;
+    bulk_load(data, smem(&bar), from);
     __syncthreads();
-    if (t == 0) { // shared::cta -> shared::cluster, tracked by the same barrier's next phase
+    if (t == 0) {
         asm volatile("mbarrier.arrive.expect_tx.relaxed.cta.shared::cta.b64 _, [%0], 1040;"
                      :: "r"(smem(&bar)) : "memory");
         asm volatile("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes "
@@ -309,12 +323,23 @@ extern "C" __global__ void mbar_bulk(const unsigned* src, unsigned* out, unsigne
                      "r"(smem(&bar)) : "memory");
     }
     wait_parity(smem(&bar), 1);
-    to[128 + t] = copy[t * 4 + 1];
-    to[192 + t] = acc[t];
+    for (unsigned k = t; k < 256; k += 64) {
+        to[k] = copy[k];
+    }
+    to[256 + t] = acc[t];
+}
+
+// shared -> global (bulk groups): a copy and the global reductions on red (inout, 512 words per
+// block, 16 words each).
+extern "C" __global__ void mbar_bulk_store(const unsigned* src, unsigned* out, unsigned* red)
+{
+    D4R_BULK_SETUP
+    unsigned* r = red + blockIdx.x * 512;
+    bulk_load(data, smem(&bar), from);
     __syncthreads();
-    if (t == 0) { // shared -> global and the global reductions, one bulk group each
+    if (t == 0) {
         asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], 1024;"
-                     :: "l"(to + 512), "r"(smem(copy)) : "memory");
+                     :: "l"(to), "r"(smem(data + 64)) : "memory");
         asm volatile("cp.async.bulk.commit_group;" ::: "memory");
         asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%0], [%1], 64;"
                      :: "l"(r), "r"(smem(data)) : "memory");
@@ -344,8 +369,21 @@ extern "C" __global__ void mbar_bulk(const unsigned* src, unsigned* out, unsigne
         asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
         asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
     }
-    // cp.async tracked by the barrier's arrivals: each thread copies 4 words, then arrives
-    // through cp.async.mbarrier.arrive (even threads .noinc with an arrive of their own).
+}
+
+// cp.async tracked by a barrier of 64 arrivals: each thread copies 4 words, then arrives through
+// cp.async.mbarrier.arrive (odd threads without .noinc plus an arrive of their own).
+extern "C" __global__ void mbar_cp_async_arrive(const unsigned* src, unsigned* out)
+{
+    __shared__ __align__(8) unsigned long long bar2;
+    __shared__ __align__(16) unsigned small[64];
+    const unsigned t = threadIdx.x;
+    const unsigned* from = src + blockIdx.x * 1024;
+    unsigned* to = out + blockIdx.x * 1024;
+    if (t == 0) {
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 64;" :: "r"(smem(&bar2)) : "memory");
+    }
+    __syncthreads();
     asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(smem(small + (t & 15u) * 4)),
                  "l"(from + 768 + (t & 15u) * 4) : "memory");
     if ((t & 1u) != 0) {
@@ -356,10 +394,22 @@ extern "C" __global__ void mbar_bulk(const unsigned* src, unsigned* out, unsigne
                      : "memory");
     }
     wait_parity(smem(&bar2), 0);
-    to[256 + t] = small[t];
-    __syncthreads();
-    // st.async / red.async into shared memory, completed through bar's phase 2.
+    to[t] = small[t];
+}
+
+// st.async / red.async into the CTA's own shared memory (a cluster of one), completing a phase.
+extern "C" __global__ void mbar_st_async(const unsigned* src, unsigned* out)
+{
+    __shared__ __align__(8) unsigned long long bar;
+    __shared__ __align__(16) unsigned small[64];
+    __shared__ __align__(16) unsigned acc[64];
+    const unsigned t = threadIdx.x;
+    const unsigned* from = src + blockIdx.x * 1024;
+    unsigned* to = out + blockIdx.x * 1024;
+    small[t] = from[768 + t];
+    acc[t] = 0;
     if (t == 0) {
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(smem(&bar)) : "memory");
         asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 640;"
                      :: "r"(smem(&bar)) : "memory");
     }
@@ -390,8 +440,8 @@ extern "C" __global__ void mbar_bulk(const unsigned* src, unsigned* out, unsigne
         }
     }
     wait_parity(smem(&bar), 0);
-    to[320 + t] = small[t];
-    to[384 + t] = acc[t];
+    to[t] = small[t];
+    to[64 + t] = acc[t];
 }
 
 // 64 threads: each on its own 16-byte slots of `slots` (inout) and on shared words.
