@@ -395,12 +395,27 @@ Expected<llvm::Value*> FunctionTranslator::read_reg(const ptx::Operand& operand,
     bool explicit_cluster = std::ranges::any_of(m_function.performance, [](const auto& directive) {
       return directive.name == ".explicitcluster" || directive.name == ".reqnctapercluster";
     });
-    PtxType u32{PtxType::Kind::unsigned_int, 32, false};
-    return adapt_value(m_builder, m_builder.getInt32(explicit_cluster ? 1 : 0), u32, type);
+    return adapt_value(m_builder, m_builder.getInt32(explicit_cluster ? 1 : 0),
+                       PtxType{PtxType::Kind::unsigned_int, 32, false}, type);
+  }
+  PtxType u32{PtxType::Kind::unsigned_int, 32, false};
+  if (is_cluster_register(operand.text)) { // lower_cluster.cpp: clusters of one CTA
+    TRY_ASSIGN(llvm::Value * value, cluster_register(*this, *m_current, operand.text));
+    return adapt_value(m_builder, value, u32, type);
+  }
+  if (operand.text == "%dynamic_smem_size") {
+    // The launch's dynamic .shared bytes: what the block has beyond the kernel's static part, so
+    // a .func (whose kernel, and static part, this translation cannot know) cannot read it.
+    if (!m_function.is_entry) {
+      return std::unexpected(unsupported(*m_current));
+    }
+    const KernelSignature* signature = m_module.kernels.at(m_function.name);
+    llvm::Value* bytes = hooks().dynamic_shared_size(env(), signature->static_shared_bytes);
+    return adapt_value(m_builder, bytes, u32, type);
   }
   if (is_special_register(operand.text)) {
     llvm::Value* special = hooks().special_register(env(), operand.text);
-    if (special == nullptr) { // one neither target models (%dynamic_smem_size, %cluster_ctaid, ...)
+    if (special == nullptr) { // one neither target models (%envregN, %aggr_smem_size, ...)
       return std::unexpected(unsupported(*m_current));
     }
     PtxType from{PtxType::Kind::unsigned_int,

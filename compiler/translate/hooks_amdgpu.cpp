@@ -230,11 +230,24 @@ public:
     return env.builder.CreatePtrToInt(array, env.builder.getInt32Ty());
   }
 
+  // The runtime sets the packet's group_segment_size (offset 28) to the kernel's
+  // group_segment_fixed_size plus the launch's dynamic bytes; llvm.amdgcn.groupstaticsize is
+  // that fixed size (the static LDS, aligned for the dynamic array, as the metadata states it).
+  llvm::Value* dynamic_shared_size(HookEnv env, int64_t) override
+  {
+    llvm::IRBuilder<>& b = env.builder;
+    llvm::Value* group = dispatch_field(env, 28, b.getInt32Ty());
+    llvm::Value* fixed = b.CreateIntrinsic(llvm::Intrinsic::amdgcn_groupstaticsize, {}, {});
+    return b.CreateSub(group, fixed);
+  }
+
+  // .param addresses (cvta.param) are private ones: the kernel's parameter block is a private
+  // copy (kernel_param_block), a .func's parameters private allocas.
   llvm::Value* convert_address(HookEnv env, Space space, bool to_generic, llvm::Value* address,
                                unsigned bits) override
   {
     llvm::IRBuilder<>& b = env.builder;
-    if (space != Space::shared && space != Space::local) {
+    if (space != Space::shared && space != Space::local && space != Space::param) {
       return b.CreateZExtOrTrunc(address, b.getIntNTy(bits));
     }
     unsigned narrow = space == Space::shared ? k_shared : k_private;

@@ -108,6 +108,13 @@ public:
     return env.builder.getInt32(static_cast<uint32_t>(static_bytes));
   }
 
+  llvm::Value* dynamic_shared_size(HookEnv env, int64_t static_bytes) override
+  {
+    llvm::Value* window =
+        load_field(env, offsetof(d4r_host_thread, shared_bytes), env.builder.getInt32Ty());
+    return env.builder.CreateSub(window, env.builder.getInt32(static_cast<uint32_t>(static_bytes)));
+  }
+
   llvm::Value* convert_address(HookEnv env, Space space, bool to_generic, llvm::Value* address,
                                unsigned bits) override
   {

@@ -95,10 +95,15 @@ Expected<void> lower_mov(FunctionTranslator& t, const ptx::Instruction& instruct
   return t.write(target, value, type);
 }
 
+// cvta{.to}.space.{u32,u64}. .param/.param::entry (PTX 7.7): a parameter's address (mov of its
+// name) to generic and back, which is where the kernel's parameter block or the function's
+// argument copy lives. .shared::cluster: the CTA's own .shared window where every cluster is one
+// CTA (lower_cluster.cpp), "unsupported" where clusters may be bigger.
 Expected<void> lower_cvta(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
-  static constexpr std::string_view k_known[] = {"to", "global", "shared", "shared::cta", "local",
-                                                 "const", "param", "u32", "u64"};
+  static constexpr std::string_view k_known[] = {
+      "to",    "global", "shared",       "shared::cta", "shared::cluster", "local",
+      "const", "param",  "param::entry", "u32",         "u64"};
   TRY(known_modifiers(t, instruction, k_known));
   TRY(one_type(t, instruction));
   TRY(expect_operands(t, instruction, 2));
@@ -107,10 +112,17 @@ Expected<void> lower_cvta(FunctionTranslator& t, const ptx::Instruction& instruc
   Space space = Space::global;
   if (has_modifier(instruction, "shared") || has_modifier(instruction, "shared::cta")) {
     space = Space::shared;
+  } else if (has_modifier(instruction, "shared::cluster")) {
+    if (!one_cta_clusters(t)) {
+      return std::unexpected(t.unsupported(instruction));
+    }
+    space = Space::shared;
   } else if (has_modifier(instruction, "local")) {
     space = Space::local;
   } else if (has_modifier(instruction, "const")) {
     space = Space::constant;
+  } else if (has_modifier(instruction, "param") || has_modifier(instruction, "param::entry")) {
+    space = Space::param;
   } else if (!has_modifier(instruction, "global")) {
     return std::unexpected(t.unsupported(instruction));
   }

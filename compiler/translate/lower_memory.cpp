@@ -1,7 +1,7 @@
 // Memory: ld/st (scalars and .v2/.v4, every state space, ld.global.nc, .volatile, .relaxed and
 // .acquire/.release with a scope), atom/red (add, min, max, inc, dec, exch, cas, and, or, xor;
 // f32/f64 add; add.noftz on f16, bf16, f16x2, bf16x2) on global, shared and generic addresses,
-// membar/fence, prefetch.
+// membar/fence (with the proxy fences), prefetch.
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions
 
@@ -95,10 +95,13 @@ std::vector<ptx::Operand> elements_of(const ptx::Operand& operand)
 //   - ld.global.nc and ldu: a plain load; PTX requires the data to be read-only for the kernel, so
 //     the non-coherent path cannot give another value;
 //   - cache operators and eviction priorities (.ca .cg .cs .lu .cv .wb .wt, .L1::evict_*,
-//     .L1::no_allocate, .L2::evict_*, .L2::64B/128B/256B): performance hints that never change
-//     the value read or written. .L2::cache_hint takes an extra operand and is not listed.
+//     .L1::no_allocate, .L2::evict_*, .L2::64B/128B/256B, .L2::cache_hint with its extra
+//     cache-policy operand): performance hints that never change the value read or written;
+//   - .shared::cluster, the CTA's own .shared where clusters are one CTA (access_space);
+//   - .b128 (sm_90), one 16-byte access without an ordering (check_access).
 constexpr std::string_view k_access_modifiers[] = {
-    "global", "const", "local", "shared", "shared::cta", "param", "param::entry", "param::func",
+    "global", "const", "local", "shared", "shared::cta", "shared::cluster", "param",
+    "param::entry", "param::func", "L2::cache_hint", "b128",
     "v2", "v4", "v8", "volatile", "weak", "relaxed", "acquire", "release", "cta", "gpu", "sys",
     "cluster", "nc", "ca", "cg",
     "cs", "lu", "cv", "wb", "wt", "L1::evict_normal", "L1::evict_unchanged", "L1::evict_first",
@@ -106,7 +109,6 @@ constexpr std::string_view k_access_modifiers[] = {
     "L2::64B", "L2::128B", "L2::256B", "b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8",
     "s16", "s32", "s64", "f16", "bf16", "f16x2", "bf16x2", "f32", "f64"};
 
-// Before the operands are counted: .L2::cache_hint's extra operand is "unsupported", not an error.
 Expected<void> access_modifiers(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
   TRY(known_modifiers(t, instruction, k_access_modifiers));
@@ -119,6 +121,43 @@ Expected<void> access_modifiers(FunctionTranslator& t, const ptx::Instruction& i
   return {};
 }
 
+// The state space of ld/st: space_of's, and .shared::cluster as the CTA's own .shared where every
+// cluster is one CTA (lower_cluster.cpp); where clusters may be bigger, "unsupported".
+Expected<Space> access_space(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  if (!has_modifier(instruction, "shared::cluster")) {
+    return space_of(instruction);
+  }
+  if (!one_cta_clusters(t)) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  return Space::shared;
+}
+
+// ld/st take two operands, and .L2::cache_hint a third: the 64-bit cache policy (createpolicy's),
+// read so that a malformed one is an error, then ignored with the hint.
+Expected<void> access_operands(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  bool hint = has_modifier(instruction, "L2::cache_hint");
+  TRY(expect_operands(t, instruction, hint ? 3 : 2));
+  if (hint) {
+    TRY(t.read(instruction.operands[2], PtxType{PtxType::Kind::bits, 64, false}));
+  }
+  return {};
+}
+
+// Whether `operand` is a register declared .b128 (the only thing a .b128 access moves).
+bool is_b128_register(FunctionTranslator& t, const ptx::Operand& operand)
+{
+  if (operand.kind != ptx::OperandKind::reg && !t.is_register(operand.text)) {
+    return false;
+  }
+  Expected<std::pair<llvm::AllocaInst*, PtxType>> slot = t.reg(operand.text);
+  return slot.has_value() && slot->second.bits == 128;
+}
+
+// .b128 is one scalar access of a .b128 register, as a .v2/.v4 element unsupported, and without
+// an ordering (a 16-byte atomic would need a libatomic call on either target).
 Expected<void> check_access(FunctionTranslator& t, const ptx::Instruction& instruction,
                             const ptx::Operand& values, int width, PtxType type)
 {
@@ -126,7 +165,9 @@ Expected<void> check_access(FunctionTranslator& t, const ptx::Instruction& instr
     return std::unexpected(t.error(instruction, "the vector operand needs " +
                                                     std::to_string(width) + " elements"));
   }
-  if (type.kind == PtxType::Kind::pred || type.bits == 128) {
+  bool ordered = ordering_of(instruction, false) != llvm::AtomicOrdering::NotAtomic;
+  bool wide_ok = width == 1 && !ordered && is_b128_register(t, values);
+  if (type.kind == PtxType::Kind::pred || (type.bits == 128 && !wide_ok)) {
     return std::unexpected(t.unsupported(instruction));
   }
   return {};
@@ -146,11 +187,12 @@ void set_ordering(FunctionTranslator& t, const ptx::Instruction& instruction,
 Expected<void> lower_ld(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
   TRY(access_modifiers(t, instruction));
-  TRY(expect_operands(t, instruction, 2));
+  TRY(access_operands(t, instruction));
   TRY_ASSIGN(PtxType type, last_type(t, instruction));
   int width = vector_width(instruction);
   TRY(check_access(t, instruction, instruction.operands[0], width, type));
-  TRY_ASSIGN(llvm::Value * pointer, t.address(instruction.operands[1], space_of(instruction)));
+  TRY_ASSIGN(Space space, access_space(t, instruction));
+  TRY_ASSIGN(llvm::Value * pointer, t.address(instruction.operands[1], space));
   llvm::IRBuilder<>& b = t.builder();
   llvm::Type* element = llvm_type(t.context(), type);
   uint64_t size = static_cast<uint64_t>(type.bits / 8);
@@ -182,11 +224,12 @@ Expected<void> lower_ld(FunctionTranslator& t, const ptx::Instruction& instructi
 Expected<void> lower_st(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
   TRY(access_modifiers(t, instruction));
-  TRY(expect_operands(t, instruction, 2));
+  TRY(access_operands(t, instruction));
   TRY_ASSIGN(PtxType type, last_type(t, instruction));
   int width = vector_width(instruction);
   TRY(check_access(t, instruction, instruction.operands[1], width, type));
-  TRY_ASSIGN(llvm::Value * pointer, t.address(instruction.operands[0], space_of(instruction)));
+  TRY_ASSIGN(Space space, access_space(t, instruction));
+  TRY_ASSIGN(llvm::Value * pointer, t.address(instruction.operands[0], space));
   llvm::IRBuilder<>& b = t.builder();
   llvm::Type* element = llvm_type(t.context(), type);
   uint64_t size = static_cast<uint64_t>(type.bits / 8);
@@ -427,12 +470,54 @@ Expected<void> lower_red(FunctionTranslator& t, const ptx::Instruction& instruct
   return lower_atomic(t, instruction, false);
 }
 
+// fence.proxy.alias, fence.proxy.async{.global,.shared::cta,.shared::cluster},
+// fence.proxy.tensormap::generic.release.scope, fence.proxy.tensormap::generic.acquire.scope
+// [a], 128, membar.proxy.alias and fence.mbarrier_init.release.cluster order memory accesses
+// between proxies (the generic one, the async copies', the tensor-map reads', a virtual alias of
+// the same memory) or after mbarrier.init. AMD has one proxy for all accesses this translator
+// makes, so a sequentially consistent fence at the scope (.gpu without one, .cluster widened to
+// .gpu) is at least as strong.
+Expected<void> lower_proxy_fence(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  static constexpr std::string_view k_known[] = {
+      "proxy",   "alias",   "async",   "global", "shared::cta", "shared::cluster",
+      "tensormap::generic", "release", "acquire", "cta", "cluster", "gpu", "sys",
+      "mbarrier_init"};
+  TRY(known_modifiers(t, instruction, k_known));
+  bool tensormap = has_modifier(instruction, "tensormap::generic");
+  bool acquire = has_modifier(instruction, "acquire");
+  int kinds = int{has_modifier(instruction, "alias")} + int{has_modifier(instruction, "async")} +
+              int{tensormap} + int{has_modifier(instruction, "mbarrier_init")};
+  bool proxy = has_modifier(instruction, "proxy");
+  bool release = has_modifier(instruction, "release");
+  // Only the tensor-map proxy fence has an ordering (one of the two); mbarrier_init is .release.
+  bool well_formed = proxy ? tensormap == (acquire != release) : release && !acquire;
+  if (kinds != 1 || proxy == has_modifier(instruction, "mbarrier_init") || !well_formed) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  if (tensormap && acquire) {
+    TRY(expect_operands(t, instruction, 2));
+    TRY(t.address(instruction.operands[0], Space::generic));
+    const ptx::Operand& size = instruction.operands[1];
+    if (size.kind != ptx::OperandKind::integer || size.text != "128") {
+      return std::unexpected(t.error(instruction, "the tensor-map fence takes a size of 128"));
+    }
+  } else {
+    TRY(expect_operands(t, instruction, 0));
+  }
+  t.hooks().fence(t.env(), scope_of(instruction));
+  return {};
+}
+
 Expected<void> lower_membar(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
+  if (has_modifier(instruction, "proxy") || has_modifier(instruction, "mbarrier_init")) {
+    return lower_proxy_fence(t, instruction);
+  }
   TRY(expect_operands(t, instruction, 0));
   // membar.{cta,gl,sys} and fence.{sc,acq_rel}.scope: a sequentially consistent fence at the scope
-  // (.cluster widened to .gpu), as strong as either. fence.proxy.*, fence.mbarrier_init and the
-  // .sync_restrict/.op_restrict forms order other things and are not listed.
+  // (.cluster widened to .gpu), as strong as either. fence.proxy.* and fence.mbarrier_init are
+  // lower_proxy_fence's; the .sync_restrict/.op_restrict forms are not listed.
   static constexpr std::string_view k_known[] = {"cta", "gl", "sys", "gpu", "cluster", "sc",
                                                  "acq_rel"};
   TRY(known_modifiers(t, instruction, k_known));

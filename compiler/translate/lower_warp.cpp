@@ -127,6 +127,9 @@ Expected<void> lower_bar_arrive(FunctionTranslator& t, const ptx::Instruction& i
 // bar.warp.sync.
 Expected<void> lower_bar(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
+  if (has_modifier(instruction, "cluster")) {
+    return lower_barrier_cluster(t, instruction); // lower_cluster.cpp
+  }
   if (has_modifier(instruction, "warp")) {
     TRY(expect_operands(t, instruction, 1));
     TRY_ASSIGN(llvm::Value * mask, t.read(instruction.operands[0], u32_type()));

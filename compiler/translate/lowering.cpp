@@ -22,6 +22,8 @@ LoweringTable make_table()
   add_video_lowerings(table);
   add_async_copy_lowerings(table);
   add_ldmatrix_lowerings(table);
+  add_hint_lowerings(table);
+  add_cluster_lowerings(table);
   add_wmma_lowerings(table);
   // Stages 4-6 (lower_image.cpp, lower_fp8.cpp, lower_mma.cpp) register here.
   return table;

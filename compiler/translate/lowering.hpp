@@ -11,6 +11,10 @@
 #include <string_view>
 #include <unordered_map>
 
+namespace llvm {
+class Value;
+} // namespace llvm
+
 namespace d4r::compiler::translate {
 
 class FunctionTranslator;
@@ -34,6 +38,8 @@ void add_sleep_lowerings(LoweringTable& table);       // lower_sleep.cpp (nanosl
 void add_video_lowerings(LoweringTable& table);       // lower_video.cpp (vadd ... vset4)
 void add_async_copy_lowerings(LoweringTable& table);  // lower_async_copy.cpp (cp.async)
 void add_ldmatrix_lowerings(LoweringTable& table);    // lower_ldmatrix.cpp
+void add_hint_lowerings(LoweringTable& table);        // lower_hints.cpp (no-op hints)
+void add_cluster_lowerings(LoweringTable& table);     // lower_cluster.cpp (mapa, elect, ...)
 void add_wmma_lowerings(LoweringTable& table);        // lower_wmma.cpp
 // A call of an undefined (.extern) function NAME goes to the lowering registered as "call:NAME"
 // when there is one (the rewrite passes' helpers, builtin_call.hpp); lower_control.cpp asks.
@@ -42,6 +48,19 @@ void add_wmma_lowerings(LoweringTable& table);        // lower_wmma.cpp
 // cvt.pack.sat with integer types: lower_convert.cpp's cvt delegates to lower_int_pack.cpp.
 [[nodiscard]] Expected<void> lower_cvt_pack_int(FunctionTranslator& t,
                                                 const ptx::Instruction& instruction);
+
+// Clusters of one CTA (lower_cluster.cpp): whether every cluster the function's code can run in
+// is one CTA (the kernel's cluster directives; for a .func, every kernel's of the module); the
+// cluster special registers (%clusterid.x, %cluster_ctarank, ...) and their u32 values, an
+// "unsupported" error where the clusters may be bigger; barrier.cluster (lower_warp.cpp's
+// barrier delegates it).
+[[nodiscard]] bool one_cta_clusters(FunctionTranslator& t);
+[[nodiscard]] bool is_cluster_register(std::string_view name);
+[[nodiscard]] Expected<llvm::Value*> cluster_register(FunctionTranslator& t,
+                                                      const ptx::Instruction& instruction,
+                                                      std::string_view name);
+[[nodiscard]] Expected<void> lower_barrier_cluster(FunctionTranslator& t,
+                                                   const ptx::Instruction& instruction);
 
 // The lowering of `opcode`, or nullptr.
 [[nodiscard]] Lowering find_lowering(std::string_view opcode);

@@ -1,5 +1,7 @@
 #include "compiler/translate/target_hooks.hpp"
 
+#include "compiler/translate/lowering.hpp"
+
 #include <array>
 
 namespace d4r::compiler::translate {
@@ -19,7 +21,7 @@ bool is_special_register(std::string_view name)
       return true;
     }
   }
-  return false;
+  return is_cluster_register(name); // lower_cluster.cpp: clusters of one CTA
 }
 
 } // namespace d4r::compiler::translate

@@ -53,6 +53,10 @@ public:
                                      int64_t offset) = 0;
   // The dynamic .shared array ("extern .shared") as a 32-bit window address.
   virtual llvm::Value* dynamic_shared_symbol(HookEnv env, int64_t static_bytes) = 0;
+  // %dynamic_smem_size (i32): the dynamic .shared bytes of the launch, in a kernel whose static
+  // .shared part is `static_bytes` (host: the window size minus it; AMDGPU: the dispatch's group
+  // segment size minus the backend's static LDS size).
+  virtual llvm::Value* dynamic_shared_size(HookEnv env, int64_t static_bytes) = 0;
   // cvta.SPACE (to_generic) and cvta.to.SPACE (!to_generic) on an integer address of `bits`.
   virtual llvm::Value* convert_address(HookEnv env, Space space, bool to_generic,
                                        llvm::Value* address, unsigned bits) = 0;

@@ -42,8 +42,8 @@ TEST(TranslateErrors, UnregisteredInstructionsAreUnsupported)
             "translate: kernel k: unsupported: add.sat.u32 at line 14");
   EXPECT_EQ(error_of("  bar.arrive 1, 64;", TargetKind::amdgpu),
             "translate: kernel k: unsupported: bar.arrive at line 14");
-  EXPECT_EQ(error_of("  cvta.param.u64 %rd3, %rd2;"),
-            "translate: kernel k: unsupported: cvta.param.u64 at line 14");
+  EXPECT_EQ(error_of("  cvta.param::func.u64 %rd3, %rd2;"),
+            "translate: kernel k: unsupported: cvta.param::func.u64 at line 14");
 }
 
 // printf, malloc and assert in CUDA become calls of extern functions that nothing defines on AMD:
