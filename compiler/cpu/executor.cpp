@@ -70,6 +70,12 @@ const std::vector<RuntimeSymbol>& runtime_symbols()
       {"d4r_rt_sust_b_2d", reinterpret_cast<void*>(&d4r_rt_sust_b_2d)},
       {"d4r_rt_sust_p_2d", reinterpret_cast<void*>(&d4r_rt_sust_p_2d)},
       {"d4r_rt_suld_b_2d", reinterpret_cast<void*>(&d4r_rt_suld_b_2d)},
+      {"d4r_rt_tex", reinterpret_cast<void*>(&d4r_rt_tex)},
+      {"d4r_rt_image_query", reinterpret_cast<void*>(&d4r_rt_image_query)},
+      {"d4r_rt_suld_b", reinterpret_cast<void*>(&d4r_rt_suld_b)},
+      {"d4r_rt_sust_b", reinterpret_cast<void*>(&d4r_rt_sust_b)},
+      {"d4r_rt_sust_p", reinterpret_cast<void*>(&d4r_rt_sust_p)},
+      {"d4r_rt_sured", reinterpret_cast<void*>(&d4r_rt_sured)},
       {"d4r_rt_yield", reinterpret_cast<void*>(&d4r_rt_yield)},
       {"d4r_rt_trap", reinterpret_cast<void*>(&d4r_rt_trap)},
   };

@@ -30,9 +30,21 @@
 //     f16 by round-to-nearest-even, u32 as is, and u8 as the unsigned-integer format a CUDA
 //     UNSIGNED_INT8 array is: the component's bits read as a u32 and clamped to 255 (the golden
 //     sust_p_* cases: every non-zero float stores 0xff).
+//   - Other geometries (goldens img_tex_*): 1D samples one row with weights (256 - a, a); 3D
+//     takes the eight texels around the point, the 2D weights of x and y split by z's fraction c
+//     as one more rounded product (w * c + 128) >> 8; a1d and acube clamp their layer as a2d does.
+//     A cube direction picks the face of its largest component (z before y before x on ties) and
+//     the face coordinates (sc / |ma| + 1) / 2, as CUDA's cube map table lists them; each face is
+//     then sampled as a 2D texture with normalised coordinates and clamp (filtering does not cross
+//     face edges here).
+//   - Integer coordinates (.s32) are texel indices, point-sampled, after the address mode.
+//     Offsets are added to the texel index (after normalised coordinates are scaled). A buffer
+//     texture (tex1Dfetch) reads 0 past its end. tld4 returns the channel of the four texels the
+//     bilinear footprint takes, in the order (i, j+1), (i+1, j+1), (i+1, j), (i, j). f16x2
+//     results are the f32 results rounded to f16 (nearest even).
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#texture-instructions
 
-#include "compiler/translate/host_abi.hpp"
+#include "compiler/cpu/host_image_support.hpp"
 
 #include "compiler/cpu/simt_block.hpp"
 
@@ -45,12 +57,7 @@
 #include <cstring>
 #include <string>
 
-namespace {
-
-using d4r::compiler::cpu::k_no_site;
-using d4r::compiler::cpu::SimtBlock;
-
-enum class Mode : uint32_t { zero = 0, clamp = 1, trap = 2 };
+namespace d4r::compiler::cpu::images {
 
 const d4r_host_image& image_of(uint64_t handle)
 {
@@ -77,6 +84,20 @@ int64_t texel_bytes(const d4r_host_image& image)
   return element_bytes(image.format) * image.channels;
 }
 
+int64_t slice_count(const d4r_host_image& image)
+{
+  const int64_t layers = image.layers > 0 ? image.layers : 1;
+  if (image.shape == d4r_shape_3d) {
+    return std::max<int64_t>(image.depth, 1);
+  }
+  return image.shape == d4r_shape_cube ? 6 * layers : layers;
+}
+
+int64_t slice_bytes(const d4r_host_image& image)
+{
+  return int64_t{image.height} * int64_t{image.pitch};
+}
+
 float half_to_float(uint16_t h)
 {
   const uint32_t sign = static_cast<uint32_t>(h >> 15) << 31;
@@ -93,7 +114,6 @@ float half_to_float(uint16_t h)
   return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
 }
 
-// f32 -> f16 bits, round to nearest even; NaN -> 0x7fff (NVIDIA's canonical f16 NaN).
 uint16_t float_to_half(float f)
 {
   const uint32_t bits = std::bit_cast<uint32_t>(f);
@@ -119,11 +139,17 @@ uint16_t float_to_half(float f)
   return static_cast<uint16_t>(sign | result);
 }
 
-// sust.p to a CUDA UNSIGNED_INT8 channel: the component's bits as a u32, clamped to 255.
-uint8_t component_to_u8(uint32_t bits)
+void trap(d4r_host_thread* thread, const std::string& reason)
 {
-  return static_cast<uint8_t>(std::min<uint32_t>(bits, 255));
+  assert(thread != nullptr && thread->runtime != nullptr && ".trap outside a launch");
+  static_cast<SimtBlock*>(thread->runtime)->trap(thread, k_no_site, reason);
 }
+
+} // namespace d4r::compiler::cpu::images
+
+namespace {
+
+using namespace d4r::compiler::cpu::images;
 
 float read_channel(const uint8_t* texel, uint32_t format, uint32_t channel)
 {
@@ -176,15 +202,34 @@ struct Texel {
   std::array<float, 4> value{}; // kept as f32: a signalling NaN must not be quieted
 };
 
-Texel fetch(const d4r_host_image& image, int64_t i, int64_t j)
+// A 1D, 2D or 3D grid of texels to sample: one layer (face) of an image, `dims` axes of it.
+struct Grid {
+  const d4r_host_image* image = nullptr;
+  const uint8_t* data = nullptr; // the first texel of the layer
+  int dims = 2;
+  std::array<int64_t, 3> size{1, 1, 1};
+  uint32_t address = 0;
+  bool buffer = false;           // a linear-memory texture: 0 past the end, no address mode
+};
+
+Texel fetch(const Grid& grid, const std::array<int64_t, 3>& index)
 {
   Texel out;
-  int64_t x = 0;
-  int64_t y = 0;
-  if (!address(i, image.width, image.address, x) || !address(j, image.height, image.address, y)) {
-    return out;
+  std::array<int64_t, 3> at{0, 0, 0};
+  for (int d = 0; d < grid.dims; ++d) {
+    const size_t axis = static_cast<size_t>(d);
+    if (grid.buffer) {
+      if (index[axis] < 0 || index[axis] >= grid.size[axis]) {
+        return out;
+      }
+      at[axis] = index[axis];
+    } else if (!address(index[axis], grid.size[axis], grid.address, at[axis])) {
+      return out;
+    }
   }
-  const uint8_t* texel = image.data + y * int64_t{image.pitch} + x * texel_bytes(image);
+  const d4r_host_image& image = *grid.image;
+  const uint8_t* texel = grid.data + at[2] * slice_bytes(image) + at[1] * int64_t{image.pitch} +
+                         at[0] * texel_bytes(image);
   const int64_t bytes = element_bytes(image.format);
   for (uint32_t c = 0; c < 4 && c < image.channels; ++c) {
     std::memcpy(&out.raw[c], texel + c * bytes, static_cast<size_t>(bytes)); // little-endian
@@ -236,199 +281,275 @@ float round_ties_away(double v, bool half)
   return static_cast<float>(rounded); // exact for f32; f16 values are exact in f32
 }
 
-// One channel of the four texels, weighted (see the file comment).
-float filter_channel(uint32_t format, const std::array<uint32_t, 4>& raw,
-                     const std::array<double, 4>& values, const std::array<int64_t, 4>& weights)
+// One channel of `count` texels, weighted (see the file comment).
+float filter_channel(uint32_t format, const Texel* texels, const int64_t* weights, size_t count,
+                     size_t channel)
 {
   if (format == d4r_image_u8) {
     int64_t sum = 0;
-    for (size_t k = 0; k < 4; ++k) {
-      sum += weights[k] * static_cast<int64_t>(raw[k]) * 257;
+    for (size_t k = 0; k < count; ++k) {
+      sum += weights[k] * static_cast<int64_t>(texels[k].raw[channel]) * 257;
     }
     return static_cast<float>((sum + 128) >> 8) / 65535.0f;
   }
   const bool half = format == d4r_image_f16;
   double largest = 0.0;
-  for (double v : values) {
-    largest = std::max(largest, std::fabs(v));
+  for (size_t k = 0; k < count; ++k) {
+    largest = std::max(largest, std::fabs(static_cast<double>(texels[k].value[channel])));
   }
-  std::array<double, 4> aligned = values;
-  if (largest > 0.0 && std::isfinite(largest)) {
-    const double scale = std::ldexp(1.0, (half ? 14 : 27) - std::ilogb(largest));
-    for (double& v : aligned) {
-      v = std::trunc(v * scale) / scale;
-    }
-  }
-  double sum = 0.0; // exact: at most 28 + 9 + 2 bits
-  for (size_t k = 0; k < 4; ++k) {
-    sum += static_cast<double>(weights[k]) * aligned[k];
+  const double scale =
+      largest > 0.0 && std::isfinite(largest) ? std::ldexp(1.0, (half ? 14 : 27) - std::ilogb(largest)) : 0.0;
+  double sum = 0.0; // exact: at most 28 + 9 + 3 bits
+  for (size_t k = 0; k < count; ++k) {
+    const double v = texels[k].value[channel];
+    sum += static_cast<double>(weights[k]) * (scale != 0.0 ? std::trunc(v * scale) / scale : v);
   }
   return round_ties_away(sum / 256.0, half);
 }
 
-void trap(d4r_host_thread* thread, const std::string& reason)
+// The point-sampled texel index of each axis (coordinates already scaled to texels).
+std::array<int64_t, 3> point_index(const Grid& grid, const std::array<float, 3>& x,
+                                   const std::array<int32_t, 3>& offsets)
 {
-  assert(thread != nullptr && thread->runtime != nullptr && ".trap outside a launch");
-  static_cast<SimtBlock*>(thread->runtime)->trap(thread, k_no_site, reason);
+  std::array<int64_t, 3> index{0, 0, 0};
+  for (size_t d = 0; d < static_cast<size_t>(grid.dims); ++d) {
+    index[d] = floor_index(x[d]) + offsets[d];
+  }
+  return index;
 }
 
-std::string describe(const char* op, int64_t x, int64_t y, const d4r_host_image& image)
+// Linear filtering over 2, 4 or 8 texels (file comment); out4 gets the channels.
+void filter(const Grid& grid, const std::array<float, 3>& x, const std::array<int32_t, 3>& offsets,
+            float* out4)
 {
-  return std::string(op) + " out of range: x " + std::to_string(x) + ", y " + std::to_string(y) +
-         " (image " + std::to_string(image.width) + "x" + std::to_string(image.height) + ", " +
-         std::to_string(texel_bytes(image)) + " bytes a texel)";
+  std::array<int64_t, 3> base{0, 0, 0};
+  std::array<int64_t, 3> fraction{0, 0, 0};
+  for (size_t d = 0; d < static_cast<size_t>(grid.dims); ++d) {
+    fraction[d] = filter_fraction(x[d] - 0.5f, base[d]);
+    base[d] += offsets[d];
+  }
+  const int64_t a = fraction[0];
+  const int64_t b = grid.dims >= 2 ? fraction[1] : 0;
+  const int64_t w11 = (a * b + 128) >> 8;
+  const std::array<int64_t, 4> plane = {256 - a - b + w11, a - w11, b - w11, w11};
+  std::array<int64_t, 8> weights{};
+  std::array<Texel, 8> texels{};
+  const size_t count = size_t{1} << grid.dims;
+  for (size_t k = 0; k < count; ++k) {
+    const int64_t w = plane[k & 3];
+    const int64_t c = fraction[2];
+    const int64_t upper = (w * c + 128) >> 8;
+    weights[k] = grid.dims < 3 ? w : (k >= 4 ? upper : w - upper);
+    texels[k] = fetch(grid, {base[0] + int64_t(k & 1), base[1] + int64_t((k >> 1) & 1),
+                             base[2] + int64_t((k >> 2) & 1)});
+  }
+  for (size_t c = 0; c < 4; ++c) {
+    out4[c] = c < grid.image->channels
+                  ? filter_channel(grid.image->format, texels.data(), weights.data(), count, c)
+                  : 0.0f;
+  }
 }
 
-// Resolves a byte-addressed access of `bytes` at (x, y): the address, or null when it is dropped
-// (.zero, an unknown mode, or an empty image).
-uint8_t* surface_address(d4r_host_thread* thread, const d4r_host_image& image, int64_t x, int64_t y,
-                         int64_t bytes, uint32_t mode, const char* op)
+// A layer index as NVIDIA reads it: unsigned, clamped to the last layer (goldens tex_layered_*).
+int64_t clamp_layer(const d4r_host_image& image, int32_t layer)
 {
-  const int64_t row_bytes = int64_t{image.width} * texel_bytes(image);
-  const bool inside = x >= 0 && x + bytes <= row_bytes && y >= 0 && y < image.height;
-  if (inside) {
-    return image.data + y * int64_t{image.pitch} + x;
-  }
-  if (mode == static_cast<uint32_t>(Mode::trap)) {
-    trap(thread, describe(op, x, y, image));
-    return nullptr;
-  }
-  if (mode != static_cast<uint32_t>(Mode::clamp) || row_bytes < bytes || image.height == 0) {
-    return nullptr;
-  }
-  x = std::clamp<int64_t>(x, 0, row_bytes - bytes);
-  y = std::clamp<int64_t>(y, 0, int64_t{image.height} - 1);
-  return image.data + y * int64_t{image.pitch} + x;
-}
-
-// One layer of a layered image as a 2D image. The index is unsigned and clamped to the last layer
-// (golden cases tex_layered_*: a negative index reads the last layer, as a large one does).
-d4r_host_image layer_of(const d4r_host_image& image, int32_t layer)
-{
-  d4r_host_image view = image;
   const int64_t last = image.layers > 0 ? int64_t{image.layers} - 1 : 0;
-  const int64_t index = std::min<int64_t>(static_cast<uint32_t>(layer), last);
-  view.data += index * int64_t{image.height} * int64_t{image.pitch};
-  view.layers = 0;
-  return view;
+  return std::min<int64_t>(static_cast<uint32_t>(layer), last);
 }
 
-// tex.2d / tex.a2d with float results on one 2D image.
-void sample_2d(const d4r_host_image& image, float x, float y, float* out4)
+// The grid an instruction of `geometry` samples, at `layer` (and cube `face`).
+Grid grid_of(const d4r_host_image& image, uint32_t geometry, int32_t layer, int64_t face)
 {
-  if (image.width == 0 || image.height == 0) {
-    out4[0] = out4[1] = out4[2] = out4[3] = 0.0f;
-    return;
+  Grid grid;
+  grid.image = &image;
+  grid.data = image.data;
+  grid.address = image.address;
+  grid.buffer = image.shape == d4r_shape_buffer;
+  grid.size = {image.width, image.height, std::max<int64_t>(image.depth, 1)};
+  switch (geometry) {
+  case d4r_geom_1d:
+  case d4r_geom_a1d:
+    grid.dims = 1;
+    break;
+  case d4r_geom_3d:
+    grid.dims = 3;
+    break;
+  case d4r_geom_cube:
+  case d4r_geom_acube:
+    grid.address = 0; // clamp within the face
+    break;
+  default:
+    break;
   }
-  if (image.normalized != 0) {
-    x *= static_cast<float>(image.width);
-    y *= static_cast<float>(image.height);
+  const bool layered = geometry == d4r_geom_a1d || geometry == d4r_geom_a2d || geometry == d4r_geom_acube;
+  const bool cube = geometry == d4r_geom_cube || geometry == d4r_geom_acube;
+  const int64_t index = (layered ? clamp_layer(image, layer) : 0) * (cube ? 6 : 1) + face;
+  grid.data += index * slice_bytes(image);
+  return grid;
+}
+
+struct CubeFace {
+  int64_t face = 0;
+  float s = 0.0f; // normalised face coordinates
+  float t = 0.0f;
+};
+
+// The face a direction points at and the coordinates on it (CUDA's cube map table).
+CubeFace cube_face(float x, float y, float z)
+{
+  const float ax = std::fabs(x);
+  const float ay = std::fabs(y);
+  const float az = std::fabs(z);
+  float sc = 0.0f;
+  float tc = 0.0f;
+  float ma = 0.0f;
+  CubeFace out;
+  if (az >= ax && az >= ay) {
+    out.face = z >= 0.0f ? 4 : 5;
+    sc = z >= 0.0f ? x : -x;
+    tc = -y;
+    ma = az;
+  } else if (ay >= ax) {
+    out.face = y >= 0.0f ? 2 : 3;
+    sc = x;
+    tc = y >= 0.0f ? z : -z;
+    ma = ay;
+  } else {
+    out.face = x >= 0.0f ? 0 : 1;
+    sc = x >= 0.0f ? -z : z;
+    tc = -y;
+    ma = ax;
   }
-  if (image.filter == 0) {
-    const Texel texel = fetch(image, floor_index(x), floor_index(y));
-    for (size_t c = 0; c < 4; ++c) {
-      out4[c] = texel.value[c];
-    }
-    return;
-  }
+  out.s = (sc / ma + 1.0f) * 0.5f;
+  out.t = (tc / ma + 1.0f) * 0.5f;
+  return out;
+}
+
+// tld4: channel `channel` of the four texels of the bilinear footprint.
+void gather(const Grid& grid, const std::array<float, 3>& x, const std::array<int32_t, 3>& offsets,
+            size_t channel, bool integer, uint32_t* out4)
+{
   int64_t i = 0;
   int64_t j = 0;
-  const int64_t a = filter_fraction(x - 0.5f, i);
-  const int64_t b = filter_fraction(y - 0.5f, j);
-  const int64_t w11 = (a * b + 128) >> 8;
-  const std::array<int64_t, 4> weights = {256 - a - b + w11, a - w11, b - w11, w11};
-  const std::array<Texel, 4> texels = {fetch(image, i, j), fetch(image, i + 1, j),
-                                       fetch(image, i, j + 1), fetch(image, i + 1, j + 1)};
-  for (size_t c = 0; c < 4; ++c) {
-    if (c >= image.channels) {
-      out4[c] = 0.0f;
-      continue;
+  filter_fraction(x[0] - 0.5f, i);
+  filter_fraction(x[1] - 0.5f, j);
+  i += offsets[0];
+  j += offsets[1];
+  const std::array<std::array<int64_t, 2>, 4> order = {{{i, j + 1}, {i + 1, j + 1}, {i + 1, j}, {i, j}}};
+  for (size_t k = 0; k < 4; ++k) {
+    const Texel texel = fetch(grid, {order[k][0], order[k][1], 0});
+    out4[k] = integer ? texel.raw[channel] : std::bit_cast<uint32_t>(texel.value[channel]);
+  }
+}
+
+void sample(const d4r_host_image& image, const d4r_host_tex_request& request, uint32_t* out4)
+{
+  std::array<float, 3> x{};
+  int64_t face = 0;
+  const bool integer_coords = (request.flags & d4r_tex_integer_coords) != 0;
+  for (size_t d = 0; d < 3; ++d) {
+    x[d] = integer_coords ? static_cast<float>(static_cast<int32_t>(request.coords[d]))
+                          : std::bit_cast<float>(request.coords[d]);
+  }
+  const bool cube = request.geometry == d4r_geom_cube || request.geometry == d4r_geom_acube;
+  bool normalized = image.normalized != 0 && !integer_coords;
+  if (cube) {
+    const CubeFace on = cube_face(x[0], x[1], x[2]);
+    face = on.face;
+    x = {on.s, on.t, 0.0f};
+    normalized = true;
+  }
+  const Grid grid = grid_of(image, request.geometry, request.layer, face);
+  if (normalized) {
+    for (size_t d = 0; d < static_cast<size_t>(grid.dims); ++d) {
+      x[d] *= static_cast<float>(grid.size[d]);
     }
-    const std::array<uint32_t, 4> raw = {texels[0].raw[c], texels[1].raw[c], texels[2].raw[c],
-                                         texels[3].raw[c]};
-    const std::array<double, 4> values = {texels[0].value[c], texels[1].value[c],
-                                          texels[2].value[c], texels[3].value[c]};
-    out4[c] = filter_channel(image.format, raw, values, weights);
+  }
+  const std::array<int32_t, 3> offsets = {request.offsets[0], request.offsets[1], request.offsets[2]};
+  const bool integer_result = (request.flags & d4r_tex_integer_result) != 0;
+  if (request.gather >= 0) {
+    gather(grid, x, offsets, static_cast<size_t>(request.gather), integer_result, out4);
+    return;
+  }
+  if (image.filter == 1 && !integer_coords && !integer_result && !grid.buffer) {
+    std::array<float, 4> values{};
+    filter(grid, x, offsets, values.data());
+    std::memcpy(out4, values.data(), sizeof(values));
+    return;
+  }
+  std::array<int64_t, 3> index = integer_coords ? std::array<int64_t, 3>{static_cast<int32_t>(request.coords[0]),
+                                                                         static_cast<int32_t>(request.coords[1]),
+                                                                         static_cast<int32_t>(request.coords[2])}
+                                                : point_index(grid, x, offsets);
+  if (integer_coords) {
+    for (size_t d = 0; d < 3; ++d) {
+      index[d] += offsets[d];
+    }
+  }
+  const Texel texel = fetch(grid, index);
+  for (size_t c = 0; c < 4; ++c) {
+    out4[c] = integer_result ? texel.raw[c] : std::bit_cast<uint32_t>(texel.value[c]);
   }
 }
 
 } // namespace
 
-extern "C" void d4r_rt_tex_2d_f32(d4r_host_thread* /*thread*/, uint64_t handle, float x, float y,
-                                  float* out4)
+extern "C" void d4r_rt_tex(d4r_host_thread* /*thread*/, uint64_t handle, const d4r_host_tex_request* request,
+                           uint32_t* out4)
 {
-  sample_2d(image_of(handle), x, y, out4);
-}
-
-extern "C" void d4r_rt_tex_a2d_f32(d4r_host_thread* /*thread*/, uint64_t handle, int32_t layer,
-                                   float x, float y, float* out4)
-{
-  sample_2d(layer_of(image_of(handle), layer), x, y, out4);
-}
-
-extern "C" void d4r_rt_tex_int(d4r_host_thread* /*thread*/, uint64_t handle, int32_t layer, float x,
-                               float y, uint32_t* out4)
-{
-  const d4r_host_image image = layer_of(image_of(handle), layer);
+  const d4r_host_image& image = image_of(handle);
   if (image.width == 0 || image.height == 0) {
     out4[0] = out4[1] = out4[2] = out4[3] = 0;
     return;
   }
-  if (image.normalized != 0) {
-    x *= static_cast<float>(image.width);
-    y *= static_cast<float>(image.height);
-  }
-  const Texel texel = fetch(image, floor_index(x), floor_index(y));
-  for (size_t c = 0; c < 4; ++c) {
-    out4[c] = texel.raw[c];
-  }
-}
-
-extern "C" void d4r_rt_sust_b_2d(d4r_host_thread* thread, uint64_t handle, int32_t x_bytes,
-                                 int32_t y, const void* data, uint32_t bytes, uint32_t mode)
-{
-  const d4r_host_image& image = image_of(handle);
-  uint8_t* target = surface_address(thread, image, x_bytes, y, bytes, mode, "sust.b.2d");
-  if (target != nullptr) {
-    std::memcpy(target, data, bytes);
-  }
-}
-
-extern "C" void d4r_rt_suld_b_2d(d4r_host_thread* thread, uint64_t handle, int32_t x_bytes,
-                                 int32_t y, void* data, uint32_t bytes, uint32_t mode)
-{
-  const d4r_host_image& image = image_of(handle);
-  const uint8_t* source = surface_address(thread, image, x_bytes, y, bytes, mode, "suld.b.2d");
-  if (source != nullptr) {
-    std::memcpy(data, source, bytes);
-  } else {
-    std::memset(data, 0, bytes);
-  }
-}
-
-extern "C" void d4r_rt_sust_p_2d(d4r_host_thread* thread, uint64_t handle, int32_t x, int32_t y,
-                                 const uint32_t* data4, uint32_t mode)
-{
-  const d4r_host_image& image = image_of(handle);
-  const int64_t texel = texel_bytes(image);
-  uint8_t* target = surface_address(thread, image, int64_t{x} * texel, y, texel, mode, "sust.p.2d");
-  if (target == nullptr) {
+  std::array<uint32_t, 4> words{};
+  sample(image, *request, words.data());
+  if ((request->flags & d4r_tex_half_result) != 0) {
+    for (size_t k = 0; k < 2; ++k) {
+      const uint32_t lo = float_to_half(std::bit_cast<float>(words[2 * k]));
+      const uint32_t hi = float_to_half(std::bit_cast<float>(words[2 * k + 1]));
+      out4[k] = lo | (hi << 16);
+    }
+    out4[2] = out4[3] = 0;
     return;
   }
-  for (uint32_t c = 0; c < image.channels && c < 4; ++c) {
-    switch (image.format) {
-    case d4r_image_u8:
-      target[c] = component_to_u8(data4[c]);
-      break;
-    case d4r_image_f16: {
-      const uint16_t h = float_to_half(std::bit_cast<float>(data4[c]));
-      std::memcpy(target + c * 2, &h, 2);
-      break;
-    }
-    case d4r_image_f32:
-    case d4r_image_u32:
-      std::memcpy(target + c * 4, &data4[c], 4);
-      break;
-    }
-  }
+  std::memcpy(out4, words.data(), sizeof(words));
+}
+
+namespace {
+
+d4r_host_tex_request request_2d(uint32_t geometry, int32_t layer, float x, float y, uint32_t flags)
+{
+  d4r_host_tex_request request{};
+  request.geometry = geometry;
+  request.flags = flags;
+  request.layer = layer;
+  request.gather = -1;
+  request.coords[0] = std::bit_cast<uint32_t>(x);
+  request.coords[1] = std::bit_cast<uint32_t>(y);
+  return request;
+}
+
+} // namespace
+
+extern "C" void d4r_rt_tex_2d_f32(d4r_host_thread* thread, uint64_t handle, float x, float y, float* out4)
+{
+  const d4r_host_tex_request request = request_2d(d4r_geom_2d, 0, x, y, 0);
+  d4r_rt_tex(thread, handle, &request, reinterpret_cast<uint32_t*>(out4));
+}
+
+extern "C" void d4r_rt_tex_a2d_f32(d4r_host_thread* thread, uint64_t handle, int32_t layer, float x, float y,
+                                   float* out4)
+{
+  const d4r_host_tex_request request = request_2d(d4r_geom_a2d, layer, x, y, 0);
+  d4r_rt_tex(thread, handle, &request, reinterpret_cast<uint32_t*>(out4));
+}
+
+extern "C" void d4r_rt_tex_int(d4r_host_thread* thread, uint64_t handle, int32_t layer, float x, float y,
+                               uint32_t* out4)
+{
+  const d4r_host_image& image = image_of(handle);
+  const uint32_t geometry = image.layers > 0 ? d4r_geom_a2d : d4r_geom_2d;
+  const d4r_host_tex_request request = request_2d(geometry, layer, x, y, d4r_tex_integer_result);
+  d4r_rt_tex(thread, handle, &request, out4);
 }

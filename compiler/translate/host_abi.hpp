@@ -128,6 +128,82 @@ void d4r_rt_sust_p_2d(d4r_host_thread* thread, uint64_t handle, int32_t x, int32
 // suld.b.2d: like sust.b; out-of-range .zero reads give zeros.
 void d4r_rt_suld_b_2d(d4r_host_thread* thread, uint64_t handle, int32_t x_bytes, int32_t y,
                       void* data, uint32_t bytes, uint32_t mode);
+// The geometry an image instruction names (tex, tld4, suld, sust, sured).
+enum d4r_host_geometry : uint32_t {
+  d4r_geom_1d = 0,
+  d4r_geom_2d = 1,
+  d4r_geom_3d = 2,
+  d4r_geom_a1d = 3,
+  d4r_geom_a2d = 4,
+  d4r_geom_cube = 5,
+  d4r_geom_acube = 6,
+};
+enum d4r_host_tex_flags : uint32_t {
+  d4r_tex_integer_coords = 1, // .s32 coordinates: texel indices
+  d4r_tex_integer_result = 2, // .u32/.s32 results: the texel's integers
+  d4r_tex_half_result = 4,    // .v2.f16x2 results: the four channels as halves in out4[0..1]
+};
+// One tex or tld4 (cpu/host_images.cpp has the rules, fitted to the H200 goldens img_tex_*).
+// A host image has one mip level, so .level's lod and .grad's gradients select it whatever they
+// are (as on the H200 for a CUDA array, which has no mip levels: img_tex_level_grad).
+struct d4r_host_tex_request {
+  uint32_t geometry;   // d4r_host_geometry
+  uint32_t flags;      // d4r_host_tex_flags
+  int32_t layer;       // a1d, a2d, acube: the layer (cube) index
+  int32_t gather;      // tld4: the channel (0 r .. 3 a); -1 for tex
+  uint32_t coords[3];  // x, y, z: f32 bits, or s32 with d4r_tex_integer_coords
+  int32_t offsets[3];  // texel offsets (0 without)
+};
+// tex / tld4: four 32-bit words (f32 bits, integers, or two f16x2 words and two zeros).
+void d4r_rt_tex(d4r_host_thread* thread, uint64_t handle, const d4r_host_tex_request* request,
+                uint32_t* out4);
+// txq / suq: one attribute (d4r_host_image_query) of the image (the channel format and order are
+// not asked for: the translator rejects those queries).
+enum d4r_host_image_query : uint32_t {
+  d4r_query_width = 0,
+  d4r_query_height = 1,
+  d4r_query_depth = 2,
+  d4r_query_channel_data_type = 3,
+  d4r_query_channel_order = 4,
+  d4r_query_normalized_coords = 5,
+  d4r_query_filter_mode = 6,
+  d4r_query_addr_mode_0 = 7,
+  d4r_query_addr_mode_1 = 8,
+  d4r_query_addr_mode_2 = 9,
+  d4r_query_array_size = 10,
+  d4r_query_num_mipmap_levels = 11,
+  d4r_query_num_samples = 12,
+  d4r_query_memory_layout = 13,
+};
+uint32_t d4r_rt_image_query(d4r_host_thread* thread, uint64_t handle, uint32_t query,
+                            uint32_t surface);
+// suld.b / sust.b / sust.p on any geometry (cpu/host_surfaces.cpp): x in bytes (.b) or texels
+// (.p), y the row (0 for 1d, a1d), `slice` the 3D slice or the layer (0 otherwise); modes as for
+// d4r_rt_sust_b_2d.
+void d4r_rt_suld_b(d4r_host_thread* thread, uint64_t handle, int32_t x_bytes, int32_t y,
+                   int32_t slice, void* data, uint32_t bytes, uint32_t mode);
+void d4r_rt_sust_b(d4r_host_thread* thread, uint64_t handle, int32_t x_bytes, int32_t y,
+                   int32_t slice, const void* data, uint32_t bytes, uint32_t mode);
+void d4r_rt_sust_p(d4r_host_thread* thread, uint64_t handle, int32_t x, int32_t y, int32_t slice,
+                   const uint32_t* data4, uint32_t mode);
+// sured: an atomic read-modify-write of the 32- or 64-bit texel word at (x, y, slice), x in bytes
+// (.b) or texels (`formatted`, .p); `op` d4r_host_sured_op, `type` its operand type.
+enum d4r_host_sured_op : uint32_t {
+  d4r_sured_add = 0,
+  d4r_sured_min = 1,
+  d4r_sured_max = 2,
+  d4r_sured_and = 3,
+  d4r_sured_or = 4,
+};
+enum d4r_host_sured_type : uint32_t {
+  d4r_sured_u32 = 0,
+  d4r_sured_s32 = 1,
+  d4r_sured_u64 = 2,
+  d4r_sured_s64 = 3,
+};
+void d4r_rt_sured(d4r_host_thread* thread, uint64_t handle, uint32_t op, uint32_t type,
+                  uint32_t formatted, int32_t x, int32_t y, int32_t slice, uint64_t value,
+                  uint32_t mode);
 // trap / brkpt / an out-of-range .trap access: the launch fails; never returns.
 void d4r_rt_trap(d4r_host_thread* thread, uint32_t site);
 

@@ -35,7 +35,7 @@ Image make_image(uint32_t width, uint32_t height, uint32_t format, uint32_t chan
   Image image;
   const auto pitch = static_cast<uint32_t>(width * channels * element_bytes + padding);
   image.bytes.assign(size_t{pitch} * height, 0);
-  image.desc = d4r_host_image{nullptr, width, height, pitch, format, channels, 0, 0, 0, 0};
+  image.desc = d4r_host_image{nullptr, width, height, pitch, format, channels, 0, 0, 0, 0, 0, d4r_shape_2d};
   image.desc.data = image.bytes.data();
   return image;
 }
@@ -278,7 +278,7 @@ TEST(CpuImages, KernelsSampleAndTrapOutOfRange)
   Expected<LaunchStats> r =
       executor->launch("store", LaunchShape{{1, 1, 1}, {5, 1, 1}, 0}, params(surface.handle()));
   ASSERT_FALSE(r);
-  EXPECT_NE(r.error().message.find("trap: block (0,0,0) thread (4,0,0): sust.b.2d out of range"),
+  EXPECT_NE(r.error().message.find("trap: block (0,0,0) thread (4,0,0): sust.b out of range"),
             std::string::npos)
       << r.error().message;
 }

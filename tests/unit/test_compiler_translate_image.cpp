@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 
 namespace d4r::compiler::translate::test {
@@ -76,10 +78,10 @@ TEST(TranslateImage, HostCallsTheRuntime)
   Expected<Translation> translation = translate_text(kernel_text(k_images), host_options());
   ASSERT_TRUE(translation.has_value()) << translation.error().message;
   std::string ir = ir_text(*translation->module);
-  EXPECT_EQ(occurrences(ir, "call void @d4r_rt_tex_2d_f32("), 1) << ir;
-  EXPECT_EQ(occurrences(ir, "call void @d4r_rt_suld_b_2d("), 3) << ir;
-  EXPECT_EQ(occurrences(ir, "call void @d4r_rt_sust_b_2d("), 5) << ir;
-  EXPECT_EQ(occurrences(ir, "call void @d4r_rt_sust_p_2d("), 1) << ir;
+  EXPECT_EQ(occurrences(ir, "call void @d4r_rt_tex("), 1) << ir;
+  EXPECT_EQ(occurrences(ir, "call void @d4r_rt_suld_b("), 3) << ir;
+  EXPECT_EQ(occurrences(ir, "call void @d4r_rt_sust_b("), 5) << ir;
+  EXPECT_EQ(occurrences(ir, "call void @d4r_rt_sust_p("), 1) << ir;
 }
 
 TEST(TranslateImage, AmdgpuUsesImageInstructions)
@@ -154,8 +156,8 @@ TEST(TranslateImage, RewrittenCallsTranslateLikeTheInstructions)
   Expected<Translation> host = translate_text(k_rewritten, host_options());
   ASSERT_TRUE(host.has_value()) << host.error().message;
   std::string ir = ir_text(*host->module);
-  EXPECT_EQ(occurrences(ir, "call void @d4r_rt_sust_b_2d("), 2) << ir;
-  EXPECT_EQ(occurrences(ir, "call void @d4r_rt_sust_p_2d("), 1) << ir;
+  EXPECT_EQ(occurrences(ir, "call void @d4r_rt_sust_b("), 2) << ir;
+  EXPECT_EQ(occurrences(ir, "call void @d4r_rt_sust_p("), 1) << ir;
   EXPECT_EQ(occurrences(ir, "call void @d4r_sust"), 0) << ir;
   EXPECT_EQ(occurrences(ir, "@d4r_dec_e4m3x2("), 0) << ir;
   for (const char* target : k_targets) {
@@ -201,17 +203,80 @@ void expect_unsupported(const std::string& body, const TranslateOptions& options
 
 TEST(TranslateImage, UnsupportedFormsAreRejected)
 {
-  expect_unsupported("  tex.3d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd2, {%f5, %f6, %f7, %f8}];",
-                     host_options(), "tex");
-  expect_unsupported("  tex.2d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd2, {%r5, %r6}];",
-                     host_options(), "tex");
+  // A depth compare (a scalar after the coordinates), an explicit sampler, multisample textures,
+  // integer cube coordinates, .grad on a cube, the residency predicate.
+  expect_unsupported("  tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd2, {%f5, %f6}], %f7;", host_options(), "tex");
+  expect_unsupported("  tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd2, %rd3, {%f5, %f6}];", host_options(), "tex");
+  expect_unsupported("  tex.2dms.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd2, {%r1, %r2, %r3, %r4}];", host_options(),
+                     "tex");
+  expect_unsupported("  tex.cube.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd2, {%r1, %r2, %r3, %r4}];", host_options(),
+                     "tex");
+  expect_unsupported("  tex.grad.cube.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd2, {%f5, %f6, %f7, %f8}], "
+                     "{%f1, %f2, %f3, %f4}, {%f1, %f2, %f3, %f4};",
+                     amdgpu_options("gfx1201"), "tex");
   expect_unsupported("  tex.a2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd2, {%r5, %f5, %f6}];",
                      amdgpu_options("gfx1201"), "tex");
+  expect_unsupported("  txq.channel_order.b32 %r1, [%rd2];", host_options(), "txq");
+  expect_unsupported("  suq.normalized_coords.b32 %r1, [%rd2];", host_options(), "suq");
+  expect_unsupported("  sured.b.add.2d.s64.zero [%rd2, {%r1, %r2}], %rd3;", host_options(), "sured");
+  expect_unsupported("  sured.b.and.2d.u32.zero [%rd2, {%r1, %r2}], %r3;", host_options(), "sured");
+  expect_unsupported("  sured.b.add.a2d.u32.zero [%rd2, {%r1, %r2, %r3, %r4}], %r3;", host_options(), "sured");
+  expect_unsupported("  suld.b.cube.b32.zero {%r3}, [%rd2, {%r1, %r2, %r3, %r4}];", host_options(), "suld");
   expect_unsupported("  sust.b.2d.v4.b64.zero [%rd2, {%r1, %r2}], {%rd3, %rd4, %rd5, %rd6};",
                      host_options(), "sust");
   expect_unsupported("  sust.p.2d.b32.zero [%rd2, {%r1, %r2}], {%r3};", host_options(), "sust");
   expect_unsupported("  cvt.rn.f16x2.e2m1x2 %r1, %rs1;", host_options(), "cvt");
   expect_unsupported("  cvt.rn.e4m3x2.f32 %rs1, %f1, %f2;", host_options(), "cvt");
+}
+
+// tests/ptx/isa/images_more.sm_90.ptx: nvcc 13's PTX of every image form beyond tex.2d and 2D
+// surfaces (1d, a1d, 3d, cube, acube, tex1Dfetch, integer coordinates, .level, .grad, offsets,
+// f16x2 results, tld4, txq, suq, sured, suld/sust on 1d, a1d, 3d and a2d).
+std::string images_more_ptx()
+{
+  std::ifstream file(std::string(D4R_TEST_SOURCE_DIR) + "/ptx/isa/images_more.sm_90.ptx", std::ios::binary);
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+TEST(TranslateImage, EveryGeometryCallsTheHostRuntime)
+{
+  Expected<Translation> translation = translate_text(images_more_ptx(), host_options());
+  ASSERT_TRUE(translation.has_value()) << translation.error().message;
+  std::string ir = ir_text(*translation->module);
+  // 18 tex (tex_fetch* 1 each, tex_int_coords 3, tex_level_grad 2, tld4 4 of them) and 4 x 11 +
+  // 4 x 5 queries.
+  EXPECT_EQ(occurrences(ir, "call void @d4r_rt_tex("), 18) << ir;
+  EXPECT_EQ(occurrences(ir, "call i32 @d4r_rt_image_query("), 64) << ir;
+  EXPECT_EQ(occurrences(ir, "call void @d4r_rt_sured("), 10) << ir;
+  EXPECT_EQ(occurrences(ir, "call void @d4r_rt_suld_b("), 4) << ir;
+  EXPECT_EQ(occurrences(ir, "call void @d4r_rt_sust_b("), 4) << ir;
+}
+
+TEST(TranslateImage, EveryGeometryUsesImageInstructionsOnAmdgpu)
+{
+  const std::string ptx = images_more_ptx();
+  for (const char* target : k_targets) {
+    Expected<Translation> translation = translate_text(ptx, amdgpu_options(target));
+    ASSERT_TRUE(translation.has_value()) << translation.error().message;
+    std::string ir = ir_text(*translation->module);
+    for (const char* intrinsic :
+         {"@llvm.amdgcn.image.sample.lz.1d.", "@llvm.amdgcn.image.sample.lz.1darray.", "@llvm.amdgcn.image.sample.lz.3d.",
+          "@llvm.amdgcn.image.sample.lz.cube.", "@llvm.amdgcn.image.sample.l.2d.", "@llvm.amdgcn.image.sample.d.2d.",
+          "@llvm.amdgcn.image.sample.lz.o.2d.", "@llvm.amdgcn.image.gather4.lz.2d.", "@llvm.amdgcn.image.load.2d.",
+          "@llvm.amdgcn.image.load.3d.", "@llvm.amdgcn.struct.buffer.load.format.", "@llvm.amdgcn.image.atomic.add.2d.",
+          "@llvm.amdgcn.image.atomic.smin.2d.", "@llvm.amdgcn.image.atomic.umax.3d.", "@llvm.amdgcn.image.atomic.or.2d.",
+          "@llvm.amdgcn.image.load.1darray.", "@llvm.amdgcn.image.store.2darray.", "@llvm.amdgcn.cubeid"}) {
+      EXPECT_GE(occurrences(ir, intrinsic), 1) << target << ": " << intrinsic;
+    }
+    std::string text = amdgpu_disassembly(ptx, target);
+    EXPECT_EQ(occurrences(text, "image_sample"), 9) << target;
+    EXPECT_EQ(occurrences(text, "image_gather4"), 4) << target;
+    EXPECT_GE(occurrences(text, "image_atomic"), 10) << target;
+    EXPECT_GE(occurrences(text, "buffer_load_format"), 2) << target;
+    EXPECT_GE(occurrences(text, "image_get_resinfo"), 1) << target;
+  }
 }
 
 } // namespace

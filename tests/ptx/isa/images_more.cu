@@ -159,8 +159,6 @@ __device__ void texture_queries(cudaTextureObject_t t, unsigned* out)
     D4R_TXQ("width", out[0], t);
     D4R_TXQ("height", out[1], t);
     D4R_TXQ("depth", out[2], t);
-    D4R_TXQ("channel_data_type", out[3], t);
-    D4R_TXQ("channel_order", out[4], t);
     D4R_TXQ("normalized_coords", out[5], t);
     D4R_TXQ("filter_mode", out[6], t);
     D4R_TXQ("addr_mode_0", out[7], t);
@@ -171,7 +169,8 @@ __device__ void texture_queries(cudaTextureObject_t t, unsigned* out)
     D4R_TXQ("num_samples", out[12], t);
 }
 
-// txq of four textures, 13 queries each (out[16 * k + q]; the rest of each row stays 0xCD).
+// txq of four textures, 11 queries each (out[16 * k + q]; words 3, 4 and 13-15 of each row stay
+// 0xCD: .channel_data_type and .channel_order are not translated, see lower_image.cpp).
 extern "C" __global__ void txq_all(cudaTextureObject_t t0, cudaTextureObject_t t1, cudaTextureObject_t t2,
                                    cudaTextureObject_t t3, unsigned* out)
 {
@@ -186,13 +185,11 @@ __device__ void surface_queries(cudaSurfaceObject_t s, unsigned* out)
     D4R_SUQ("width", out[0], s);
     D4R_SUQ("height", out[1], s);
     D4R_SUQ("depth", out[2], s);
-    D4R_SUQ("channel_data_type", out[3], s);
-    D4R_SUQ("channel_order", out[4], s);
     D4R_SUQ("array_size", out[5], s);
     D4R_SUQ("memory_layout", out[6], s);
 }
 
-// suq of four surfaces, 7 queries each (out[8 * k + q]; the last word of each row stays 0xCD).
+// suq of four surfaces, 5 queries each (out[8 * k + q]; words 3, 4 and 7 of each row stay 0xCD).
 extern "C" __global__ void suq_all(cudaSurfaceObject_t s0, cudaSurfaceObject_t s1, cudaSurfaceObject_t s2,
                                    cudaSurfaceObject_t s3, unsigned* out)
 {
