@@ -47,6 +47,29 @@ PtxType bits_type(int bits)
   return PtxType{PtxType::Kind::bits, bits, false};
 }
 
+// .sat on f16 bits: NaN, -0 and negative values become +0, values above 1.0 (0x3c00) 1.0.
+llvm::Value* saturate_f16(llvm::IRBuilder<>& b, llvm::Value* h)
+{
+  llvm::Value* nan = b.CreateICmpUGT(b.CreateAnd(h, 0x7fff), b.getInt16(0x7c00));
+  llvm::Value* zero = b.CreateOr(b.CreateICmpSLT(h, b.getInt16(0)), nan);
+  llvm::Value* one = b.CreateICmpUGT(h, b.getInt16(0x3c00));
+  return b.CreateSelect(zero, b.getInt16(0), b.CreateSelect(one, b.getInt16(0x3c00), h));
+}
+
+// cvt.f64.bf16, exact; a NaN keeps its sign and payload, quieted, as cvt.f64.f16 does on an H200
+// (__d4r_ptx_cvt_f64_f16).
+llvm::Value* widen_bf16_f64(FunctionTranslator& t, llvm::Value* h)
+{
+  llvm::IRBuilder<>& b = t.builder();
+  llvm::Value* value = t.call_support("__d4r_ptx_cvt_f64_bf16", b.getDoubleTy(), {h});
+  llvm::Value* wide = b.CreateZExt(h, b.getInt64Ty());
+  llvm::Value* nan_bits = b.CreateOr(
+      b.CreateOr(b.CreateShl(b.CreateAnd(wide, 0x8000), 48), b.getInt64(0x7ff8000000000000ULL)),
+      b.CreateShl(b.CreateAnd(wide, 0x7f), 45));
+  llvm::Value* nan = b.CreateICmpUGT(b.CreateAnd(h, 0x7fff), b.getInt16(0x7f80));
+  return b.CreateSelect(nan, b.CreateBitCast(nan_bits, b.getDoubleTy()), value);
+}
+
 Expected<void> lower_mov(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
   // mov moves bits: one type and nothing else.
@@ -221,10 +244,10 @@ Expected<llvm::Value*> int_to_float(FunctionTranslator& t, const ptx::Instructio
     result = t.call_support(name, llvm_type(t.context(), to), {value, t.i32(mode)});
   }
   if (has_modifier(instruction, "sat")) {
-    if (to.bits == 16) {
-      return std::unexpected(t.unsupported(instruction));
+    if (to.bf16) {
+      return std::unexpected(t.unsupported(instruction)); // ptxas 13 has no .sat to bf16
     }
-    result = saturate(b, result);
+    result = to.bits == 16 ? saturate_f16(b, result) : saturate(b, result);
   }
   return result;
 }
@@ -256,9 +279,11 @@ Expected<llvm::Value*> float_to_float(FunctionTranslator& t, const ptx::Instruct
       llvm::Value* rounded = t.call_support("__d4r_ptx_cvt_rint_f64", f64, {value, t.i32(mode)});
       return sat ? t.call_support("__d4r_ptx_sat_f64", f64, {rounded}) : rounded;
     }
-    if (from.bits == 16 && integral && !sat) {
-      return t.call_support(from.bf16 ? "__d4r_ptx_cvt_rint_bf16" : "__d4r_ptx_cvt_rint_f16",
-                            b.getInt16Ty(), {value, t.i32(mode)});
+    if (from.bits == 16 && integral && !(sat && from.bf16)) { // no .sat on bf16 (ptxas 13)
+      llvm::Value* rounded =
+          t.call_support(from.bf16 ? "__d4r_ptx_cvt_rint_bf16" : "__d4r_ptx_cvt_rint_f16",
+                         b.getInt16Ty(), {value, t.i32(mode)});
+      return sat ? saturate_f16(b, rounded) : rounded; // a NaN (0x7fff) saturates to +0
     }
     if (from.bits == 64 && sat) {
       return t.call_support("__d4r_ptx_sat_f64", f64, {value});
@@ -266,6 +291,23 @@ Expected<llvm::Value*> float_to_float(FunctionTranslator& t, const ptx::Instruct
     return std::unexpected(t.unsupported(instruction));
   }
   mode = mode < 0 ? 0 : mode;
+  bool with_bf16 = (from.bits == 16 && from.bf16) || (to.bits == 16 && to.bf16);
+  bool half_pair = from.bits == 16 && to.bits == 16;
+  if (with_bf16 && (half_pair || from.bits == 64 || to.bits == 64)) {
+    // sm_90's bf16 <-> f64 and f16 <-> bf16: no .ftz or .sat (ptxas 13 rejects them); without a
+    // rounding modifier f16 <-> bf16 rounds to nearest (half_cvt_exhaustive).
+    if (ftz || sat) {
+      return std::unexpected(t.unsupported(instruction));
+    }
+    if (half_pair) {
+      return t.call_support(to.bf16 ? "__d4r_ptx_cvt_bf16_f16" : "__d4r_ptx_cvt_f16_bf16",
+                            b.getInt16Ty(), {value, t.i32(mode)});
+    }
+    if (to.bits == 64) {
+      return widen_bf16_f64(t, value);
+    }
+    return t.call_support("__d4r_ptx_cvt_bf16_f64_ex", b.getInt16Ty(), {value, t.i32(mode)});
+  }
   if (from.bits == 32 && to.bits == 64) {
     return t.call_support("__d4r_ptx_cvt_f64_f32", f64, {value, t.i32(ftz), t.i32(sat)});
   }
@@ -336,6 +378,33 @@ Expected<void> cvt_modifiers(FunctionTranslator& t, const ptx::Instruction& inst
   return {};
 }
 
+// cvt.rna{.satfinite}.tf32.f32 and cvt.{rn,rz}{.relu}.tf32.f32 d, a (sm_80, sm_90): d is a .b32
+// holding the tf32 value in f32 layout, its 13 low bits zero (minmax.c). The sm_100 forms
+// (.satfinite with .rn/.rz) are rejected, as ptxas 13 does for sm_90.
+Expected<void> lower_cvt_tf32(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  static constexpr std::string_view k_known[] = {"rna", "rn", "rz", "satfinite", "relu", "tf32",
+                                                 "f32"};
+  TRY(known_modifiers(t, instruction, k_known));
+  TRY(expect_operands(t, instruction, 2));
+  const std::vector<std::string>& m = instruction.modifiers;
+  bool rna = has_modifier(instruction, "rna");
+  bool rn = has_modifier(instruction, "rn");
+  bool rz = has_modifier(instruction, "rz");
+  bool relu = has_modifier(instruction, "relu");
+  bool satfinite = has_modifier(instruction, "satfinite");
+  bool types = m.size() >= 2 && m[m.size() - 2] == "tf32" && m.back() == "f32" &&
+               std::count(m.begin(), m.end(), "f32") == 1;
+  if (!types || rna + rn + rz != 1 || (rna && relu) || (!rna && satfinite)) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  TRY_ASSIGN(llvm::Value * value, t.read(instruction.operands[1], f32_type()));
+  int mode = rna ? 4 : (rz ? 1 : 0);
+  llvm::Value* result = t.call_support("__d4r_ptx_cvt_tf32_f32", t.builder().getInt32Ty(),
+                                       {value, t.i32(mode), t.i32(relu), t.i32(satfinite)});
+  return t.write(instruction.operands[0], result, bits_type(32));
+}
+
 bool names_fp8(const ptx::Instruction& instruction)
 {
   for (const std::string& modifier : instruction.modifiers) {
@@ -376,6 +445,9 @@ Expected<void> lower_cvt(FunctionTranslator& t, const ptx::Instruction& instruct
 {
   if (names_fp8(instruction)) {
     return lower_cvt_fp8(t, instruction); // lower_fp8.cpp
+  }
+  if (has_modifier(instruction, "tf32")) {
+    return lower_cvt_tf32(t, instruction);
   }
   if (has_modifier(instruction, "pack") && !has_modifier(instruction, "f16x2") &&
       !has_modifier(instruction, "bf16x2")) {

@@ -158,13 +158,27 @@ llvm::Value* rounded(FunctionTranslator& t, const std::string& name, const Float
                                       : result;
 }
 
-// add/sub/mul/fma on f16 and bf16 scalars (their bits).
-Expected<llvm::Value*> half_arith(FunctionTranslator& t, const ptx::Instruction& instruction,
-                                  const std::string& name, const FloatOp& op)
+// fma.rn.oob{.relu|.sat}: +0 when an operand is the OOB NaN 0x7fff (what a tensor copy's
+// out-of-bounds fill writes; PTX ISA, fma: "clamps the result to 0 if either of the operands is
+// OOB NaN"), the fma otherwise. ptxas 13 rejects .ftz with .oob.
+llvm::Value* out_of_bounds_zero(Builder& b, const FloatOp& op, llvm::Value* result)
+{
+  llvm::Value* oob = b.getFalse();
+  for (llvm::Value* value : op.in) {
+    oob = b.CreateOr(oob, b.CreateICmpEQ(value, b.getInt16(0x7fff)));
+  }
+  return b.CreateSelect(oob, b.getInt16(0), result);
+}
+
+// add/sub/mul/fma on f16 and bf16 scalars (their bits), before .oob.
+Expected<llvm::Value*> half_rounded(FunctionTranslator& t, const ptx::Instruction& instruction,
+                                    const std::string& name, const FloatOp& op)
 {
   std::string callee = "__d4r_ptx_" + name + (op.type.bf16 ? "_bf16" : "_f16");
   bool relu = has_modifier(instruction, "relu");
-  if ((relu && (name != "fma" || op.sat)) || (op.type.bf16 && (op.sat || op.ftz))) {
+  bool oob = has_modifier(instruction, "oob");
+  if ((relu && (name != "fma" || op.sat)) || (op.type.bf16 && (op.sat || op.ftz)) ||
+      (oob && (name != "fma" || op.ftz || op.mode != 0))) {
     return std::unexpected(t.unsupported(instruction));
   }
   std::vector<llvm::Value*> args = op.in;
@@ -185,6 +199,14 @@ Expected<llvm::Value*> half_arith(FunctionTranslator& t, const ptx::Instruction&
   llvm::Value* negative = b.CreateICmpSLT(result, b.getInt16(0));
   llvm::Value* not_nan = b.CreateICmpULE(b.CreateAnd(result, 0x7fff), b.getInt16(0x7c00));
   return b.CreateSelect(b.CreateAnd(negative, not_nan), b.getInt16(0), result);
+}
+
+// add/sub/mul/fma on f16 and bf16 scalars, with fma's .oob.
+Expected<llvm::Value*> half_arith(FunctionTranslator& t, const ptx::Instruction& instruction,
+                                  const std::string& name, const FloatOp& op)
+{
+  TRY_ASSIGN(llvm::Value * result, half_rounded(t, instruction, name, op));
+  return has_modifier(instruction, "oob") ? out_of_bounds_zero(t.builder(), op, result) : result;
 }
 
 // div, rcp, sqrt, rsqrt and the .approx transcendental functions.
@@ -285,6 +307,58 @@ Expected<void> lower_testp(FunctionTranslator& t, const ptx::Instruction& instru
   return t.write(instruction.operands[0], result, pred_type());
 }
 
+// min/max on f16/bf16 bits with .ftz (f16), .NaN and .xorsign.abs (minmax.c has the rules).
+Expected<llvm::Value*> half_min_max(FunctionTranslator& t, const ptx::Instruction& instruction,
+                                    const FloatOp& op)
+{
+  bool xorsign = has_modifier(instruction, "xorsign");
+  if (xorsign != has_modifier(instruction, "abs")) {
+    return std::unexpected(t.unsupported(instruction)); // .abs alone is sm_100's 3-operand form
+  }
+  llvm::Value* is_max = t.i32(instruction.opcode == "max");
+  llvm::Value* nan = t.i32(has_modifier(instruction, "NaN"));
+  llvm::Type* i16 = t.builder().getInt16Ty();
+  if (op.type.bf16) {
+    return t.call_support("__d4r_ptx_minmax_bf16", i16,
+                          {op.in[0], op.in[1], is_max, nan, t.i32(xorsign)});
+  }
+  return t.call_support("__d4r_ptx_minmax_f16", i16,
+                        {op.in[0], op.in[1], is_max, t.i32(op.ftz), nan, t.i32(xorsign)});
+}
+
+// ex2.approx.f16, ex2.approx.ftz.bf16, tanh.approx.f16/.bf16 on bits (approx.c). ptxas 13 takes
+// ex2 on f16 only without .ftz and on bf16 only with it, and tanh without.
+Expected<llvm::Value*> half_approx(FunctionTranslator& t, const ptx::Instruction& instruction,
+                                   const FloatOp& op)
+{
+  bool ex2 = instruction.opcode == "ex2";
+  if (!has_modifier(instruction, "approx") || (ex2 ? op.type.bf16 != op.ftz : op.ftz)) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  std::string callee = ex2 ? (op.type.bf16 ? "__d4r_ptx_ex2_approx_ftz_bf16" : "__d4r_ptx_ex2_approx_f16")
+                           : (op.type.bf16 ? "__d4r_ptx_tanh_approx_bf16" : "__d4r_ptx_tanh_approx_f16");
+  return t.call_support(callee, t.builder().getInt16Ty(), {op.in[0]});
+}
+
+// One f16/bf16 value (its i16 bits) of a scalar or packed half instruction.
+Expected<llvm::Value*> half_lane(FunctionTranslator& t, const ptx::Instruction& instruction,
+                                 const std::string& name, const FloatOp& op)
+{
+  if (name == "abs" || name == "neg") {
+    return half_abs_neg(t.builder(), op.in[0], name == "abs", op.ftz, op.type.bf16);
+  }
+  if (name == "min" || name == "max") {
+    return half_min_max(t, instruction, op);
+  }
+  if (name == "ex2" || name == "tanh") {
+    return half_approx(t, instruction, op);
+  }
+  if (name == "add" || name == "sub" || name == "mul" || name == "fma") {
+    return half_arith(t, instruction, name, op);
+  }
+  return std::unexpected(t.unsupported(instruction));
+}
+
 Expected<llvm::Value*> min_max(FunctionTranslator& t, const ptx::Instruction& instruction,
                                const FloatOp& op)
 {
@@ -301,7 +375,8 @@ Expected<llvm::Value*> min_max(FunctionTranslator& t, const ptx::Instruction& in
     return op.in[0];
   }
   if (op.type.bits == 64) {
-    if (has_modifier(instruction, "NaN") || has_modifier(instruction, "xorsign")) {
+    if (has_modifier(instruction, "NaN") || has_modifier(instruction, "xorsign") ||
+        has_modifier(instruction, "abs")) {
       return std::unexpected(t.unsupported(instruction)); // f32-only forms
     }
     // Two NaNs give a, quieted: what double_arith_* (nvcc's fmin, min.f64 x, y) shows. PTX does
@@ -309,16 +384,22 @@ Expected<llvm::Value*> min_max(FunctionTranslator& t, const ptx::Instruction& in
     // (nan_bits_f64_edges, which therefore compares NaNs as NaNs).
     return t.call_support("__d4r_ptx_" + name + "_f64", type, {op.in[0], op.in[1]});
   }
-  if (has_modifier(instruction, "xorsign") || has_modifier(instruction, "abs")) {
-    return std::unexpected(t.unsupported(instruction));
+  bool xorsign = has_modifier(instruction, "xorsign");
+  if (xorsign != has_modifier(instruction, "abs")) {
+    return std::unexpected(t.unsupported(instruction)); // .abs alone is sm_100's 3-operand form
+  }
+  if (xorsign) { // minmax.c
+    return t.call_support("__d4r_ptx_minmax_xorsign_f32", type,
+                          {op.in[0], op.in[1], t.i32(name == "max"), t.i32(op.ftz),
+                           t.i32(has_modifier(instruction, "NaN"))});
   }
   return t.call_support("__d4r_ptx_" + name + "_f32", type,
                         {op.in[0], op.in[1], t.i32(op.ftz), t.i32(has_modifier(instruction, "NaN"))});
 }
 
 // The modifiers each float opcode implements (every one is read above or in the support library),
-// besides its one type. Anything else (.relu on f32, .oob, .xorsign, .rna, a second type as in the
-// mixed-precision add.f32.f16) is "unsupported".
+// besides its one type. Anything else (.relu on f32, .oob outside f16/bf16 fma, .rna, a second
+// type as in the mixed-precision add.f32.f16) is "unsupported".
 Expected<void> float_modifiers(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
   struct Known {
@@ -327,13 +408,13 @@ Expected<void> float_modifiers(FunctionTranslator& t, const ptx::Instruction& in
   };
   static constexpr Known k_known[] = {
       {" add sub mul ", " rn rz rm rp ftz sat "},
-      {" fma mad ", " rn rz rm rp ftz sat relu "},
+      {" fma mad ", " rn rz rm rp ftz sat relu oob "}, // .oob: f16/bf16 fma only (half_arith)
       {" div ", " approx full rn rz rm rp ftz "},
       {" rcp sqrt ", " approx rn rz rm rp ftz "},
       {" rsqrt ex2 lg2 sin cos ", " approx ftz "},
       {" tanh ", " approx "},
       {" abs neg ", " ftz "},
-      {" min max ", " ftz NaN xorsign abs "}, // .xorsign.abs: rejected by min_max
+      {" min max ", " ftz NaN xorsign abs "},
       {" copysign ", " "},
       {" testp ", " finite infinite number notanumber normal subnormal "},
   };
@@ -353,16 +434,18 @@ Expected<void> float_modifiers(FunctionTranslator& t, const ptx::Instruction& in
   TRY(one_type(t, instruction));
   bool relu = has_modifier(instruction, "relu");
   TRY_ASSIGN(PtxType type, last_type(t, instruction));
-  if (relu && type.bits != 16 && !has_packed_type(instruction)) {
-    return std::unexpected(t.unsupported(instruction)); // .relu is an f16/bf16 form
+  bool oob = has_modifier(instruction, "oob");
+  if ((relu || oob) && type.bits != 16 && !has_packed_type(instruction)) {
+    return std::unexpected(t.unsupported(instruction)); // .relu and .oob are f16/bf16 forms
   }
   // .ftz exists for f32 and f16 (f16x2); on f64 only in rcp.approx.ftz.f64 and
-  // rsqrt.approx.ftz.f64, never on bf16 (ptxas 13 rejects the rest). flush_subnormal leaves a
-  // double alone, so an f64 .ftz that got this far would be dropped without a word.
+  // rsqrt.approx.ftz.f64, on bf16 only in ex2.approx.ftz.bf16 (ptxas 13 rejects the rest).
+  // flush_subnormal leaves a double alone, so an f64 .ftz that got this far would be dropped
+  // without a word.
   bool approx_f64_ftz = has_modifier(instruction, "approx") &&
                         (instruction.opcode == "rcp" || instruction.opcode == "rsqrt");
   if (has_modifier(instruction, "ftz") &&
-      ((type.bits == 64 && !approx_f64_ftz) || type.bf16)) {
+      ((type.bits == 64 && !approx_f64_ftz) || (type.bf16 && instruction.opcode != "ex2"))) {
     return std::unexpected(t.unsupported(instruction));
   }
   return {};
@@ -374,13 +457,14 @@ Expected<void> lower_packed_half(FunctionTranslator& t, const ptx::Instruction& 
 {
   const std::string& name = instruction.opcode;
   bool bf16 = has_modifier(instruction, "bf16x2");
-  bool abs_neg = name == "abs" || name == "neg";
+  bool unary = name == "abs" || name == "neg" || name == "ex2" || name == "tanh";
   if (!(bf16 || has_modifier(instruction, "f16x2")) ||
-      !(name == "add" || name == "sub" || name == "mul" || name == "fma" || abs_neg)) {
+      !(name == "add" || name == "sub" || name == "mul" || name == "fma" || name == "min" ||
+        name == "max" || unary)) {
     return std::unexpected(t.unsupported(instruction));
   }
   TRY(float_modifiers(t, instruction));
-  size_t count = name == "fma" ? 3 : (abs_neg ? 1 : 2);
+  size_t count = name == "fma" ? 3 : (unary ? 1 : 2);
   PtxType bits32{PtxType::Kind::bits, 32, false};
   TRY_ASSIGN(FloatOp packed, read_sources(t, instruction, bits32, count));
   Builder& b = t.builder();
@@ -392,12 +476,7 @@ Expected<void> lower_packed_half(FunctionTranslator& t, const ptx::Instruction& 
     for (llvm::Value*& value : op.in) {
       value = b.CreateTrunc(b.CreateLShr(value, static_cast<uint64_t>(16 * part)), b.getInt16Ty());
     }
-    llvm::Value* lane = nullptr;
-    if (abs_neg) {
-      lane = half_abs_neg(b, op.in[0], name == "abs", op.ftz, bf16);
-    } else {
-      TRY_ASSIGN(lane, half_arith(t, instruction, name, op));
-    }
+    TRY_ASSIGN(llvm::Value * lane, half_lane(t, instruction, name, op));
     result = b.CreateOr(result, b.CreateShl(b.CreateZExt(lane, b.getInt32Ty()),
                                             static_cast<uint64_t>(16 * part)));
   }
@@ -421,13 +500,7 @@ Expected<void> lower_float(FunctionTranslator& t, const ptx::Instruction& instru
   std::string arith = name == "mad" ? "fma" : name;
   bool basic = arith == "add" || arith == "sub" || arith == "mul" || arith == "fma";
   if (type.bits == 16) {
-    if (name == "abs" || name == "neg") {
-      result = half_abs_neg(b, op.in[0], name == "abs", op.ftz, type.bf16);
-    } else if (!basic) {
-      return std::unexpected(t.unsupported(instruction));
-    } else {
-      TRY_ASSIGN(result, half_arith(t, instruction, arith, op));
-    }
+    TRY_ASSIGN(result, half_lane(t, instruction, arith, op));
   } else if (basic) {
     result = rounded(t, arith, op);
   } else if (name == "abs" || name == "neg") {

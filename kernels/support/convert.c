@@ -382,3 +382,13 @@ D4R_API uint16_t __d4r_ptx_cvt_bf16_u64(uint64_t x, int mode)
 {
   return (uint16_t)d4r_round(&d4r_bf16, 0, x, 0, mode, 0);
 }
+
+/* cvt.frnd.bf16.f64 with the H200's NaN rule for f64 -> f16 (sign and payload kept, quieted:
+ * d4r_narrow_nan); the value rounded as __d4r_ptx_cvt_bf16_f64. */
+D4R_API uint16_t __d4r_ptx_cvt_bf16_f64_ex(double x, int mode)
+{
+  if (d4r_isnan_f64(x)) {
+    return (uint16_t)d4r_narrow_nan(&d4r_bf16, x);
+  }
+  return d4r_narrow16(&d4r_bf16, x, mode, 0, 0, 0);
+}

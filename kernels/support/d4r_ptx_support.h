@@ -82,6 +82,7 @@ double __d4r_ptx_cvt_f64_f16(uint16_t h, int sat);
 uint16_t __d4r_ptx_cvt_bf16_f32(float x, int mode, int sat);
 uint16_t __d4r_ptx_cvt_bf16_f32_ex(float x, int mode, int sat, int relu, int satfinite);
 uint16_t __d4r_ptx_cvt_bf16_f64(double x, int mode);
+uint16_t __d4r_ptx_cvt_bf16_f64_ex(double x, int mode); /* NaN: sign and payload kept */
 uint16_t __d4r_ptx_cvt_bf16_f16(uint16_t h, int mode);
 uint16_t __d4r_ptx_cvt_f16_bf16(uint16_t h, int mode);
 float __d4r_ptx_cvt_f32_bf16(uint16_t h);                    /* bit copy: NaN payloads kept */
@@ -159,6 +160,16 @@ float __d4r_ptx_div_approx_f32(float a, float b, int ftz); /* div.approx: 0 for 
 float __d4r_ptx_div_full_f32(float a, float b, int ftz);
 double __d4r_ptx_rsqrt_approx_f64(double x);
 double __d4r_ptx_rcp_approx_ftz_f64(double x);           /* rcp.approx.ftz.f64: 1.11.20 format */
+uint16_t __d4r_ptx_ex2_approx_f16(uint16_t h);
+uint16_t __d4r_ptx_ex2_approx_ftz_bf16(uint16_t h);
+uint16_t __d4r_ptx_tanh_approx_f16(uint16_t h);
+uint16_t __d4r_ptx_tanh_approx_bf16(uint16_t h);
+
+/* ---- minmax.c: half min/max (.ftz .NaN .xorsign.abs), f32 .xorsign.abs; cvt to .tf32 ---- */
+uint16_t __d4r_ptx_minmax_f16(uint16_t a, uint16_t b, int is_max, int ftz, int nan, int xorsign);
+uint16_t __d4r_ptx_minmax_bf16(uint16_t a, uint16_t b, int is_max, int nan, int xorsign);
+float __d4r_ptx_minmax_xorsign_f32(float a, float b, int is_max, int ftz, int nan);
+uint32_t __d4r_ptx_cvt_tf32_f32(float x, int mode, int relu, int satfinite); /* f32 layout */
 
 #ifdef __cplusplus
 }
