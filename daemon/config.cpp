@@ -146,6 +146,9 @@ Expected<bool> apply_flag(FlagCursor& cursor, ParsedConfig& parsed)
   } else if (matches(arg, "--cache-max-bytes")) {
     TRY_ASSIGN(std::string text, cursor.value_of("--cache-max-bytes"));
     TRY_ASSIGN(config.cache_max_bytes, parse_size("--cache-max-bytes", text));
+  } else if (matches(arg, "--modules-max-bytes")) {
+    TRY_ASSIGN(std::string text, cursor.value_of("--modules-max-bytes"));
+    TRY_ASSIGN(config.modules_max_bytes, parse_size("--modules-max-bytes", text));
   } else if (matches(arg, "--workers")) {
     TRY_ASSIGN(std::string text, cursor.value_of("--workers"));
     TRY_ASSIGN(int64_t workers, parse_size("--workers", text));
@@ -252,6 +255,9 @@ options:
   --kfd-topology DIR      KFD topology nodes (default /sys/class/kfd/kfd/topology/nodes)
   --max-ptx-bytes SIZE    largest PTX module accepted by PutModule (default 64M)
   --cache-max-bytes SIZE  size cap of each accuracy mode's store (default 4G)
+  --modules-max-bytes SIZE  size cap of the PTX modules clients uploaded (default 512M); an
+                          hourly sweep removes the least recently used beyond it, and leftovers
+                          (temp files, dead builds' folders, old quarantine and failures)
   --workers N             request threads (default: twice the cores, at least 8)
   --log-level LEVEL       trace, debug, info, warn, error (default info)
 

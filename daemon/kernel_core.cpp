@@ -165,6 +165,28 @@ KernelCore::KernelCore(DaemonConfig config, std::string detected_target,
   if (!recipes.empty()) {
     m_builds = std::make_unique<BuildService>(*m_cache, std::move(recipes), build_options(m_config));
   }
+  m_housekeeper = std::make_unique<Housekeeper>([this] { (void)sweep(); }, std::chrono::minutes(1),
+                                                std::chrono::hours(1));
+}
+
+HousekeepingReport KernelCore::sweep()
+{
+  HousekeepingLimits limits;
+  limits.max_module_bytes = m_config.modules_max_bytes;
+  // A build's scratch folder lives as long as its worker at most.
+  limits.stale_after = std::max<std::chrono::seconds>(
+      limits.stale_after, std::chrono::seconds(2 * m_config.build_wall_seconds));
+  HousekeepingReport report = sweep_cache_root(*m_cache, m_modules, limits);
+  if (report.removed() > 0) {
+    spdlog::info("housekeeping: removed {} unnamed objects and temp files, {} quarantined objects, "
+                 "{} dead builds' folders, {} old failures, {} modules ({} MiB)",
+                 report.cache_files, report.quarantine_files, report.scratch_folders,
+                 report.failure_files, report.module_files, report.module_bytes >> 20);
+  }
+  for (const std::string& error : report.errors) {
+    spdlog::warn("housekeeping: {}", error);
+  }
+  return report;
 }
 
 Expected<EffectiveSelection> KernelCore::effective_selection(const SelectionQuery& query) const
@@ -503,6 +525,11 @@ Expected<cache::PurgeResult> KernelCore::purge(std::optional<Mode> mode)
   }
   if (m_builds) {
     m_builds->forget_failures();
+  }
+  if (!mode) {
+    // Modules are shared by both modes: a purge of everything removes them too.
+    ModuleStore::Collected modules = m_modules.remove_all();
+    total.removed_bytes += modules.bytes;
   }
   std::lock_guard lock(m_memo_mutex);
   m_verified.clear();

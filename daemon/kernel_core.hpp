@@ -8,6 +8,7 @@
 #include "daemon/build_service.hpp"
 #include "daemon/config.hpp"
 #include "daemon/counters.hpp"
+#include "daemon/housekeeping.hpp"
 #include "daemon/module_store.hpp"
 #include "daemon/release/release_catalog.hpp"
 #include "daemon/single_flight.hpp"
@@ -122,6 +123,9 @@ public:
 
   [[nodiscard]] Counters& counters() { return m_counters; }
   [[nodiscard]] const DaemonConfig& config() const { return m_config; }
+  // One sweep of the cache root's leftovers (housekeeping.hpp), logged; the daemon runs it a
+  // minute after start and then hourly on a thread of its own.
+  HousekeepingReport sweep();
 
 private:
   KernelCore(DaemonConfig config, std::string detected_target, std::unique_ptr<cache::Cache> cache,
@@ -165,6 +169,9 @@ private:
   std::map<std::string, Sha256> m_release_digests;
   std::set<Sha256> m_verified;
   std::map<std::string, std::string> m_rejections;
+
+  // Last, so that its thread stops before anything it sweeps goes.
+  std::unique_ptr<Housekeeper> m_housekeeper;
 };
 
 } // namespace d4r::daemon

@@ -5,14 +5,19 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace d4r::daemon {
 
 namespace {
+
+// How often a module's use is written to its mtime, the age collect() goes by.
+constexpr auto k_use_mark_interval = std::chrono::hours(1);
 
 Expected<void> write_all(int fd, std::string_view data, const std::filesystem::path& path)
 {
@@ -84,7 +89,94 @@ std::optional<std::filesystem::path> ModuleStore::find_by_fnv(uint64_t fnv1a64) 
   if (!digest || !contains(*digest)) {
     return std::nullopt;
   }
-  return path_of(*digest);
+  std::filesystem::path path = path_of(*digest);
+  std::error_code ec;
+  const auto now = std::filesystem::file_time_type::clock::now();
+  if (now - std::filesystem::last_write_time(path, ec) > k_use_mark_interval && !ec) {
+    std::filesystem::last_write_time(path, now, ec); // a lost mark only ages the module
+  }
+  return path;
+}
+
+namespace {
+
+struct StoredFile {
+  std::filesystem::path path;
+  std::filesystem::file_time_type time;
+  int64_t size = 0;
+};
+
+bool is_temporary(const std::filesystem::path& path)
+{
+  return path.filename().string().find(".tmp.") != std::string::npos;
+}
+
+} // namespace
+
+ModuleStore::Collected ModuleStore::collect(int64_t max_total_bytes,
+                                            std::chrono::seconds stale_after) const
+{
+  Collected collected;
+  const auto now = std::filesystem::file_time_type::clock::now();
+  std::vector<StoredFile> modules;
+  std::error_code ec;
+  auto remove = [&](const std::filesystem::path& path, int64_t size) {
+    std::error_code ignored;
+    if (std::filesystem::remove(path, ignored)) {
+      ++collected.files;
+      collected.bytes += size;
+    }
+  };
+  for (auto it = std::filesystem::recursive_directory_iterator(m_root, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    std::error_code stat_error;
+    if (!it->is_regular_file(stat_error)) {
+      continue;
+    }
+    StoredFile file{it->path(), it->last_write_time(stat_error),
+                    static_cast<int64_t>(it->file_size(stat_error))};
+    if (stat_error) {
+      continue;
+    }
+    if (is_temporary(file.path)) {
+      if (now - file.time > stale_after) {
+        remove(file.path, file.size);
+      }
+    } else if (file.path.extension() == ".ptx") {
+      modules.push_back(std::move(file));
+    }
+  }
+  int64_t total = 0;
+  for (const StoredFile& file : modules) {
+    total += file.size;
+  }
+  std::sort(modules.begin(), modules.end(),
+            [](const StoredFile& a, const StoredFile& b) { return a.time < b.time; });
+  for (const StoredFile& file : modules) {
+    if (total <= max_total_bytes) {
+      break;
+    }
+    remove(file.path, file.size);
+    total -= file.size;
+  }
+  collected.kept_bytes = total;
+  // An index entry whose module is gone answers nothing; drop it.
+  for (auto it = std::filesystem::directory_iterator(m_root / "by-fnv", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    std::ifstream in(it->path());
+    std::string hex;
+    std::optional<Sha256> digest = (in >> hex) ? parse_sha256_hex(hex) : std::nullopt;
+    if (!is_temporary(it->path()) && (!digest || !contains(*digest))) {
+      in.close();
+      remove(it->path(), 0);
+    }
+  }
+  return collected;
+}
+
+ModuleStore::Collected ModuleStore::remove_all() const
+{
+  return collect(0, std::chrono::seconds(0));
 }
 
 bool ModuleStore::contains(const Sha256& digest) const

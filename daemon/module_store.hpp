@@ -6,6 +6,7 @@
 #include "util/digest.hpp"
 #include "util/error.hpp"
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -23,7 +24,20 @@ public:
   [[nodiscard]] std::filesystem::path path_of(const Sha256& digest) const;
   // The stored module whose FNV-1a 64 (the manifests' hash) is `fnv1a64`, if one was uploaded.
   // Two modules with one FNV hash: the later upload answers.
+  // A module found is marked used (its mtime, at most once an hour) for collect().
   [[nodiscard]] std::optional<std::filesystem::path> find_by_fnv(uint64_t fnv1a64) const;
+
+  struct Collected {
+    int64_t files = 0;
+    int64_t bytes = 0;
+    int64_t kept_bytes = 0; // the modules left
+  };
+  // Removes the least recently used modules while all of them take more than max_total_bytes,
+  // by-fnv entries whose module is gone, and temporary files older than stale_after (a write
+  // that died). Off the request path: a resolve that needs a removed module asks for it again.
+  [[nodiscard]] Collected collect(int64_t max_total_bytes, std::chrono::seconds stale_after) const;
+  // Removes every module (a purge of both modes).
+  [[nodiscard]] Collected remove_all() const;
 
 private:
   std::filesystem::path m_root;

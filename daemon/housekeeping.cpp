@@ -1,0 +1,98 @@
+#include "daemon/housekeeping.hpp"
+
+#include <filesystem>
+#include <system_error>
+
+namespace d4r::daemon {
+namespace {
+
+using FileTime = std::filesystem::file_time_type;
+
+// Removes the entries of `folder` (files, or whole folders when `folders`) last written before
+// `cutoff` and whose name starts with `prefix`. Returns how many it removed.
+int64_t remove_older(const std::filesystem::path& folder, FileTime cutoff, bool folders,
+                     std::string_view prefix, std::vector<std::string>& errors)
+{
+  int64_t removed = 0;
+  std::error_code ec;
+  if (!std::filesystem::exists(folder, ec)) {
+    return 0;
+  }
+  for (auto it = std::filesystem::directory_iterator(folder, ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    std::error_code entry_error;
+    const bool is_folder = it->is_directory(entry_error);
+    if (is_folder != folders || !it->path().filename().string().starts_with(prefix) ||
+        it->last_write_time(entry_error) >= cutoff || entry_error) {
+      continue;
+    }
+    if (std::filesystem::remove_all(it->path(), entry_error) > 0) {
+      ++removed;
+    } else if (entry_error) {
+      errors.push_back(it->path().string() + ": " + entry_error.message());
+    }
+  }
+  if (ec) {
+    errors.push_back(folder.string() + ": " + ec.message());
+  }
+  return removed;
+}
+
+} // namespace
+
+HousekeepingReport sweep_cache_root(cache::Cache& cache, const ModuleStore& modules,
+                                    const HousekeepingLimits& limits)
+{
+  HousekeepingReport report;
+  const std::filesystem::path& root = cache.root();
+  const FileTime now = FileTime::clock::now();
+  for (Mode mode : {Mode::fast, Mode::accuracy}) {
+    Expected<int64_t> collected = cache.collect_garbage(mode, limits.stale_after);
+    if (collected) {
+      report.cache_files += *collected;
+    } else {
+      report.errors.push_back(collected.error().message);
+    }
+    report.quarantine_files += remove_older(root / to_string(mode) / "quarantine",
+                                            now - limits.keep_quarantine, false, "", report.errors);
+    report.failure_files += remove_older(root / "failures" / to_string(mode),
+                                         now - limits.keep_failures, false, "", report.errors);
+  }
+  // A running build's folder is younger than its wall limit, which stale_after exceeds.
+  report.scratch_folders +=
+      remove_older(root / "builds", now - limits.stale_after, true, "worker-", report.errors);
+  ModuleStore::Collected swept = modules.collect(limits.max_module_bytes, limits.stale_after);
+  report.module_files = swept.files;
+  report.module_bytes = swept.bytes;
+  return report;
+}
+
+Housekeeper::Housekeeper(std::function<void()> sweep, std::chrono::seconds first,
+                         std::chrono::seconds every)
+    : m_sweep(std::move(sweep)), m_thread([this, first, every] { loop(first, every); })
+{
+}
+
+Housekeeper::~Housekeeper()
+{
+  {
+    std::lock_guard lock(m_mutex);
+    m_stopping = true;
+  }
+  m_wake.notify_all();
+  m_thread.join();
+}
+
+void Housekeeper::loop(std::chrono::seconds first, std::chrono::seconds every)
+{
+  std::unique_lock lock(m_mutex);
+  std::chrono::seconds wait = first;
+  while (!m_wake.wait_for(lock, wait, [this] { return m_stopping; })) {
+    lock.unlock();
+    m_sweep();
+    lock.lock();
+    wait = every;
+  }
+}
+
+} // namespace d4r::daemon

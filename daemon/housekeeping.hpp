@@ -1,0 +1,67 @@
+#pragma once
+// What the cache root collects besides the stores' own entries, swept off the request path:
+// objects no index row names and temporary files (Store::collect_garbage), old quarantined
+// objects, scratch folders of builds that died with their daemon (builds/worker-*), old negative-
+// cache entries (failures/), and uploaded PTX modules beyond their size cap (modules/).
+
+#include "cache/cache.hpp"
+#include "daemon/module_store.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace d4r::daemon {
+
+struct HousekeepingLimits {
+  // Temp files, objects no row names and scratch folders younger than this may be in use.
+  std::chrono::seconds stale_after{3600};
+  int64_t max_module_bytes = int64_t{512} << 20;
+  std::chrono::seconds keep_quarantine{std::chrono::hours(24 * 7)};
+  // A remembered failure is retried after this, should the machine have been the cause after all.
+  std::chrono::seconds keep_failures{std::chrono::hours(24 * 30)};
+};
+
+struct HousekeepingReport {
+  int64_t cache_files = 0; // unnamed objects and temp files, both modes
+  int64_t quarantine_files = 0;
+  int64_t scratch_folders = 0;
+  int64_t failure_files = 0;
+  int64_t module_files = 0;
+  int64_t module_bytes = 0;
+  std::vector<std::string> errors; // what could not be swept; the rest still was
+
+  [[nodiscard]] int64_t removed() const
+  {
+    return cache_files + quarantine_files + scratch_folders + failure_files + module_files;
+  }
+};
+
+[[nodiscard]] HousekeepingReport sweep_cache_root(cache::Cache& cache, const ModuleStore& modules,
+                                                  const HousekeepingLimits& limits);
+
+// Runs `sweep` on a thread of its own: `first` after start, then every `every`, until destroyed
+// (which wakes and joins it at once).
+class Housekeeper {
+public:
+  Housekeeper(std::function<void()> sweep, std::chrono::seconds first, std::chrono::seconds every);
+  ~Housekeeper();
+  Housekeeper(const Housekeeper&) = delete;
+  Housekeeper& operator=(const Housekeeper&) = delete;
+
+private:
+  void loop(std::chrono::seconds first, std::chrono::seconds every);
+
+  std::function<void()> m_sweep;
+  std::mutex m_mutex;
+  std::condition_variable m_wake;
+  bool m_stopping = false;
+  std::thread m_thread;
+};
+
+} // namespace d4r::daemon
