@@ -38,8 +38,11 @@ constexpr Field k_fields[] = {
     {"%warpid", offsetof(d4r_host_thread, warpid)},
     {"%nwarpid", offsetof(d4r_host_thread, nwarpid)},
     {"%lanemask_eq", offsetof(d4r_host_thread, lanemask_eq)},
-    {"%total_smem_size", offsetof(d4r_host_thread, shared_bytes)},
 };
+// %total_smem_size is not the window size: an H200 rounds it to its allocation granularity (256
+// for 100 static + 40 dynamic bytes, where the window holds 152) and counts the static part as
+// ptxas lays it out, which the host's module-wide layout does not reproduce; so it is
+// unsupported, as on AMDGPU. %dynamic_smem_size is dynamic_shared_size.
 
 class HostHooks final : public TargetHooks {
 public:

@@ -15,7 +15,6 @@
 //   applypriority, discard (on a buffer nothing reads), griddepcontrol, pmevent, the proxy
 //   fences, fence.mbarrier_init, ld/st .b128 (global and shared), cvta.param of a
 //   __grid_constant__ parameter.
-// - smem_sizes: the three shared-memory size registers.
 // - maxnreg (sm_90a build only): setmaxnreg.dec/.inc around a computation, 128 threads.
 #include "isa_common.cuh"
 
@@ -62,8 +61,12 @@ extern "C" __global__ void cluster_regs(const unsigned* masks, unsigned* out)
     const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
     unsigned* o = out + (linear_block() * threads + t) * 24;
     cluster_registers(o);
-    fixed[t % 8] = t;
-    dynamic[t % 4] = t;
+    if (t < 8) {
+        fixed[t] = t * 3u;
+    }
+    if (t < 4) {
+        dynamic[t] = t + 100u;
+    }
     __syncthreads();
     o[16] = fixed[(t + 1) % 8] + dynamic[(t + 1) % 4];
     unsigned d, p;
@@ -201,22 +204,6 @@ extern "C" __global__ void hints(__grid_constant__ const Cluster param, const un
     asm volatile("membar.proxy.alias;" ::: "memory");
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
     o[10] = v + in[g];
-}
-
-// smem_sizes: %total_smem_size, %dynamic_smem_size and %aggr_smem_size beside 100 bytes of static
-// shared memory, so that what NVIDIA counts (rounding, reserved bytes) is on record.
-extern "C" __global__ void smem_sizes(unsigned* out)
-{
-    extern __shared__ unsigned char tail[];
-    __shared__ unsigned char head[100];
-    head[threadIdx.x % 100] = static_cast<unsigned char>(threadIdx.x);
-    tail[threadIdx.x % 4] = static_cast<unsigned char>(threadIdx.x);
-    __syncthreads();
-    unsigned* o = out + (blockIdx.x * blockDim.x + threadIdx.x) * 4;
-    asm volatile("mov.u32 %0, %%total_smem_size;" : "=r"(o[0]));
-    asm volatile("mov.u32 %0, %%dynamic_smem_size;" : "=r"(o[1]));
-    asm volatile("mov.u32 %0, %%aggr_smem_size;" : "=r"(o[2]));
-    o[3] = head[(threadIdx.x + 1) % 100] + tail[(threadIdx.x + 1) % 4];
 }
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
