@@ -72,6 +72,9 @@ struct ModuleState {
   std::unordered_map<const ptx::Variable*, Symbol> body_symbols;
   int64_t module_shared_bytes = 0; // host: the window's module-scope part
   uint32_t next_site = 1;
+  // lower_warp.cpp, on first use: bit i when barrier i has a thread count somewhere in the
+  // module, bit 16 when a barrier with a count has its id in a register.
+  std::optional<uint32_t> counted_barriers;
 };
 
 class FunctionTranslator {

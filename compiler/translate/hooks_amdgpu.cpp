@@ -9,14 +9,17 @@
 // - .shared variables are addrspace(3) globals (the backend lays them out per kernel) and the
 //   dynamic array an external [0 x i8] addrspace(3) global; .local is addrspace(5), .const
 //   addrspace(4), .global addrspace(1).
-// - bar.sync is s_barrier between workgroup release/acquire fences, whatever its barrier id (one
-//   workgroup barrier); bar.red adds the predicates in an LDS counter between s_barriers; a
-//   thread count (a barrier for part of the block) and bar.arrive are unsupported; shfl is
+// - bar.sync without a thread count is s_barrier between workgroup release/acquire fences,
+//   whatever its barrier id (one workgroup barrier); bar.red without one adds the predicates in
+//   an LDS counter between s_barriers. A thread count (a barrier for part of the block: bar.sync
+//   a, b; bar.red with b) and bar.arrive count arrivals in one 64-bit LDS word per barrier id,
+//   which the kernel zeroes at entry (module_support.cpp); see counted_barrier. shfl is
 //   ds_bpermute; ballot is llvm.amdgcn.ballot.i32.
 // https://llvm.org/docs/AMDGPUUsage.html
 
 #include "compiler/translate/function_translator.hpp"
 #include "compiler/translate/hooks_common.hpp"
+#include "compiler/translate/module_support.hpp"
 #include "compiler/translate/target_hooks.hpp"
 
 #include <llvm/IR/Attributes.h>
@@ -263,8 +266,13 @@ public:
     return b.CreateZExtOrTrunc(b.CreatePtrToInt(pointer, b.getInt32Ty()), b.getIntNTy(bits));
   }
 
-  void barrier(HookEnv env, uint32_t, llvm::Value*, llvm::Value*) override
+  // bar.sync: with a thread count, the LDS word of its id; without one, the workgroup barrier.
+  void barrier(HookEnv env, uint32_t, llvm::Value* id, llvm::Value* count) override
   {
+    if (!is_zero(count)) {
+      counted_barrier(env, id, count, nullptr, true);
+      return;
+    }
     llvm::IRBuilder<>& b = env.builder;
     llvm::SyncScope::ID workgroup = b.getContext().getOrInsertSyncScopeID("workgroup");
     b.CreateFence(llvm::AtomicOrdering::Release, workgroup);
@@ -272,14 +280,17 @@ public:
     b.CreateFence(llvm::AtomicOrdering::Acquire, workgroup);
   }
 
-  // bar.red: one LDS counter (a module-level addrspace(3) i32) between three s_barriers: every
-  // wave zeroes it, s_barrier, every thread adds its predicate, s_barrier, every thread reads the
-  // total, s_barrier (no wave may zero it for a later bar.red before all have read). LDS is not
-  // initialised at dispatch, and waves may have exited, so nothing older than this bar.red is
-  // trusted. Only whole-block forms get here (supports_partial_barriers is false).
+  // bar.red without a thread count: one LDS counter (a module-level addrspace(3) i32) between
+  // three s_barriers: every wave zeroes it, s_barrier, every thread adds its predicate, s_barrier,
+  // every thread reads the total, s_barrier (no wave may zero it for a later bar.red before all
+  // have read). LDS is not initialised at dispatch, and waves may have exited, so nothing older
+  // than this bar.red is trusted. With a count, the count travels in the barrier's LDS word.
   llvm::Value* barrier_reduce(HookEnv env, uint32_t site, llvm::Value* id, llvm::Value* count,
                               llvm::Value* predicate) override
   {
+    if (!is_zero(count)) {
+      return counted_barrier(env, id, count, predicate, true);
+    }
     llvm::IRBuilder<>& b = env.builder;
     llvm::GlobalVariable* counter = reduction_counter(*b.GetInsertBlock()->getModule());
     llvm::SyncScope::ID workgroup = b.getContext().getOrInsertSyncScopeID("workgroup");
@@ -295,15 +306,20 @@ public:
     return total;
   }
 
-  // gfx11/gfx12's s_barrier (gfx12: s_barrier_signal/s_barrier_wait on the one workgroup barrier)
-  // always waits for every wave of the workgroup: there is no barrier for part of a block, and no
-  // way to count a wave without making it wait. An LDS spin barrier could, but risks hangs when
-  // waves are not co-scheduled the way NVIDIA's are.
-  bool supports_partial_barriers() const override { return false; }
+  // gfx11/gfx12's s_barrier waits for every wave of the workgroup, so barriers for part of the
+  // block count in LDS (counted_barrier): waves of one workgroup are resident on one WGP
+  // together, so a wave that spins there does not keep the others it waits for from running.
+  bool supports_partial_barriers() const override { return true; }
 
-  void barrier_arrive(HookEnv, uint32_t, llvm::Value*, llvm::Value*) override
+  void barrier_arrive(HookEnv env, uint32_t, llvm::Value* id, llvm::Value* count) override
   {
-    D4R_UNREACHABLE("supports_partial_barriers is false on AMDGPU");
+    counted_barrier(env, id, count, nullptr, false);
+  }
+
+  static bool is_zero(llvm::Value* value)
+  {
+    auto* constant = llvm::dyn_cast<llvm::ConstantInt>(value);
+    return constant != nullptr && constant->isZero();
   }
 
   static llvm::GlobalVariable* reduction_counter(llvm::Module& module)
@@ -318,6 +334,125 @@ public:
                                              llvm::GlobalValue::NotThreadLocal, k_shared);
     counter->setAlignment(llvm::Align(4));
     return counter;
+  }
+
+  // The 16 LDS words of the counted barriers, one per barrier id (module_support.cpp zeroes
+  // them at the entry of every kernel that reaches them).
+  static llvm::GlobalVariable* named_barrier_words(llvm::Module& module)
+  {
+    if (llvm::GlobalVariable* words = module.getNamedGlobal(k_named_barriers)) {
+      return words;
+    }
+    llvm::Type* type = llvm::ArrayType::get(llvm::Type::getInt64Ty(module.getContext()), 16);
+    auto* words = new llvm::GlobalVariable(module, type, false, llvm::GlobalValue::InternalLinkage,
+                                           llvm::UndefValue::get(type), k_named_barriers, nullptr,
+                                           llvm::GlobalValue::NotThreadLocal, k_shared);
+    words->setAlignment(llvm::Align(8));
+    return words;
+  }
+
+  // A 64-bit value made uniform across the wave: the first active lane's.
+  static llvm::Value* first_lane(llvm::IRBuilder<>& b, llvm::Value* value)
+  {
+    return b.CreateIntrinsic(llvm::Intrinsic::amdgcn_readfirstlane, {value->getType()}, {value});
+  }
+
+  // A new block of the current function, and the builder moved into it.
+  static llvm::BasicBlock* new_block(llvm::IRBuilder<>& b, const char* name)
+  {
+    return llvm::BasicBlock::Create(b.getContext(), name, b.GetInsertBlock()->getParent());
+  }
+
+  // A barrier for `count` threads on barrier `id`'s LDS word, whose fields are (low to high,
+  // 16 bits each) the threads arrived in the current phase, the phase number, the sum of the
+  // bar.red predicates arrived, and the last completed phase's sum. Each wave arrives once, by
+  // its first active lane, with its active lanes (a PTX warp's threads that execute the
+  // instruction) and their predicates in one atomic add; the wave whose arrival reaches `count`
+  // completes the phase in one more add (arrived - count, phase + 1, sum - total, result =
+  // total); arrivals of the next phase may already be in the word, and adds commute. With
+  // `wait`, the other waves spin (s_sleep) until the phase number moves. The value: the phase's
+  // predicate sum (bar.red), read before another phase of this barrier can complete, since every
+  // participant of that one would have to arrive first.
+  llvm::Value* counted_barrier(HookEnv env, llvm::Value* id, llvm::Value* count,
+                               llvm::Value* predicate, bool wait)
+  {
+    llvm::IRBuilder<>& b = env.builder;
+    llvm::SyncScope::ID workgroup = b.getContext().getOrInsertSyncScopeID("workgroup");
+    llvm::GlobalVariable* words = named_barrier_words(*b.GetInsertBlock()->getModule());
+    llvm::Value* word = b.CreateInBoundsGEP(words->getValueType(), words,
+                                            {b.getInt32(0), b.CreateAnd(id, b.getInt32(15))});
+    llvm::Type* i64 = b.getInt64Ty();
+    llvm::Value* needed = b.CreateZExt(first_lane(b, count), i64);
+    llvm::Value* active = b.CreateIntrinsic(llvm::Intrinsic::amdgcn_ballot, {b.getInt32Ty()},
+                                            {b.getTrue()});
+    llvm::Value* lanes = b.CreateZExt(b.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, active), i64);
+    llvm::Value* popc = b.getInt64(0);
+    if (predicate != nullptr) {
+      llvm::Value* yes = b.CreateIntrinsic(llvm::Intrinsic::amdgcn_ballot, {b.getInt32Ty()},
+                                           {predicate});
+      popc = b.CreateZExt(b.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, yes), i64);
+    }
+    llvm::Value* below = b.CreateIntrinsic(llvm::Intrinsic::amdgcn_mbcnt_lo, {},
+                                           {active, b.getInt32(0)});
+    llvm::Value* leader = b.CreateICmpEQ(below, b.getInt32(0));
+    b.CreateFence(llvm::AtomicOrdering::Release, workgroup);
+    llvm::Value* old = leader_add(b, leader, word, b.CreateOr(lanes, b.CreateShl(popc, 32)));
+    old = first_lane(b, old);
+    auto field = [&](llvm::Value* value, int index) {
+      return b.CreateAnd(b.CreateLShr(value, static_cast<uint64_t>(16 * index)), 0xffff);
+    };
+    llvm::Value* phase = field(old, 1);
+    llvm::Value* last = b.CreateICmpUGE(b.CreateAdd(field(old, 0), lanes), needed);
+    llvm::Value* total = b.CreateAnd(b.CreateAdd(field(old, 2), popc), 0xffff);
+    // Phase + 1 in its 16 bits: 0xffff wraps to 0 without carrying into the sum.
+    llvm::Value* step = b.CreateSelect(b.CreateICmpEQ(phase, b.getInt64(0xffff)),
+                                       b.getInt64(0 - (uint64_t{0xffff} << 16)),
+                                       b.getInt64(uint64_t{1} << 16));
+    llvm::Value* delta = b.CreateAdd(b.CreateSub(step, needed),
+                                     b.CreateSub(b.CreateShl(b.CreateSub(total, field(old, 3)), 48),
+                                                 b.CreateShl(total, 32)));
+    leader_add(b, b.CreateAnd(last, leader), word, delta);
+    if (!wait) {
+      return nullptr;
+    }
+    llvm::BasicBlock* before = b.GetInsertBlock();
+    llvm::BasicBlock* spin = new_block(b, "bar.wait");
+    llvm::BasicBlock* done = new_block(b, "bar.done");
+    b.CreateCondBr(last, done, spin);
+    b.SetInsertPoint(spin);
+    b.CreateIntrinsic(llvm::Intrinsic::amdgcn_s_sleep, {}, {b.getInt32(1)});
+    llvm::LoadInst* seen = b.CreateAlignedLoad(i64, word, llvm::Align(8));
+    seen->setAtomic(llvm::AtomicOrdering::Monotonic, workgroup);
+    llvm::Value* now = first_lane(b, seen);
+    llvm::Value* finished = field(now, 3);
+    b.CreateCondBr(b.CreateICmpNE(field(now, 1), phase), done, spin);
+    b.SetInsertPoint(done);
+    llvm::PHINode* result = b.CreatePHI(i64, 2);
+    result->addIncoming(total, before);
+    result->addIncoming(finished, spin);
+    b.CreateFence(llvm::AtomicOrdering::Acquire, workgroup);
+    return b.CreateTrunc(result, b.getInt32Ty());
+  }
+
+  // `word` += `value` by the lanes where `leader` holds (one per wave): the word's old value
+  // there, 0 in the others.
+  static llvm::Value* leader_add(llvm::IRBuilder<>& b, llvm::Value* leader, llvm::Value* word,
+                                 llvm::Value* value)
+  {
+    llvm::SyncScope::ID workgroup = b.getContext().getOrInsertSyncScopeID("workgroup");
+    llvm::BasicBlock* before = b.GetInsertBlock();
+    llvm::BasicBlock* add = new_block(b, "bar.arrive");
+    llvm::BasicBlock* after = new_block(b, "bar.arrived");
+    b.CreateCondBr(leader, add, after);
+    b.SetInsertPoint(add);
+    llvm::Value* old = b.CreateAtomicRMW(llvm::AtomicRMWInst::Add, word, value, llvm::Align(8),
+                                         llvm::AtomicOrdering::Monotonic, workgroup);
+    b.CreateBr(after);
+    b.SetInsertPoint(after);
+    llvm::PHINode* merged = b.CreatePHI(value->getType(), 2);
+    merged->addIncoming(old, add);
+    merged->addIncoming(b.getInt64(0), before);
+    return merged;
   }
 
   void warp_sync(HookEnv env, uint32_t, llvm::Value*) override

@@ -1,12 +1,25 @@
 // Control flow: bra (and bra.uni), ret, exit, call (with .param arguments, or registers as the
-// splice pass passes them), trap. A guard around any of them is handled by FunctionTranslator.
+// splice pass passes them; direct, or through a register with a .callprototype), trap, and the
+// per-thread stack: alloca, stacksave, stackrestore. A guard around any of them is handled by
+// FunctionTranslator.
+//
+// exit in a .func ends the thread, not only the function. A function that can exit (its body has
+// an exit or calls one that can; module_translator.cpp marks it "d4r-exits" and gives it one more
+// argument after its PTX parameters, a pointer to the caller's i1 "exited" flag) sets the flag and
+// returns; after every call of such a function the caller tests the flag and returns too, up to
+// the kernel, whose flag is a stack slot. Indirect calls pass no flag: a function that can exit
+// and whose address is taken is rejected by the module translator.
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#control-flow-instructions
+// https://docs.nvidia.com/cuda/parallel-thread-execution/#stack-manipulation-instructions
 
 #include "compiler/translate/function_translator.hpp"
 #include "compiler/translate/lowering.hpp"
 #include "compiler/translate/lowering_support.hpp"
+#include "compiler/translate/ptx_values.hpp"
 
 #include <llvm/IR/Module.h>
+
+#include <variant>
 
 namespace d4r::compiler::translate {
 
@@ -36,15 +49,52 @@ Expected<void> lower_ret(FunctionTranslator& t, const ptx::Instruction& instruct
   return {};
 }
 
+constexpr const char* k_exited_name = "d4r.exited";
+
+// The i1 "this thread executed exit" flag of the current function: the kernel's own stack slot
+// (cleared at entry), or the argument module_translator.cpp added to a function that can exit.
+llvm::Value* exited_flag(FunctionTranslator& t)
+{
+  llvm::Function& function = t.llvm_function();
+  if (!t.is_kernel()) {
+    llvm::Argument* flag = function.getArg(static_cast<unsigned>(t.function().params.size()));
+    assert(flag->getName() == k_exited_name && "a function that can exit has the flag argument");
+    return flag;
+  }
+  for (llvm::Instruction& instruction : function.getEntryBlock()) {
+    if (instruction.getName() == k_exited_name) {
+      return &instruction;
+    }
+  }
+  llvm::AllocaInst* slot = t.entry_alloca(t.builder().getInt1Ty(), 1, k_exited_name);
+  llvm::IRBuilder<> entry(&function.getEntryBlock());
+  entry.CreateStore(entry.getFalse(), slot);
+  return slot;
+}
+
 Expected<void> lower_exit(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
   TRY(known_modifiers(t, instruction, {}));
   TRY(expect_operands(t, instruction, 0));
   if (!t.is_kernel()) {
-    return std::unexpected(t.unsupported(instruction));
+    t.builder().CreateStore(t.builder().getTrue(), exited_flag(t));
   }
   t.emit_return();
   return {};
+}
+
+// After a call of a function that can exit: return at once if the thread did.
+void return_if_exited(FunctionTranslator& t)
+{
+  llvm::IRBuilder<>& b = t.builder();
+  llvm::Value* flag = exited_flag(t);
+  llvm::Value* exited = b.CreateLoad(b.getInt1Ty(), flag);
+  llvm::BasicBlock* stop = llvm::BasicBlock::Create(t.context(), "exited", &t.llvm_function());
+  llvm::BasicBlock* next = llvm::BasicBlock::Create(t.context(), "not_exited", &t.llvm_function());
+  b.CreateCondBr(exited, stop, next);
+  b.SetInsertPoint(stop);
+  t.emit_return();
+  b.SetInsertPoint(next);
 }
 
 Expected<void> lower_trap(FunctionTranslator& t, const ptx::Instruction& instruction)
@@ -98,6 +148,200 @@ Expected<void> store_result(FunctionTranslator& t, const ptx::Instruction& instr
   return t.write(operand, value, *type);
 }
 
+// The arguments of a call, then the result stores: `params` and `returns` describe the callee
+// (its PTX declaration or the prototype of an indirect call).
+Expected<void> emit_call(FunctionTranslator& t, const ptx::Instruction& instruction,
+                         llvm::FunctionCallee callee, const std::vector<ptx::Variable>& params,
+                         const std::vector<ptx::Variable>& returns, const ptx::Operand* arguments,
+                         const ptx::Operand* results, bool can_exit)
+{
+  size_t argument_count = arguments != nullptr ? arguments->elements.size() : 0;
+  size_t result_count = results != nullptr ? results->elements.size() : 0;
+  if (argument_count != params.size() || result_count != returns.size()) {
+    return std::unexpected(t.error(instruction, "call has the wrong number of arguments or "
+                                                "results"));
+  }
+  std::vector<llvm::Value*> values;
+  for (size_t i = 0; i < argument_count; ++i) {
+    llvm::Type* type = callee.getFunctionType()->getParamType(static_cast<unsigned>(i));
+    TRY_ASSIGN(llvm::Value * value,
+               call_argument(t, instruction, arguments->elements[i], params[i], type));
+    values.push_back(value);
+  }
+  if (can_exit) {
+    values.push_back(exited_flag(t));
+  }
+  if (t.hooks().funcs_take_thread()) {
+    values.push_back(t.env().thread);
+  }
+  llvm::Value* returned = t.builder().CreateCall(callee, values);
+  for (size_t i = 0; i < result_count; ++i) {
+    llvm::Value* value = result_count == 1
+                             ? returned
+                             : t.builder().CreateExtractValue(returned, static_cast<unsigned>(i));
+    TRY(store_result(t, instruction, results->elements[i], returns[i], value));
+  }
+  if (can_exit) {
+    return_if_exited(t);
+  }
+  return {};
+}
+
+// The statement list that holds label `name` followed by a .callprototype directive, searched
+// through the nested scopes of `block`.
+const ptx::Directive* find_prototype(const ptx::Block& block, const std::string& name)
+{
+  for (size_t i = 0; i < block.statements.size(); ++i) {
+    const ptx::Statement& statement = block.statements[i];
+    if (const auto* inner = std::get_if<ptx::Block>(&statement.value)) {
+      if (const ptx::Directive* found = find_prototype(*inner, name)) {
+        return found;
+      }
+      continue;
+    }
+    const auto* label = std::get_if<ptx::Label>(&statement.value);
+    if (label == nullptr || label->name != name || i + 1 >= block.statements.size()) {
+      continue;
+    }
+    const auto* directive = std::get_if<ptx::Directive>(&block.statements[i + 1].value);
+    if (directive != nullptr && directive->name == ".callprototype") {
+      return directive;
+    }
+  }
+  return nullptr;
+}
+
+// One parenthesised list of a prototype, "( .param .b32 _ , .param .align 8 .b8 _ [ 16 ] )", from
+// args[at] on; `at` ends after the ')'.
+Expected<std::vector<ptx::Variable>> prototype_list(const std::vector<std::string>& args,
+                                                   size_t& at)
+{
+  std::vector<ptx::Variable> list;
+  auto bad = [&]() {
+    return make_error(ErrorCode::invalid_argument, "malformed .callprototype");
+  };
+  if (at >= args.size() || args[at] != "(") {
+    return bad();
+  }
+  ++at;
+  while (at < args.size() && args[at] != ")") {
+    ptx::Variable variable;
+    if (!list.empty()) {
+      if (args[at] != ",") {
+        return bad();
+      }
+      ++at;
+    }
+    for (; at < args.size() && args[at].starts_with("."); ++at) {
+      if (args[at] == ".param" || args[at] == ".reg") {
+        variable.space = args[at];
+      } else if (args[at] == ".align" && at + 1 < args.size()) {
+        variable.align = static_cast<int64_t>(parse_integer(args[++at]).value_or(0));
+      } else if (args[at] == ".ptr" || args[at] == ".global" || args[at] == ".shared" ||
+                 args[at] == ".const" || args[at] == ".local") {
+        continue; // a pointer attribute: the value is its integer
+      } else {
+        variable.type = args[at];
+      }
+    }
+    if (at >= args.size() || variable.type.empty() || variable.space.empty()) {
+      return bad();
+    }
+    variable.name = args[at++];
+    if (at + 2 < args.size() && args[at] == "[" && args[at + 2] == "]") {
+      variable.dims.push_back(static_cast<int64_t>(parse_integer(args[at + 1]).value_or(0)));
+      at += 3;
+    }
+    list.push_back(std::move(variable));
+  }
+  if (at >= args.size()) {
+    return bad();
+  }
+  ++at;
+  return list;
+}
+
+// `proto: .callprototype (.param .b32 _) _ (.param .b32 _, ...);`: the results (the first list,
+// when the name `_` follows it) and the parameters.
+struct Prototype {
+  std::vector<ptx::Variable> returns;
+  std::vector<ptx::Variable> params;
+};
+
+Expected<Prototype> parse_prototype(const ptx::Directive& directive)
+{
+  const std::vector<std::string>& args = directive.args;
+  Prototype prototype;
+  size_t at = 0;
+  if (at < args.size() && args[at] == "(") {
+    TRY_ASSIGN(prototype.returns, prototype_list(args, at));
+  }
+  if (at >= args.size() || args[at] != "_") {
+    return make_error(ErrorCode::invalid_argument, "malformed .callprototype");
+  }
+  ++at;
+  if (at < args.size()) {
+    TRY_ASSIGN(prototype.params, prototype_list(args, at));
+  }
+  if (at != args.size()) {
+    return make_error(ErrorCode::invalid_argument, "malformed .callprototype");
+  }
+  return prototype;
+}
+
+Expected<void> prototype_types(FunctionTranslator& t, const std::vector<ptx::Variable>& list,
+                               std::vector<llvm::Type*>& out)
+{
+  for (const ptx::Variable& variable : list) {
+    TRY_ASSIGN(llvm::Type * type, variable_type(t.context(), variable));
+    out.push_back(type);
+  }
+  return {};
+}
+
+// call{.uni} (results), %reg, (arguments), proto: the address in %reg (a function's address,
+// mov.u64 %rd, f, or one read from an initialised table) called with the prototype's types. A
+// function that can exit is never called so (module_translator.cpp rejects its address).
+Expected<void> lower_indirect_call(FunctionTranslator& t, const ptx::Instruction& instruction,
+                                   const ptx::Operand& target, const ptx::Operand* arguments,
+                                   const ptx::Operand* results, const ptx::Operand* prototype_name)
+{
+  if (prototype_name == nullptr || prototype_name->kind != ptx::OperandKind::symbol) {
+    // `call %rd, (a), targets` with a .calltargets list, or no prototype at all.
+    return std::unexpected(t.unsupported(instruction));
+  }
+  const ptx::Directive* directive = find_prototype(*t.function().body, prototype_name->text);
+  if (directive == nullptr) {
+    return std::unexpected(
+        t.error(instruction, "no .callprototype named " + prototype_name->text));
+  }
+  Expected<Prototype> prototype = parse_prototype(*directive);
+  if (!prototype) {
+    return std::unexpected(t.error(instruction, prototype.error().message + " " +
+                                                    prototype_name->text));
+  }
+  std::vector<llvm::Type*> params;
+  std::vector<llvm::Type*> results_types;
+  if (auto done = prototype_types(t, prototype->params, params); !done) {
+    return std::unexpected(t.error(instruction, done.error().message));
+  }
+  if (auto done = prototype_types(t, prototype->returns, results_types); !done) {
+    return std::unexpected(t.error(instruction, done.error().message));
+  }
+  llvm::IRBuilder<>& b = t.builder();
+  if (t.hooks().funcs_take_thread()) {
+    params.push_back(b.getPtrTy(0));
+  }
+  llvm::Type* result = results_types.empty()      ? b.getVoidTy()
+                       : results_types.size() == 1 ? results_types.front()
+                                                   : llvm::StructType::get(t.context(), results_types);
+  llvm::FunctionType* type = llvm::FunctionType::get(result, params, false);
+  TRY_ASSIGN(llvm::Value * address, t.read(target, PtxType{PtxType::Kind::unsigned_int, 64, false}));
+  llvm::Value* pointer = b.CreateIntToPtr(address, b.getPtrTy(0));
+  return emit_call(t, instruction, llvm::FunctionCallee(type, pointer), prototype->params,
+                   prototype->returns, arguments, results, false);
+}
+
 Expected<void> lower_call(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
   TRY(known_modifiers(t, instruction, k_uniform));
@@ -107,14 +351,26 @@ Expected<void> lower_call(FunctionTranslator& t, const ptx::Instruction& instruc
   if (at < operands.size() && operands[at].kind == ptx::OperandKind::list) {
     results = &operands[at++];
   }
-  if (at >= operands.size() || operands[at].kind != ptx::OperandKind::symbol) {
-    return std::unexpected(t.unsupported(instruction)); // indirect calls
+  if (at >= operands.size()) {
+    return std::unexpected(t.unsupported(instruction));
   }
-  const std::string& name = operands[at++].text;
+  const ptx::Operand& target = operands[at++];
   const ptx::Operand* arguments = nullptr;
   if (at < operands.size() && operands[at].kind == ptx::OperandKind::list) {
     arguments = &operands[at++];
   }
+  if (target.kind == ptx::OperandKind::reg ||
+      (target.kind == ptx::OperandKind::symbol && t.is_register(target.text))) {
+    const ptx::Operand* prototype = at < operands.size() ? &operands[at++] : nullptr;
+    if (at != operands.size()) {
+      return std::unexpected(t.unsupported(instruction));
+    }
+    return lower_indirect_call(t, instruction, target, arguments, results, prototype);
+  }
+  if (target.kind != ptx::OperandKind::symbol) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  const std::string& name = target.text;
   auto found = t.module().functions.find(name);
   if (Lowering builtin = find_lowering("call:" + name);
       builtin != nullptr && found != t.module().functions.end() && !found->second->body) {
@@ -132,29 +388,135 @@ Expected<void> lower_call(FunctionTranslator& t, const ptx::Instruction& instruc
     return std::unexpected(t.error(instruction, "call of unknown function " + name));
   }
   const ptx::Function& function = *found->second;
-  size_t argument_count = arguments != nullptr ? arguments->elements.size() : 0;
-  size_t result_count = results != nullptr ? results->elements.size() : 0;
-  if (argument_count != function.params.size() || result_count != function.returns.size()) {
-    return std::unexpected(t.error(instruction, "call of " + name + " has the wrong number of "
-                                                                   "arguments or results"));
+  return emit_call(t, instruction, callee, function.params, function.returns, arguments, results,
+                   callee->hasFnAttribute("d4r-exits"));
+}
+
+// The thread's stack for alloca: a fixed buffer of each function that allocates (LLVM's AMDGPU
+// backend has no dynamic alloca, and both targets should fail alike), with the offset of its
+// first free byte. alloca and stackrestore past its end trap, where PTX leaves a stack overflow
+// undefined; CUDA's default stack is 1 KiB per thread for all frames together, so a kernel that
+// fits on an NVIDIA GPU fits here.
+constexpr uint64_t k_stack_bytes = 4096;
+constexpr const char* k_stack_name = "d4r.stack";
+constexpr const char* k_stack_top_name = "d4r.stack_top";
+
+struct ThreadStack {
+  llvm::Value* base = nullptr; // i64: the buffer's .local address
+  llvm::Value* top = nullptr;  // i64 slot: the offset of the first free byte
+};
+
+ThreadStack thread_stack(FunctionTranslator& t)
+{
+  llvm::IRBuilder<>& b = t.builder();
+  llvm::BasicBlock& entry = t.llvm_function().getEntryBlock();
+  llvm::AllocaInst* buffer = nullptr;
+  llvm::AllocaInst* top = nullptr;
+  for (llvm::Instruction& instruction : entry) {
+    if (instruction.getName() == k_stack_name) {
+      buffer = llvm::cast<llvm::AllocaInst>(&instruction);
+    } else if (instruction.getName() == k_stack_top_name) {
+      top = llvm::cast<llvm::AllocaInst>(&instruction);
+    }
   }
-  std::vector<llvm::Value*> values;
-  for (size_t i = 0; i < argument_count; ++i) {
-    llvm::Type* type = callee->getFunctionType()->getParamType(static_cast<unsigned>(i));
-    TRY_ASSIGN(llvm::Value * value,
-               call_argument(t, instruction, arguments->elements[i], function.params[i], type));
-    values.push_back(value);
+  if (buffer == nullptr) {
+    buffer = t.entry_alloca(llvm::ArrayType::get(b.getInt8Ty(), k_stack_bytes), 16, k_stack_name);
+    top = t.entry_alloca(b.getInt64Ty(), 8, k_stack_top_name);
+    llvm::IRBuilder<> at_entry(&entry);
+    at_entry.CreateStore(at_entry.getInt64(0), top);
   }
-  if (t.hooks().funcs_take_thread()) {
-    values.push_back(t.env().thread);
+  unsigned bits =
+      t.module().module.getDataLayout().getPointerSizeInBits(buffer->getAddressSpace());
+  llvm::Value* base = b.CreateZExt(b.CreatePtrToInt(buffer, b.getIntNTy(bits)), b.getInt64Ty());
+  return ThreadStack{base, top};
+}
+
+// Traps where `overflow` holds; the code after goes on in a fresh block.
+void trap_if(FunctionTranslator& t, llvm::Value* overflow)
+{
+  llvm::IRBuilder<>& b = t.builder();
+  llvm::BasicBlock* trap = llvm::BasicBlock::Create(t.context(), "stack.overflow", &t.llvm_function());
+  llvm::BasicBlock* next = llvm::BasicBlock::Create(t.context(), "stack.ok", &t.llvm_function());
+  b.CreateCondBr(overflow, trap, next);
+  b.SetInsertPoint(trap);
+  t.hooks().trap(t.env(), t.next_site());
+  if (b.GetInsertBlock()->getTerminator() == nullptr) {
+    b.CreateUnreachable();
   }
-  llvm::Value* returned = t.builder().CreateCall(callee, values);
-  for (size_t i = 0; i < result_count; ++i) {
-    llvm::Value* value = result_count == 1
-                             ? returned
-                             : t.builder().CreateExtractValue(returned, static_cast<unsigned>(i));
-    TRY(store_result(t, instruction, results->elements[i], function.returns[i], value));
+  b.SetInsertPoint(next);
+}
+
+// .u32 or .u64 from the instruction's modifiers.
+Expected<PtxType> stack_type(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  const bool wide = has_modifier(instruction, "u64");
+  if (wide == has_modifier(instruction, "u32")) {
+    return std::unexpected(t.error(instruction, instruction.opcode + " needs one of .u32, .u64"));
   }
+  return PtxType{PtxType::Kind::unsigned_int, wide ? 64 : 32, false};
+}
+
+// alloca{.local}.u32/.u64 d, size{, align}: `size` bytes of the thread's stack, alive until the
+// function returns; d is their .local address (nvcc follows with cvta.local). The alignment is an
+// immediate power of two up to 2^23, 8 when absent (the ISA's).
+Expected<void> lower_alloca(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  static constexpr std::string_view k_known[] = {"local", "u32", "u64"};
+  TRY(known_modifiers(t, instruction, k_known));
+  TRY_ASSIGN(PtxType type, stack_type(t, instruction));
+  const size_t count = instruction.operands.size();
+  if (count != 2 && count != 3) {
+    return std::unexpected(t.error(instruction, "alloca takes 2 or 3 operands (d, size{, align})"));
+  }
+  uint64_t align = 8;
+  if (count == 3) {
+    const ptx::Operand& operand = instruction.operands[2];
+    std::optional<uint64_t> value = operand.kind == ptx::OperandKind::integer
+                                        ? parse_integer(operand.text)
+                                        : std::nullopt;
+    if (!value || *value == 0 || (*value & (*value - 1)) != 0 || *value > (uint64_t{1} << 23)) {
+      return std::unexpected(t.error(instruction, "the alignment of alloca must be an immediate "
+                                                  "power of two"));
+    }
+    align = *value;
+  }
+  TRY_ASSIGN(llvm::Value * size, t.read(instruction.operands[1], type));
+  llvm::IRBuilder<>& b = t.builder();
+  PtxType u64{PtxType::Kind::unsigned_int, 64, false};
+  size = adapt_value(b, size, type, u64);
+  ThreadStack stack = thread_stack(t);
+  llvm::Value* free = b.CreateAdd(stack.base, b.CreateLoad(b.getInt64Ty(), stack.top));
+  llvm::Value* start = b.CreateAnd(b.CreateAdd(free, b.getInt64(align - 1)), b.getInt64(0 - align));
+  llvm::Value* room = b.CreateSub(b.CreateAdd(stack.base, b.getInt64(k_stack_bytes)), start);
+  // start may pass the end when the alignment is larger than what is left.
+  llvm::Value* overflow = b.CreateOr(
+      b.CreateICmpUGT(start, b.CreateAdd(stack.base, b.getInt64(k_stack_bytes))),
+      b.CreateICmpUGT(size, room));
+  trap_if(t, overflow);
+  b.CreateStore(b.CreateSub(b.CreateAdd(start, size), stack.base), stack.top);
+  return t.write(instruction.operands[0], adapt_value(b, start, u64, type), type);
+}
+
+// stacksave.u32/.u64 d / stackrestore.u32/.u64 a: the address of alloca's first free byte, saved
+// and set back (what alloca took after the save is free again); an address outside the
+// function's stack traps.
+Expected<void> lower_stack_pointer(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  static constexpr std::string_view k_known[] = {"u32", "u64"};
+  TRY(known_modifiers(t, instruction, k_known));
+  TRY(expect_operands(t, instruction, 1));
+  TRY_ASSIGN(PtxType type, stack_type(t, instruction));
+  llvm::IRBuilder<>& b = t.builder();
+  PtxType u64{PtxType::Kind::unsigned_int, 64, false};
+  ThreadStack stack = thread_stack(t);
+  if (instruction.opcode == "stacksave") {
+    llvm::Value* free = b.CreateAdd(stack.base, b.CreateLoad(b.getInt64Ty(), stack.top));
+    return t.write(instruction.operands[0], adapt_value(b, free, u64, type), type);
+  }
+  TRY_ASSIGN(llvm::Value * value, t.read(instruction.operands[0], type));
+  llvm::Value* offset = b.CreateSub(adapt_value(b, value, type, u64), stack.base);
+  trap_if(t, b.CreateICmpUGT(offset, b.getInt64(k_stack_bytes)));
+  b.CreateStore(offset, stack.top);
   return {};
 }
 
@@ -167,6 +529,9 @@ void add_control_lowerings(LoweringTable& table)
   table["exit"] = lower_exit;
   table["trap"] = lower_trap;
   table["call"] = lower_call;
+  table["alloca"] = lower_alloca;
+  table["stacksave"] = lower_stack_pointer;
+  table["stackrestore"] = lower_stack_pointer;
 }
 
 } // namespace d4r::compiler::translate

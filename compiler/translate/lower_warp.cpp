@@ -1,10 +1,12 @@
 // Block and warp collectives: bar.sync / barrier.sync, bar.arrive, bar.red (popc, and, or),
-// bar.warp.sync, shfl.sync (idx, up, down, bfly, with the optional predicate destination),
+// bar.warp.sync, shfl.sync and shfl (idx, up, down, bfly, with the optional predicate destination),
 // vote.sync (all, any, uni, ballot), activemask. The source lane of a shuffle is computed by the
 // support library's __d4r_ptx_shfl_source (PTX's clamp and segment-mask rules); the exchange
 // itself and the ballot are target hooks (ds_bpermute and ballot on AMDGPU, the SIMT runtime on
 // the host). A lane whose source is out of range keeps its own value, as PTX specifies. The
-// barriers are target hooks too; bar.red's .and and .or are derived from its count here.
+// barriers are target hooks too; bar.red's .and and .or are derived from its count here. A
+// barrier without a thread count on an id that the module also uses with one passes the block's
+// thread count, so that both meet at the same barrier on every target.
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions
 
 #include "compiler/translate/function_translator.hpp"
@@ -13,6 +15,8 @@
 #include "compiler/translate/ptx_values.hpp"
 
 #include <optional>
+#include <utility>
+#include <variant>
 #include <vector>
 
 namespace d4r::compiler::translate {
@@ -49,6 +53,84 @@ struct BarrierOperands {
   llvm::Value* count = nullptr; // i32 0 without one: the whole block
 };
 
+// The id and count operands of a bar/barrier instruction (nullptr where there is none).
+std::pair<const ptx::Operand*, const ptx::Operand*> id_and_count(const ptx::Instruction& instruction)
+{
+  const std::vector<ptx::Operand>& ops = instruction.operands;
+  switch (bar_kind(instruction)) {
+  case BarKind::sync:
+  case BarKind::arrive:
+    if (has_modifier(instruction, "warp") || ops.empty()) {
+      return {nullptr, nullptr};
+    }
+    return {&ops[0], ops.size() == 2 ? &ops[1] : nullptr};
+  case BarKind::reduce:
+    if (ops.size() < 3) {
+      return {nullptr, nullptr};
+    }
+    return {&ops[1], ops.size() == 4 ? &ops[2] : nullptr};
+  case BarKind::unknown:
+    break;
+  }
+  return {nullptr, nullptr};
+}
+
+void scan_counted(const ptx::Block& block, uint32_t& bits)
+{
+  for (const ptx::Statement& statement : block.statements) {
+    if (const auto* inner = std::get_if<ptx::Block>(&statement.value)) {
+      scan_counted(*inner, bits);
+      continue;
+    }
+    const auto* instruction = std::get_if<ptx::Instruction>(&statement.value);
+    if (instruction == nullptr ||
+        (instruction->opcode != "bar" && instruction->opcode != "barrier")) {
+      continue;
+    }
+    auto [id, count] = id_and_count(*instruction);
+    if (id == nullptr || count == nullptr) {
+      continue;
+    }
+    std::optional<uint64_t> value =
+        id->kind == ptx::OperandKind::integer ? parse_integer(id->text) : std::nullopt;
+    bits |= value && *value < 16 ? uint32_t{1} << *value : uint32_t{1} << 16;
+  }
+}
+
+// Whether barrier `id_operand` may be one that some bar/barrier of the module uses with a thread
+// count. Then a form without a count must meet those at the same barrier, so it counts the whole
+// block explicitly (%ntid.x * %ntid.y * %ntid.z): AMDGPU runs counted barriers in LDS and
+// count-less ones on s_barrier, which would never meet.
+bool shares_counted_barrier(FunctionTranslator& t, const ptx::Operand& id_operand)
+{
+  std::optional<uint32_t>& counted = t.module().counted_barriers;
+  if (!counted) {
+    uint32_t bits = 0;
+    for (const auto& [name, function] : t.module().functions) {
+      if (function->body) {
+        scan_counted(*function->body, bits);
+      }
+    }
+    counted = bits;
+  }
+  std::optional<uint64_t> value = id_operand.kind == ptx::OperandKind::integer
+                                      ? parse_integer(id_operand.text)
+                                      : std::nullopt;
+  if (value && *value < 16) {
+    return (*counted & ((uint32_t{1} << *value) | (uint32_t{1} << 16))) != 0;
+  }
+  return *counted != 0;
+}
+
+llvm::Value* block_threads(FunctionTranslator& t)
+{
+  Builder& b = t.builder();
+  llvm::Value* x = t.hooks().special_register(t.env(), "%ntid.x");
+  llvm::Value* y = t.hooks().special_register(t.env(), "%ntid.y");
+  llvm::Value* z = t.hooks().special_register(t.env(), "%ntid.z");
+  return b.CreateMul(x, b.CreateMul(y, z));
+}
+
 // The barrier id (0-15: an immediate outside is an error) and the thread count; a count is
 // "unsupported" where the target has no barrier for part of a block.
 Expected<BarrierOperands> barrier_operands(FunctionTranslator& t,
@@ -70,6 +152,8 @@ Expected<BarrierOperands> barrier_operands(FunctionTranslator& t,
   llvm::Value* count = t.i32(0);
   if (count_operand != nullptr) {
     TRY_ASSIGN(count, t.read(*count_operand, u32_type()));
+  } else if (shares_counted_barrier(t, id_operand)) {
+    count = block_threads(t);
   }
   return BarrierOperands{id, count};
 }
@@ -160,18 +244,21 @@ Expected<void> lower_bar(FunctionTranslator& t, const ptx::Instruction& instruct
   return {};
 }
 
-// shfl.sync.mode.b32 d{|p}, a, b, c, membermask.
+// shfl.sync.mode.b32 d{|p}, a, b, c, membermask, and the sm_50..sm_6x form without .sync and
+// membermask, shfl.mode.b32 d{|p}, a, b, c. That one exchanges among the lanes that execute it
+// together, which is what a member mask of 0 asks of both targets (as vote without .sync): the host
+// runs the lanes of the warp that reach the instruction together; AMDGPU's ds_bpermute exchanges
+// among the wave's active lanes. Reading a lane that does not execute it is undefined in PTX
+// either way (the H200 cannot run this form: ptxas refuses it from sm_70 and PTX ISA 6.4 on).
 Expected<void> lower_shfl(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
   static constexpr std::string_view k_known[] = {"sync", "idx", "up", "down", "bfly", "b32"};
   TRY(known_modifiers(t, instruction, k_known));
-  if (instruction.modifiers.size() != 3) {
+  const bool sync = has_modifier(instruction, "sync");
+  if (instruction.modifiers.size() != (sync ? 3U : 2U) || !has_modifier(instruction, "b32")) {
     return std::unexpected(t.unsupported(instruction)); // two modes, or no .b32
   }
-  TRY(expect_operands(t, instruction, 5));
-  if (!has_modifier(instruction, "sync")) {
-    return std::unexpected(t.unsupported(instruction));
-  }
+  TRY(expect_operands(t, instruction, sync ? 5 : 4));
   uint32_t mode = 0;
   if (has_modifier(instruction, "up")) {
     mode = 1;
@@ -187,7 +274,10 @@ Expected<void> lower_shfl(FunctionTranslator& t, const ptx::Instruction& instruc
   TRY_ASSIGN(llvm::Value * value, t.read(instruction.operands[1], bits32));
   TRY_ASSIGN(llvm::Value * lane_arg, t.read(instruction.operands[2], u32_type()));
   TRY_ASSIGN(llvm::Value * clamp, t.read(instruction.operands[3], u32_type()));
-  TRY_ASSIGN(llvm::Value * mask, t.read(instruction.operands[4], u32_type()));
+  llvm::Value* mask = t.i32(0);
+  if (sync) {
+    TRY_ASSIGN(mask, t.read(instruction.operands[4], u32_type()));
+  }
   llvm::Value* laneid = t.hooks().special_register(t.env(), "%laneid");
   // The support library takes a generic pointer; the slot may be in the private address space.
   llvm::AllocaInst* in_range_slot = t.entry_alloca(b.getInt32Ty(), 4, "shfl.in_range");

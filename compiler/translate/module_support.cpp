@@ -8,6 +8,8 @@
 #endif
 
 #include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Linker/Linker.h>
@@ -18,6 +20,9 @@
 #include <llvm/Target/TargetOptions.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/TargetParser.h>
+
+#include <set>
+#include <vector>
 
 
 namespace d4r::compiler::translate {
@@ -104,6 +109,81 @@ void optimise(llvm::Module& module, llvm::TargetMachine* machine)
   pipeline.run(module, modules);
 }
 
+// Whether `from` calls (directly, or through functions of the module) one of `targets`; an
+// indirect call may reach any of them.
+bool reaches(llvm::Function& from, const std::set<llvm::Function*>& targets)
+{
+  std::set<llvm::Function*> seen = {&from};
+  std::vector<llvm::Function*> work = {&from};
+  while (!work.empty()) {
+    llvm::Function* function = work.back();
+    work.pop_back();
+    if (targets.contains(function)) {
+      return true;
+    }
+    for (llvm::BasicBlock& block : *function) {
+      for (llvm::Instruction& instruction : block) {
+        auto* call = llvm::dyn_cast<llvm::CallBase>(&instruction);
+        if (call == nullptr || call->isInlineAsm()) {
+          continue;
+        }
+        llvm::Function* callee = call->getCalledFunction();
+        if (callee == nullptr) {
+          return true;
+        }
+        if (!callee->isDeclaration() && seen.insert(callee).second) {
+          work.push_back(callee);
+        }
+      }
+    }
+  }
+  return false;
+}
+
+// LDS holds whatever the workgroup before left there, so every kernel that reaches the counted
+// barriers' words (k_named_barriers, hooks_amdgpu.cpp) zeroes them before anything else: lanes
+// 0-15 of each wave store one word each (the same zeros in every wave), then the workgroup
+// barrier, so that no wave arrives at a barrier before every word is 0.
+void zero_named_barriers(llvm::Module& module, TargetHooks& hooks)
+{
+  llvm::GlobalVariable* words = module.getNamedGlobal(k_named_barriers);
+  if (words == nullptr) {
+    return;
+  }
+  std::set<llvm::Function*> users;
+  std::vector<llvm::User*> work(words->user_begin(), words->user_end());
+  while (!work.empty()) {
+    llvm::User* user = work.back();
+    work.pop_back();
+    if (auto* instruction = llvm::dyn_cast<llvm::Instruction>(user)) {
+      users.insert(instruction->getFunction());
+    } else {
+      work.insert(work.end(), user->user_begin(), user->user_end());
+    }
+  }
+  for (llvm::Function& kernel : module) {
+    if (kernel.isDeclaration() || kernel.getCallingConv() != llvm::CallingConv::AMDGPU_KERNEL ||
+        !reaches(kernel, users)) {
+      continue;
+    }
+    llvm::BasicBlock* body = kernel.getEntryBlock().getTerminator()->getSuccessor(0);
+    llvm::BasicBlock* rest = body->splitBasicBlock(body->getFirstInsertionPt(), "zeroed");
+    body->getTerminator()->eraseFromParent();
+    llvm::BasicBlock* store = llvm::BasicBlock::Create(module.getContext(), "zero", &kernel, rest);
+    llvm::IRBuilder<> b(body);
+    llvm::Value* lane = hooks.special_register(HookEnv{b, nullptr}, "%laneid");
+    b.CreateCondBr(b.CreateICmpULT(lane, b.getInt32(16)), store, rest);
+    b.SetInsertPoint(store);
+    llvm::Value* word = b.CreateInBoundsGEP(words->getValueType(), words, {b.getInt32(0), lane});
+    llvm::StoreInst* zero = b.CreateAlignedStore(b.getInt64(0), word, llvm::Align(8));
+    zero->setAtomic(llvm::AtomicOrdering::Monotonic,
+                    module.getContext().getOrInsertSyncScopeID("workgroup"));
+    b.CreateBr(rest);
+    b.SetInsertPoint(rest, rest->getFirstInsertionPt());
+    hooks.barrier(HookEnv{b, nullptr}, 0, b.getInt32(0), b.getInt32(0));
+  }
+}
+
 } // namespace
 
 TargetSetup::TargetSetup() = default;
@@ -130,6 +210,7 @@ Expected<void> finish_module(Translation& translation, TargetSetup& setup)
 {
   llvm::Module& module = *translation.module;
   if (setup.options.kind == TargetKind::amdgpu) {
+    zero_named_barriers(module, *setup.hooks);
     for (llvm::Function& function : module) {
       if (!function.isDeclaration()) {
         function.addFnAttr("target-cpu", setup.options.processor);

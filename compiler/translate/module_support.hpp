@@ -23,6 +23,10 @@ struct TargetSetup {
   ~TargetSetup();
 };
 
+// The LDS words of AMDGPU's barriers with a thread count (hooks_amdgpu.cpp): an
+// addrspace(3) [16 x i64] that finish_module zeroes at the entry of each kernel that reaches it.
+inline constexpr const char* k_named_barriers = "d4r.named_barriers";
+
 [[nodiscard]] Expected<std::unique_ptr<TargetSetup>> make_target_setup(llvm::Module& module,
                                                                        const TranslateOptions& options);
 [[nodiscard]] Expected<void> finish_module(Translation& translation, TargetSetup& setup);

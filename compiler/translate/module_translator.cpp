@@ -38,8 +38,11 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <variant>
 
@@ -80,9 +83,116 @@ Expected<KernelSignature> make_signature(const ptx::Function& function)
   return signature;
 }
 
-// The constant of one scalar initialiser token for an element of `type`.
-Expected<llvm::Constant*> scalar_constant(llvm::Type* type, const std::string& text)
+// An initialiser that names a symbol: "sym", "generic(sym)", either with "+ N" or "- N" after
+// it (the parser joins the tokens with single spaces: "generic ( sym ) + 4").
+struct AddressInit {
+  std::string symbol;
+  bool generic = false;
+  int64_t offset = 0;
+};
+
+bool is_identifier(std::string_view word)
 {
+  if (word.empty() || std::isdigit(static_cast<unsigned char>(word.front())) != 0) {
+    return false;
+  }
+  return std::ranges::all_of(word, [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '$' || c == '%';
+  });
+}
+
+std::optional<AddressInit> parse_address_init(const std::string& text)
+{
+  std::vector<std::string> words;
+  std::istringstream stream(text);
+  for (std::string word; stream >> word;) {
+    words.push_back(word);
+  }
+  AddressInit init;
+  size_t at = 0;
+  if (words.size() >= 4 && words[0] == "generic" && words[1] == "(" && words[3] == ")") {
+    init.generic = true;
+    init.symbol = words[2];
+    at = 4;
+  } else if (!words.empty()) {
+    init.symbol = words[0];
+    at = 1;
+  }
+  if (!is_identifier(init.symbol) || init.symbol == "generic") {
+    return std::nullopt;
+  }
+  std::string rest;
+  for (; at < words.size(); ++at) {
+    rest += words[at];
+  }
+  if (rest.empty()) {
+    return init;
+  }
+  if (rest.size() < 2 || (rest.front() != '+' && rest.front() != '-')) {
+    return std::nullopt;
+  }
+  std::optional<uint64_t> offset = parse_integer(std::string_view(rest).substr(1));
+  if (!offset) {
+    return std::nullopt;
+  }
+  init.offset = static_cast<int64_t>(*offset) * (rest.front() == '-' ? -1 : 1);
+  return init;
+}
+
+bool names_symbols(const ptx::Initializer& init)
+{
+  if (!init.is_list) {
+    return parse_address_init(init.scalar).has_value();
+  }
+  return std::ranges::any_of(init.elements, names_symbols);
+}
+
+// Resolves the symbols of address initialisers once every variable and function is declared.
+// A variable's or function's address is a relocation of the code object (the JIT resolves it on
+// the host): `sym` is its address in its own state space, `generic(sym)` the generic one (the
+// same number for .global and .const on both targets, whose .const is global memory).
+struct AddressResolver {
+  const ModuleState& state;
+
+  Expected<llvm::Constant*> operator()(const AddressInit& init, llvm::Type* type) const
+  {
+    llvm::Constant* base = nullptr;
+    auto found = state.symbols.find(init.symbol);
+    if (found != state.symbols.end()) {
+      if (found->second.space != Space::global && found->second.space != Space::constant) {
+        return std::unexpected(module_error("initialiser " + init.symbol +
+                                            ": only .global and .const variables and functions "
+                                            "have an address an initialiser can hold"));
+      }
+      base = llvm::cast<llvm::Constant>(found->second.storage);
+    } else {
+      base = state.module.getFunction(init.symbol);
+    }
+    if (base == nullptr) {
+      return std::unexpected(module_error("initialiser names unknown symbol " + init.symbol));
+    }
+    if (!type->isIntegerTy(64) && !type->isIntegerTy(32)) {
+      return std::unexpected(module_error("initialiser " + init.symbol +
+                                          ": an address needs a 32- or 64-bit integer element"));
+    }
+    llvm::LLVMContext& context = state.context;
+    if (init.generic && base->getType()->getPointerAddressSpace() != 0) {
+      base = llvm::ConstantExpr::getAddrSpaceCast(base, llvm::PointerType::get(context, 0));
+    }
+    llvm::Constant* at = llvm::ConstantExpr::getGetElementPtr(
+        llvm::Type::getInt8Ty(context), base,
+        llvm::ConstantInt::get(llvm::Type::getInt64Ty(context), static_cast<uint64_t>(init.offset)));
+    return llvm::ConstantExpr::getPtrToInt(at, type);
+  }
+};
+
+// The constant of one scalar initialiser token for an element of `type`.
+Expected<llvm::Constant*> scalar_constant(llvm::Type* type, const std::string& text,
+                                          const AddressResolver* resolver)
+{
+  if (std::optional<AddressInit> address = parse_address_init(text); address && resolver) {
+    return (*resolver)(*address, type);
+  }
   if (type->isFloatingPointTy()) {
     if (std::optional<FloatLiteral> literal = parse_float(text)) {
       return float_constant(type, *literal);
@@ -99,22 +209,24 @@ Expected<llvm::Constant*> scalar_constant(llvm::Type* type, const std::string& t
 }
 
 Expected<void> flatten(const ptx::Initializer& init, llvm::Type* type,
-                       std::vector<llvm::Constant*>& out)
+                       std::vector<llvm::Constant*>& out, const AddressResolver* resolver)
 {
   if (!init.is_list) {
-    TRY_ASSIGN(llvm::Constant * constant, scalar_constant(type, init.scalar));
+    TRY_ASSIGN(llvm::Constant * constant, scalar_constant(type, init.scalar, resolver));
     out.push_back(constant);
     return {};
   }
   for (const ptx::Initializer& element : init.elements) {
-    TRY(flatten(element, type, out));
+    TRY(flatten(element, type, out, resolver));
   }
   return {};
 }
 
-// A global's type and initial value: [N x element] (or the element for scalars).
-Expected<std::pair<llvm::Type*, llvm::Constant*>> global_value(llvm::LLVMContext& context,
-                                                               const ptx::Variable& variable)
+// A global's type and initial value: [N x element] (or the element for scalars). Without a
+// resolver, an initialiser that names a symbol is an error (the caller defers it).
+Expected<std::pair<llvm::Type*, llvm::Constant*>>
+global_value(llvm::LLVMContext& context, const ptx::Variable& variable,
+             const AddressResolver* resolver)
 {
   std::optional<PtxType> type = parse_type(variable.type);
   if (!type || type->kind == PtxType::Kind::pred) {
@@ -130,7 +242,7 @@ Expected<std::pair<llvm::Type*, llvm::Constant*>> global_value(llvm::LLVMContext
     return std::pair{whole, llvm::Constant::getNullValue(whole)};
   }
   std::vector<llvm::Constant*> elements;
-  TRY(flatten(*variable.init, element, elements));
+  TRY(flatten(*variable.init, element, elements, resolver));
   if (static_cast<int64_t>(elements.size()) > count) {
     return std::unexpected(module_error("variable " + variable.name + ": too many initialisers"));
   }
@@ -174,12 +286,125 @@ llvm::GlobalValue::LinkageTypes host_linkage(const std::string& ptx_linkage)
   return llvm::GlobalValue::ExternalLinkage;
 }
 
+// `.alias A, B;` at module scope: alias name -> aliasee name.
+std::map<std::string, std::string> module_aliases(const ptx::Module& module)
+{
+  std::map<std::string, std::string> aliases;
+  for (const ptx::Item& item : module.items) {
+    const auto* directive = std::get_if<ptx::Directive>(&item.value);
+    if (directive != nullptr && directive->name == ".alias" && directive->args.size() == 3 &&
+        directive->args[1] == ",") {
+      aliases[directive->args[0]] = directive->args[2];
+    }
+  }
+  return aliases;
+}
+
+// What a function body does with other functions: whether it executes exit, whom it calls
+// directly, and which names it uses otherwise (a function's address: mov.u64 %rd, f).
+struct BodyFacts {
+  bool exits = false;
+  std::set<std::string> callees;
+  std::set<std::string> named;
+};
+
+void collect_named(const ptx::Operand& operand, std::set<std::string>& out)
+{
+  if (operand.kind == ptx::OperandKind::symbol) {
+    out.insert(operand.text);
+  }
+  for (const ptx::Operand& element : operand.elements) {
+    collect_named(element, out);
+  }
+}
+
+void body_facts(const ptx::Block& block, BodyFacts& facts)
+{
+  for (const ptx::Statement& statement : block.statements) {
+    if (const auto* inner = std::get_if<ptx::Block>(&statement.value)) {
+      body_facts(*inner, facts);
+      continue;
+    }
+    const auto* instruction = std::get_if<ptx::Instruction>(&statement.value);
+    if (instruction == nullptr) {
+      continue;
+    }
+    facts.exits = facts.exits || instruction->opcode == "exit";
+    size_t first = 0;
+    if (instruction->opcode == "call") {
+      const std::vector<ptx::Operand>& operands = instruction->operands;
+      first = !operands.empty() && operands[0].kind == ptx::OperandKind::list ? 1 : 0;
+      if (first < operands.size() && operands[first].kind == ptx::OperandKind::symbol) {
+        facts.callees.insert(operands[first].text);
+        ++first;
+      }
+    }
+    for (size_t i = first; i < instruction->operands.size(); ++i) {
+      collect_named(instruction->operands[i], facts.named);
+    }
+  }
+}
+
+// The .func definitions that can execute exit (themselves or through a direct call, aliases
+// followed), or an error naming one whose address is also taken: an indirect call has no way to
+// learn that its callee ended the thread.
+Expected<std::set<std::string>> exiting_functions(const ptx::Module& module,
+                                                  const std::map<std::string, std::string>& aliases)
+{
+  auto resolve = [&](const std::string& name) {
+    auto alias = aliases.find(name);
+    return alias == aliases.end() ? name : alias->second;
+  };
+  std::map<std::string, BodyFacts> facts;
+  std::set<std::string> address_taken;
+  for (const ptx::Item& item : module.items) {
+    if (const auto* function = std::get_if<ptx::Function>(&item.value); function && function->body) {
+      BodyFacts& own = facts[function->name];
+      body_facts(*function->body, own);
+      for (const std::string& name : own.named) {
+        address_taken.insert(resolve(name));
+      }
+    } else if (const auto* variable = std::get_if<ptx::Variable>(&item.value);
+               variable && variable->init) {
+      std::vector<const ptx::Initializer*> work = {&*variable->init};
+      while (!work.empty()) {
+        const ptx::Initializer* init = work.back();
+        work.pop_back();
+        if (std::optional<AddressInit> address = parse_address_init(init->scalar)) {
+          address_taken.insert(resolve(address->symbol));
+        }
+        for (const ptx::Initializer& element : init->elements) {
+          work.push_back(&element);
+        }
+      }
+    }
+  }
+  std::set<std::string> exiting;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto& [name, own] : facts) {
+      bool exits = own.exits || std::ranges::any_of(own.callees, [&](const std::string& callee) {
+                     return exiting.contains(resolve(callee));
+                   });
+      changed = changed || (exits && exiting.insert(name).second);
+    }
+  }
+  for (const std::string& name : exiting) {
+    if (address_taken.contains(name)) {
+      return std::unexpected(module_error(
+          "function " + name + ": unsupported: exit in a function whose address is taken (an "
+                               "indirect call cannot tell its caller that the thread ended)"));
+    }
+  }
+  return exiting;
+}
+
 class ModuleTranslator {
 public:
   ModuleTranslator(const ptx::Module& module, const TranslateOptions& options,
                    Translation& translation, TargetHooks& hooks)
       : m_ptx(module), m_options(options), m_translation(translation),
-        m_state{*translation.context, *translation.module, hooks, options, {}, {}, {}, {}, {}, 0, 1}
+        m_state{*translation.context, *translation.module, hooks, options, {}, {}, {}, {}, {}, 0, 1, {}}
   {
   }
 
@@ -196,6 +421,8 @@ private:
   Expected<void> place_kernel_module_shared(const std::string& kernel);
   Expected<void> declare_function(const ptx::Function& function);
   llvm::GlobalValue::LinkageTypes linkage(const std::string& ptx_linkage) const;
+  Expected<void> resolve_address_initialisers();
+  Expected<void> resolve_aliases();
 
   const ptx::Module& m_ptx;
   const TranslateOptions& m_options;
@@ -205,6 +432,10 @@ private:
   // Module-scope static .shared variable -> the kernels that reach it (symbol_reach.hpp).
   std::map<std::string, std::set<std::string>> m_shared_reach;
   bool m_has_dynamic_shared = false;
+  // Variables whose initialisers name symbols (generic(sym)+4, function addresses).
+  std::vector<std::pair<llvm::GlobalVariable*, const ptx::Variable*>> m_address_initialised;
+  std::map<std::string, std::string> m_aliases; // .alias A, B: A -> B
+  std::set<std::string> m_exiting;              // .func definitions that can exit (aliases too)
 };
 
 llvm::GlobalValue::LinkageTypes ModuleTranslator::linkage(const std::string& ptx_linkage) const
@@ -256,7 +487,14 @@ Expected<void> ModuleTranslator::add_variable(const ptx::Variable& variable,
                                         std::to_string(variable.pos.line)));
   }
   out.space = constant ? Space::constant : Space::global;
-  TRY_ASSIGN(auto value, global_value(m_state.context, variable));
+  // An initialiser that names symbols waits until every variable and function is declared
+  // (resolve_address_initialisers); until then the variable holds zeros.
+  const bool deferred = variable.init && names_symbols(*variable.init);
+  ptx::Variable bare = variable;
+  if (deferred) {
+    bare.init.reset();
+  }
+  TRY_ASSIGN(auto value, global_value(m_state.context, bare, nullptr));
   bool external = variable.linkage == ".extern";
   // Module scope: the host may write it (see the file comment), so it is never an LLVM constant
   // and its initialiser is only the value before the host's first write.
@@ -270,6 +508,19 @@ Expected<void> ModuleTranslator::add_variable(const ptx::Variable& variable,
     global->setVisibility(llvm::GlobalValue::ProtectedVisibility);
   }
   out.storage = global;
+  if (deferred && !external) {
+    m_address_initialised.emplace_back(global, &variable);
+  }
+  return {};
+}
+
+Expected<void> ModuleTranslator::resolve_address_initialisers()
+{
+  AddressResolver resolver{m_state};
+  for (auto [global, variable] : m_address_initialised) {
+    TRY_ASSIGN(auto value, global_value(m_state.context, *variable, &resolver));
+    global->setInitializer(value.second);
+  }
   return {};
 }
 
@@ -403,6 +654,11 @@ Expected<void> ModuleTranslator::declare_function(const ptx::Function& function)
     }
     params.push_back(*type);
   }
+  // A function that can exit takes a pointer to its caller's "exited" flag (lower_control.cpp).
+  const bool exits = m_exiting.contains(function.name);
+  if (exits) {
+    params.push_back(llvm::PointerType::get(context, m_state.hooks.address_space(Space::local)));
+  }
   if (m_state.hooks.funcs_take_thread()) {
     params.push_back(llvm::PointerType::get(context, 0));
   }
@@ -432,8 +688,35 @@ Expected<void> ModuleTranslator::declare_function(const ptx::Function& function)
   }
   llvm::GlobalValue::LinkageTypes kind =
       function.body ? linkage(function.linkage) : llvm::GlobalValue::ExternalLinkage;
-  m_state.llvm_functions[function.name] =
-      llvm::Function::Create(type, kind, function.name, m_state.module);
+  llvm::Function* created = llvm::Function::Create(type, kind, function.name, m_state.module);
+  if (exits) {
+    created->addFnAttr("d4r-exits");
+    created->getArg(static_cast<unsigned>(function.params.size()))->setName("d4r.exited");
+  }
+  m_state.llvm_functions[function.name] = created;
+  return {};
+}
+
+// `.alias A, B`: A was declared from its own .func prototype; every use of it (calls, addresses)
+// becomes B, whose definition must be in the module with the same signature.
+Expected<void> ModuleTranslator::resolve_aliases()
+{
+  for (const auto& [alias, aliasee] : m_aliases) {
+    llvm::Function* from = m_state.module.getFunction(alias);
+    llvm::Function* to = m_state.module.getFunction(aliasee);
+    auto defined = m_state.functions.find(aliasee);
+    if (from == nullptr || to == nullptr || defined == m_state.functions.end() ||
+        !defined->second->body || defined->second->is_entry) {
+      return std::unexpected(module_error(".alias " + alias + ", " + aliasee +
+                                          ": both must be functions, the second defined here"));
+    }
+    if (from->getFunctionType() != to->getFunctionType()) {
+      return std::unexpected(module_error(".alias " + alias + ", " + aliasee +
+                                          ": the two functions' parameters differ"));
+    }
+    from->replaceAllUsesWith(to);
+    from->eraseFromParent();
+  }
   return {};
 }
 
@@ -455,6 +738,19 @@ Expected<void> ModuleTranslator::run()
       TRY(add_variable(*variable, variable->name, false, symbol));
       m_has_dynamic_shared = m_has_dynamic_shared || symbol.dynamic_shared;
       m_state.symbols[variable->name] = symbol;
+    }
+  }
+  m_aliases = module_aliases(m_ptx);
+  for (const auto& [alias, aliasee] : m_aliases) {
+    auto defined = m_state.functions.find(aliasee);
+    if (defined != m_state.functions.end() && defined->second->body) {
+      m_state.functions[alias] = defined->second; // a call of A is a call of B (lower_control.cpp)
+    }
+  }
+  TRY_ASSIGN(m_exiting, exiting_functions(m_ptx, m_aliases));
+  for (const auto& [alias, aliasee] : m_aliases) {
+    if (m_exiting.contains(aliasee)) {
+      m_exiting.insert(alias);
     }
   }
   TRY(layout_module_shared());
@@ -484,6 +780,7 @@ Expected<void> ModuleTranslator::run()
   for (const ptx::Function* function : functions) {
     TRY(declare_function(*function));
   }
+  TRY(resolve_address_initialisers());
   for (const ptx::Function* function : functions) {
     if (!function->body) {
       continue;
@@ -495,7 +792,7 @@ Expected<void> ModuleTranslator::run()
     FunctionTranslator translator(m_state, *function, *target);
     TRY(translator.translate());
   }
-  return {};
+  return resolve_aliases();
 }
 
 } // namespace

@@ -40,8 +40,8 @@ TEST(TranslateErrors, UnregisteredInstructionsAreUnsupported)
   // Registered opcodes decline forms they do not implement.
   EXPECT_EQ(error_of("  add.sat.u32 %r1, %r2, %r3;"),
             "translate: kernel k: unsupported: add.sat.u32 at line 14");
-  EXPECT_EQ(error_of("  bar.arrive 1, 64;", TargetKind::amdgpu),
-            "translate: kernel k: unsupported: bar.arrive at line 14");
+  EXPECT_EQ(error_of("  shfl.sync.idx.b64 %rd3, %rd4, 1, 31, -1;", TargetKind::amdgpu),
+            "translate: kernel k: unsupported: shfl.sync.idx.b64 at line 14");
   EXPECT_EQ(error_of("  cvta.param::func.u64 %rd3, %rd2;"),
             "translate: kernel k: unsupported: cvta.param::func.u64 at line 14");
 }

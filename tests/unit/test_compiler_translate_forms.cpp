@@ -118,6 +118,7 @@ const char* const k_accepted[] = {
     "  prefetch.global.L2::evict_last [%rd2];",
     // Warp and control.
     "  shfl.sync.bfly.b32 %r1|%p1, %r2, 1, 31, -1;",
+    "  shfl.idx.b32 %r1, %r2, 1, 31;", // sm_6x: the converged lanes
     "  vote.sync.uni.pred %p1, %p2, -1;",
     "  vote.sync.ballot.b32 %r1, %p2, -1;",
     "  activemask.b32 %r1;",
@@ -234,7 +235,6 @@ const char* const k_rejected[] = {
     "  fence.acq_rel.sync_restrict::shared::cluster.cluster;",
     // Warp and control.
     "  shfl.sync.idx.b64 %rd3, %rd4, 1, 31, -1;",
-    "  shfl.idx.b32 %r1, %r2, 1, 31;",
     "  shfl.sync.up.down.b32 %r1, %r2, 1, 31, -1;",
     "  vote.sync.all.any.pred %p1, %p2, -1;",
     "  activemask.b64 %rd3;",

@@ -107,25 +107,23 @@ TEST(TranslateSyncExtras, AmdgpuBarRedCountsInLds)
 }
 
 // gfx11/gfx12 have one workgroup barrier that waits for every wave: a thread count, which asks for
-// a barrier of part of the block, is unsupported (ZLUDA compiles such a kernel), never an
-// s_barrier that could over-synchronise or hang.
-TEST(TranslateSyncExtras, AmdgpuThreadCountsAreUnsupported)
+// a barrier of part of the block, counts arrivals in an LDS word per barrier id (hooks_amdgpu.cpp,
+// counted_barrier) instead, and never becomes an s_barrier that could over-synchronise or hang:
+// the only s_barrier is the kernel entry's, after the words are zeroed.
+TEST(TranslateSyncExtras, AmdgpuThreadCountsCountInLds)
 {
   for (const char* target : k_targets) {
-    Expected<Translation> translation =
-        translate_text(kernel_text(k_counted), amdgpu_options(target));
-    ASSERT_FALSE(translation.has_value()) << target;
-    EXPECT_NE(translation.error().message.find("unsupported: bar.red.popc.u32 at line 17"),
-              std::string::npos)
-        << translation.error().message;
-    translation = translate_text(kernel_text("  bar.sync 1, 128;\n"), amdgpu_options(target));
-    ASSERT_FALSE(translation.has_value()) << target;
-    EXPECT_NE(translation.error().message.find("unsupported: bar.sync at line 14"),
-              std::string::npos)
-        << translation.error().message;
+    std::string text = amdgpu_disassembly(kernel_text(k_counted), target);
+    bool gfx12 = std::string(target).starts_with("gfx12");
+    EXPECT_EQ(occurrences(text, gfx12 ? "s_barrier_wait" : "s_barrier "), 1) << target << "\n" << text;
+    // Per barrier: the wave's arrival (its old value read) and the phase's completion.
+    EXPECT_EQ(occurrences(text, "ds_add_rtn_u64"), 2) << target << "\n" << text;
+    EXPECT_EQ(occurrences(text, "ds_add_u64"), 2) << target << "\n" << text;
+    EXPECT_EQ(occurrences(text, "s_trap"), 0) << target << "\n" << text;
     // Without a count the barrier is the whole block's, whatever its id.
-    EXPECT_TRUE(translate_text(kernel_text("  bar.sync 1;\n"), amdgpu_options(target)).has_value())
-        << target;
+    text = amdgpu_disassembly(kernel_text("  bar.sync 1;\n"), target);
+    EXPECT_EQ(occurrences(text, gfx12 ? "s_barrier_wait" : "s_barrier "), 1) << target << "\n" << text;
+    EXPECT_EQ(occurrences(text, "ds_add_rtn_u64"), 0) << target << "\n" << text;
   }
 }
 
@@ -138,16 +136,14 @@ TEST(TranslateSyncExtras, HostBarArriveCallsTheRuntime)
   EXPECT_EQ(occurrences(ir, "call void @d4r_rt_barrier("), 1) << ir;
 }
 
-// gfx11/gfx12 have no barrier that counts a wave without making it wait.
-TEST(TranslateSyncExtras, AmdgpuBarArriveIsUnsupported)
+// bar.arrive counts the wave in the LDS word without waiting: two arrivals and one bar.sync,
+// each one add, and only the bar.sync spins.
+TEST(TranslateSyncExtras, AmdgpuBarArriveAddsWithoutWaiting)
 {
   for (const char* target : k_targets) {
-    Expected<Translation> translation =
-        translate_text(kernel_text(k_arrive), amdgpu_options(target));
-    ASSERT_FALSE(translation.has_value()) << target;
-    const std::string& message = translation.error().message;
-    // The consumer's bar.sync 2, 64 comes first in the text.
-    EXPECT_NE(message.find("unsupported: bar.sync at line"), std::string::npos) << message;
+    std::string text = amdgpu_disassembly(kernel_text(k_arrive), target);
+    EXPECT_GE(occurrences(text, "ds_add_rtn_u64"), 3) << target << "\n" << text;
+    EXPECT_EQ(occurrences(text, "s_sleep"), 1) << target << "\n" << text;
   }
 }
 
