@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
@@ -259,6 +260,93 @@ define void @store(ptr %params, ptr %t) {
   ret void
 }
 )";
+
+
+// sured: the texel word (x in bytes for .b, in texels for .p) combined with the value, per type;
+// .zero drops an access past the edge; the slice picks a layer of a layered surface.
+TEST(CpuImages, SurfaceReductionsCombineTheTexelWord)
+{
+  Image image = make_image(2, 1, d4r_image_u32, 1, 4);
+  image.bytes.assign(16, 0); // two layers of 2 texels
+  image.desc.data = image.bytes.data();
+  image.desc.layers = 2;
+  d4r_host_thread thread{};
+  auto word = [&](size_t i) {
+    uint32_t v = 0;
+    std::memcpy(&v, image.bytes.data() + 4 * i, 4);
+    return v;
+  };
+  d4r_rt_sured(&thread, image.handle(), d4r_sured_add, d4r_sured_u32, 0, 4, 0, 1, 5, 0);
+  d4r_rt_sured(&thread, image.handle(), d4r_sured_add, d4r_sured_u32, 1, 1, 0, 1, 7, 0); // .p: texel 1
+  EXPECT_EQ(word(3), 12u);
+  d4r_rt_sured(&thread, image.handle(), d4r_sured_min, d4r_sured_s32, 0, 0, 0, 0, 0xfffffff0u, 0);
+  EXPECT_EQ(word(0), 0xfffffff0u) << "signed min of 0 and -16";
+  d4r_rt_sured(&thread, image.handle(), d4r_sured_min, d4r_sured_u32, 0, 0, 0, 0, 3, 0);
+  EXPECT_EQ(word(0), 3u) << "unsigned min";
+  d4r_rt_sured(&thread, image.handle(), d4r_sured_max, d4r_sured_s32, 0, 0, 0, 0, 0x80000000u, 0);
+  EXPECT_EQ(word(0), 3u);
+  d4r_rt_sured(&thread, image.handle(), d4r_sured_or, d4r_sured_u32, 0, 4, 0, 0, 0xf0, 0);
+  d4r_rt_sured(&thread, image.handle(), d4r_sured_and, d4r_sured_u32, 0, 4, 0, 0, 0x3c, 0);
+  EXPECT_EQ(word(1), 0x30u);
+  d4r_rt_sured(&thread, image.handle(), d4r_sured_add, d4r_sured_u32, 0, 8, 0, 0, 1, 0);  // past the row
+  d4r_rt_sured(&thread, image.handle(), d4r_sured_add, d4r_sured_u32, 0, 0, 0, 2, 1, 0);  // past the layers
+  EXPECT_EQ(word(0) + word(1) + word(2) + word(3), 3u + 0x30u + 12u);
+  d4r_rt_sured(&thread, image.handle(), d4r_sured_add, d4r_sured_u32, 0, 8, 0, 5, 1, 1);  // .clamp
+  EXPECT_EQ(word(3), 13u);
+  // 64-bit words.
+  std::fill(image.bytes.begin(), image.bytes.end(), uint8_t{0});
+  d4r_rt_sured(&thread, image.handle(), d4r_sured_add, d4r_sured_u64, 0, 0, 0, 1, 0xffffffffull, 0);
+  d4r_rt_sured(&thread, image.handle(), d4r_sured_add, d4r_sured_u64, 0, 0, 0, 1, 1, 0);
+  EXPECT_EQ(word(2), 0u);
+  EXPECT_EQ(word(3), 1u) << "the carry reaches the high word";
+  d4r_rt_sured(&thread, image.handle(), d4r_sured_min, d4r_sured_s64, 0, 0, 0, 0, ~0ull, 0);
+  EXPECT_EQ(word(0), 0xffffffffu);
+  EXPECT_EQ(word(1), 0xffffffffu);
+}
+
+// A buffer texture (tex1Dfetch) reads 0 past either end instead of clamping; an array reads the
+// edge texel; a 3D point sample takes floor(z) as the slice.
+TEST(CpuImages, FetchesByGeometry)
+{
+  Image image = make_image(3, 1, d4r_image_u32, 1, 4);
+  for (uint32_t i = 0; i < 3; ++i) {
+    std::memcpy(image.bytes.data() + 4 * i, &i, 4);
+    image.bytes[4 * i] = static_cast<uint8_t>(10 + i);
+  }
+  d4r_host_thread thread{};
+  auto fetch = [&](int32_t x) {
+    d4r_host_tex_request request{d4r_geom_1d, d4r_tex_integer_coords | d4r_tex_integer_result, 0, -1,
+                                 {static_cast<uint32_t>(x), 0, 0}, {0, 0, 0}};
+    std::array<uint32_t, 4> out{7, 7, 7, 7};
+    d4r_rt_tex(&thread, image.handle(), &request, out.data());
+    return out[0];
+  };
+  image.desc.shape = d4r_shape_1d;
+  EXPECT_EQ(fetch(-1), 10u);
+  EXPECT_EQ(fetch(5), 12u);
+  image.desc.shape = d4r_shape_buffer;
+  EXPECT_EQ(fetch(-1), 0u);
+  EXPECT_EQ(fetch(1), 11u);
+  EXPECT_EQ(fetch(3), 0u);
+
+  Image volume = make_image(1, 1, d4r_image_u32, 1, 4);
+  volume.bytes.assign(12, 0);
+  volume.desc.data = volume.bytes.data();
+  volume.bytes[4] = 5;
+  volume.bytes[8] = 9;
+  volume.desc.shape = d4r_shape_3d;
+  volume.desc.depth = 3;
+  d4r_host_tex_request request{d4r_geom_3d, d4r_tex_integer_result, 0, -1,
+                               {std::bit_cast<uint32_t>(0.5f), std::bit_cast<uint32_t>(0.5f),
+                                std::bit_cast<uint32_t>(1.75f)},
+                               {0, 0, 0}};
+  std::array<uint32_t, 4> out{};
+  d4r_rt_tex(&thread, volume.handle(), &request, out.data());
+  EXPECT_EQ(out[0], 5u);
+  request.offsets[2] = 1;
+  d4r_rt_tex(&thread, volume.handle(), &request, out.data());
+  EXPECT_EQ(out[0], 9u) << "an offset moves the texel index";
+}
 
 TEST(CpuImages, KernelsSampleAndTrapOutOfRange)
 {
