@@ -8,6 +8,7 @@
 #include "compiler/translate/function_translator.hpp"
 #include "compiler/translate/lowering.hpp"
 #include "compiler/translate/lowering_support.hpp"
+#include "compiler/translate/store_source.hpp"
 
 #include <llvm/ADT/STLFunctionalExtras.h>
 #include <llvm/IR/Module.h>
@@ -238,7 +239,9 @@ Expected<void> lower_st(FunctionTranslator& t, const ptx::Instruction& instructi
   llvm::Value* value = llvm::PoisonValue::get(
       width == 1 ? element : llvm::FixedVectorType::get(element, static_cast<unsigned>(width)));
   for (int i = 0; i < width; ++i) {
-    TRY_ASSIGN(llvm::Value * part, t.read(sources[static_cast<size_t>(i)], type));
+    // A register wider than `type`: what ptxas stores (store_source.hpp).
+    TRY_ASSIGN(llvm::Value * part,
+               read_store_source(t, instruction, sources[static_cast<size_t>(i)], type));
     value = width == 1 ? part : b.CreateInsertElement(value, part, i);
   }
   bool atomic = ordering != llvm::AtomicOrdering::NotAtomic;
