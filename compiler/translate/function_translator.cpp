@@ -447,8 +447,10 @@ Expected<llvm::Value*> FunctionTranslator::read_immediate(const ptx::Operand& op
     if (type.kind == PtxType::Kind::floating) {
       return mismatch();
     }
-    if (type.kind == PtxType::Kind::pred && *value > 1) {
-      return mismatch(); // a predicate immediate is 0 or 1: truncating 2 to i1 would make it false
+    if (type.kind == PtxType::Kind::pred && *value > 1 && *value != ~uint64_t{0}) {
+      // A predicate immediate is 0, 1 or -1 (true: nvcc writes `mov.pred %p, -1`); truncating 2
+      // to i1 would make it false.
+      return mismatch();
     }
     return llvm::ConstantInt::get(target, *value); // truncated to the width, as ptxas does
   }

@@ -5,13 +5,39 @@
 // nothing left to wait for. The copying thread sees its data after the wait, as the ISA promises;
 // other threads see it after bar.sync, as with any shared store. The .L2::cache_hint operand and
 // .L2::64B/128B/256B prefetch sizes are cache hints with no observable effect and are read and
-// ignored. cp.async.mbarrier.arrive, cp.async.bulk and the other cp forms are unsupported.
+// ignored.
+//
+// The sm_90 bulk forms are synchronous too, and their completion is what the ISA says happens
+// when the asynchronous operation completes, done right after the copy:
+//   - cp.async.mbarrier.arrive: an arrive-on operation on the barrier once the thread's earlier
+//     cp.async copies completed (they have). Without .noinc the pending count is first raised by
+//     one, so the two cancel: nothing changes (a phase waiting only for its tx-count cannot
+//     complete through it either, the tx-count is not zero). .noinc: one arrival.
+//   - cp.async.bulk global -> .shared::cta/.shared::cluster and .shared::cta -> .shared::cluster
+//     with .mbarrier::complete_tx::bytes: the copy, then complete-tx of `size` bytes on the
+//     barrier (release ordering, so a waiter that acquires the phase sees the data).
+//   - cp.async.bulk .shared::cta -> global with .bulk_group: the copy; cp.async.bulk.commit_group
+//     and wait_group(.read) N are then no-ops, as for cp.async.
+//   - cp.reduce.async.bulk: each element of the destination combined with the source's by an
+//     atomic read-modify-write (.add .min .max .inc .dec .and .or .xor on the integer types),
+//     then complete-tx or nothing (bulk groups). Float reductions are rejected (their rounding
+//     and subnormal handling have no golden yet).
+//   - cp.async.bulk.prefetch{.tensor}: a cache hint, a no-op.
+//   - st.async / red.async (lower_memory.cpp's st and red delegate): the store or the atomic, then
+//     complete-tx of its bytes.
+// .shared::cluster addresses are the CTA's own shared addresses where every cluster is one CTA
+// (one_cta_clusters, lower_cluster.cpp); elsewhere those forms are "unsupported", as are
+// .multicast::cluster and the tensor copies (cp.async.bulk.tensor needs the tensor map's layout).
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async
+// https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async-bulk
 
 #include "compiler/translate/function_translator.hpp"
 #include "compiler/translate/lowering.hpp"
+#include "compiler/translate/lower_mbarrier.hpp"
 #include "compiler/translate/lowering_support.hpp"
 #include "compiler/translate/ptx_values.hpp"
+
+#include <llvm/ADT/STLFunctionalExtras.h>
 
 #include <optional>
 #include <string>
@@ -145,11 +171,260 @@ Expected<void> lower_cp_async_group(FunctionTranslator& t, const ptx::Instructio
   return expect_operands(t, instruction, 0);
 }
 
+// A loop over `count` (i32) elements: body(index) for each index below it.
+void element_loop(FunctionTranslator& t, llvm::Value* count,
+                  llvm::function_ref<void(llvm::Value*)> body)
+{
+  Builder& b = t.builder();
+  llvm::Function& function = t.llvm_function();
+  llvm::BasicBlock* before = b.GetInsertBlock();
+  llvm::BasicBlock* loop = llvm::BasicBlock::Create(t.context(), "bulk.loop", &function);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(t.context(), "bulk.done", &function);
+  b.CreateCondBr(b.CreateICmpEQ(count, b.getInt32(0)), done, loop);
+  b.SetInsertPoint(loop);
+  llvm::PHINode* index = b.CreatePHI(b.getInt32Ty(), 2);
+  index->addIncoming(b.getInt32(0), before);
+  body(index);
+  llvm::Value* next = b.CreateAdd(index, b.getInt32(1));
+  index->addIncoming(next, b.GetInsertBlock());
+  b.CreateCondBr(b.CreateICmpULT(next, count), loop, done);
+  b.SetInsertPoint(done);
+}
+
+// The pointer of a bulk operand in `space` ("global", "shared::cta", "shared::cluster").
+Expected<llvm::Value*> bulk_address(FunctionTranslator& t, const ptx::Instruction& instruction,
+                                    const ptx::Operand& operand, std::string_view space)
+{
+  if (space == "global") {
+    return t.address(operand, Space::global);
+  }
+  return mbarrier_pointer(t, instruction, operand, space);
+}
+
+// The operand layout of a bulk copy or reduction: which spaces, whether a barrier completes it.
+struct BulkForm {
+  std::string_view destination;
+  std::string_view source;
+  bool mbarrier = false; // .mbarrier::complete_tx::bytes (else .bulk_group)
+};
+
+// After `first` (the modifier index of the destination): dst.src.completion, one of the forms the
+// ISA lists; nullopt for any other.
+std::optional<BulkForm> bulk_form(const std::vector<std::string>& m, size_t first)
+{
+  if (m.size() < first + 3) {
+    return std::nullopt;
+  }
+  const std::string& dst = m[first];
+  const std::string& src = m[first + 1];
+  const std::string& completion = m[first + 2];
+  const bool to_shared = dst == "shared::cluster" || dst == "shared::cta";
+  if (to_shared && src == "global" && completion == "mbarrier::complete_tx::bytes") {
+    return BulkForm{dst, src, true};
+  }
+  if (dst == "shared::cluster" && src == "shared::cta" &&
+      completion == "mbarrier::complete_tx::bytes") {
+    return BulkForm{dst, src, true};
+  }
+  if (dst == "global" && src == "shared::cta" && completion == "bulk_group") {
+    return BulkForm{dst, src, false};
+  }
+  return std::nullopt;
+}
+
+// The operands after [dst], [src], size: [mbar] for a barrier form, then the cache policy when
+// .L2::cache_hint is given (read and ignored). Returns the barrier's pointer or nullptr.
+Expected<llvm::Value*> bulk_tail(FunctionTranslator& t, const ptx::Instruction& instruction,
+                                 const BulkForm& form, bool hint)
+{
+  const std::vector<ptx::Operand>& ops = instruction.operands;
+  const size_t expected = 3 + (form.mbarrier ? 1U : 0U) + (hint ? 1U : 0U);
+  if (ops.size() != expected) {
+    return std::unexpected(t.error(instruction, "takes [dst], [src], size" +
+                                                    std::string(form.mbarrier ? ", [mbar]" : "") +
+                                                    (hint ? ", cache-policy" : "")));
+  }
+  if (hint) {
+    TRY_ASSIGN(llvm::Value * policy, t.read(ops.back(), PtxType{PtxType::Kind::bits, 64, false}));
+    (void)policy; // a cache policy: no observable effect
+  }
+  if (!form.mbarrier) {
+    return nullptr;
+  }
+  const std::string_view space = form.destination == "global" ? "shared::cta" : form.destination;
+  return mbarrier_pointer(t, instruction, ops[3], space);
+}
+
+// cp.async.bulk.dst.src.completion{.L2::cache_hint} [dst], [src], size {, [mbar]}{, policy}:
+// `size` bytes (a multiple of 16) copied as words, then complete-tx on the barrier.
+Expected<void> lower_bulk_copy(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  static constexpr std::string_view k_known[] = {
+      "async", "bulk", "shared::cluster", "shared::cta", "global", "mbarrier::complete_tx::bytes",
+      "bulk_group", "L2::cache_hint"};
+  TRY(known_modifiers(t, instruction, k_known));
+  const std::vector<std::string>& m = instruction.modifiers;
+  const bool hint = has_modifier(instruction, "L2::cache_hint");
+  std::optional<BulkForm> form = bulk_form(m, 2);
+  if (!form || m.size() != 5 + (hint ? 1U : 0U) || (hint && m.back() != "L2::cache_hint") ||
+      (hint && form->source == "shared::cta" && form->destination != "global")) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  const std::vector<ptx::Operand>& ops = instruction.operands;
+  TRY_ASSIGN(llvm::Value * barrier, bulk_tail(t, instruction, *form, hint));
+  TRY_ASSIGN(llvm::Value * target, bulk_address(t, instruction, ops[0], form->destination));
+  TRY_ASSIGN(llvm::Value * source, bulk_address(t, instruction, ops[1], form->source));
+  TRY_ASSIGN(llvm::Value * size, t.read(ops[2], u32_type()));
+  Builder& b = t.builder();
+  element_loop(t, b.CreateLShr(size, 2), [&](llvm::Value* index) {
+    llvm::Value* word = b.CreateAlignedLoad(
+        b.getInt32Ty(), b.CreateGEP(b.getInt32Ty(), source, index), llvm::Align(4));
+    b.CreateAlignedStore(word, b.CreateGEP(b.getInt32Ty(), target, index), llvm::Align(4));
+  });
+  if (barrier != nullptr) {
+    mbarrier_complete_tx(t, barrier, size);
+  }
+  return {};
+}
+
+// The atomic operation of cp.reduce.async.bulk's .redOp on an integer type.
+std::optional<llvm::AtomicRMWInst::BinOp> reduce_operation(std::string_view op, PtxType type)
+{
+  using Op = llvm::AtomicRMWInst::BinOp;
+  const bool is_signed = type.is_signed();
+  if (op == "add") {
+    return Op::Add;
+  }
+  if (op == "min") {
+    return is_signed ? Op::Min : Op::UMin;
+  }
+  if (op == "max") {
+    return is_signed ? Op::Max : Op::UMax;
+  }
+  if (op == "inc" && type.bits == 32 && type.kind == PtxType::Kind::unsigned_int) {
+    return Op::UIncWrap;
+  }
+  if (op == "dec" && type.bits == 32 && type.kind == PtxType::Kind::unsigned_int) {
+    return Op::UDecWrap;
+  }
+  if ((op == "and" || op == "or" || op == "xor") && type.kind == PtxType::Kind::bits) {
+    return op == "and" ? Op::And : op == "or" ? Op::Or : Op::Xor;
+  }
+  return std::nullopt;
+}
+
+// cp.reduce.async.bulk.dst.src.completion{.L2::cache_hint}.redOp.type [dst], [src], size
+// {, [mbar]}{, policy}: one atomic per element, then complete-tx for the barrier forms.
+Expected<void> lower_bulk_reduce(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  const std::vector<std::string>& m = instruction.modifiers;
+  const bool hint = has_modifier(instruction, "L2::cache_hint");
+  std::optional<BulkForm> form = bulk_form(m, 3); // after reduce.async.bulk
+  const size_t op_at = 6 + (hint ? 1U : 0U);
+  if (!form || m.size() != op_at + 2 || (hint && m[6] != "L2::cache_hint") ||
+      (form->destination != "global" && form->source != "shared::cta")) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  std::optional<PtxType> type = parse_type(m.back());
+  if (!type || type->is_float() || (type->bits != 32 && type->bits != 64) ||
+      (form->destination == "shared::cluster" && form->source == "global")) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  std::optional<llvm::AtomicRMWInst::BinOp> op = reduce_operation(m[op_at], *type);
+  if (!op) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  const std::vector<ptx::Operand>& ops = instruction.operands;
+  TRY_ASSIGN(llvm::Value * barrier, bulk_tail(t, instruction, *form, hint));
+  TRY_ASSIGN(llvm::Value * target, bulk_address(t, instruction, ops[0], form->destination));
+  TRY_ASSIGN(llvm::Value * source, bulk_address(t, instruction, ops[1], form->source));
+  TRY_ASSIGN(llvm::Value * size, t.read(ops[2], u32_type()));
+  Builder& b = t.builder();
+  llvm::Type* element = b.getIntNTy(static_cast<unsigned>(type->bits));
+  const llvm::Align align(static_cast<uint64_t>(type->bits / 8));
+  const std::string_view scope = form->destination == "global" ? "gpu" : "cta";
+  llvm::SyncScope::ID sync = t.hooks().sync_scope(t.context(), scope);
+  llvm::Value* count = b.CreateLShr(size, type->bits == 32 ? 2 : 3);
+  element_loop(t, count, [&](llvm::Value* index) {
+    llvm::Value* value =
+        b.CreateAlignedLoad(element, b.CreateGEP(element, source, index), align);
+    b.CreateAtomicRMW(*op, b.CreateGEP(element, target, index), value, align,
+                      llvm::AtomicOrdering::Monotonic, sync);
+  });
+  if (barrier != nullptr) {
+    mbarrier_complete_tx(t, barrier, size);
+  }
+  return {};
+}
+
+// cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr].
+Expected<void> lower_cp_async_arrive(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  static constexpr std::string_view k_known[] = {"async", "mbarrier", "arrive", "noinc",
+                                                 "shared", "shared::cta", "b64"};
+  TRY(known_modifiers(t, instruction, k_known));
+  TRY(expect_operands(t, instruction, 1));
+  if (instruction.modifiers.back() != "b64") {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  const bool shared = has_modifier(instruction, "shared") || has_modifier(instruction, "shared::cta");
+  TRY_ASSIGN(llvm::Value * pointer,
+             mbarrier_pointer(t, instruction, instruction.operands[0], shared ? "shared" : ""));
+  if (has_modifier(instruction, "noinc")) {
+    mbarrier_arrive_one(t, pointer);
+  }
+  return {}; // without .noinc: +1 pending, then the arrival: no change
+}
+
+// cp.async.bulk.commit_group, cp.async.bulk.wait_group{.read} N: no bulk copy is ever pending.
+Expected<void> lower_bulk_group(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  const std::vector<std::string>& m = instruction.modifiers;
+  if (m[2] == "commit_group" && m.size() == 3) {
+    return expect_operands(t, instruction, 0);
+  }
+  if (m[2] != "wait_group" || m.size() > 4 || (m.size() == 4 && m[3] != "read")) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  TRY(expect_operands(t, instruction, 1));
+  if (instruction.operands[0].kind != ptx::OperandKind::integer) {
+    return std::unexpected(t.error(instruction, "cp.async.bulk.wait_group takes an integer constant"));
+  }
+  return {};
+}
+
+// cp.async.bulk.prefetch.L2.global{.L2::cache_hint} [src], size {, policy} and
+// cp.async.bulk.prefetch.tensor.{1d..5d}.L2.global{.tile|.im2col}{.L2::cache_hint} [map, coords]
+// {, offsets}{, policy}: hints with no observable effect.
+Expected<void> lower_bulk_prefetch(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  static constexpr std::string_view k_known[] = {
+      "async", "bulk", "prefetch", "tensor", "1d", "2d", "3d", "4d", "5d", "L2", "global", "tile",
+      "im2col", "L2::cache_hint"};
+  TRY(known_modifiers(t, instruction, k_known));
+  if (!has_modifier(instruction, "L2") || !has_modifier(instruction, "global")) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  if (!has_modifier(instruction, "tensor")) {
+    const size_t expected = 2 + (has_modifier(instruction, "L2::cache_hint") ? 1U : 0U);
+    TRY(expect_operands(t, instruction, expected));
+    TRY_ASSIGN(llvm::Value * source, t.address(instruction.operands[0], Space::global));
+    (void)source;
+  }
+  return {};
+}
+
 Expected<void> lower_cp(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
   const std::vector<std::string>& m = instruction.modifiers;
+  if (m.size() >= 3 && m[0] == "reduce" && m[1] == "async" && m[2] == "bulk") {
+    if (m.size() >= 4 && m[3] == "tensor") {
+      return std::unexpected(t.unsupported(instruction));
+    }
+    return lower_bulk_reduce(t, instruction);
+  }
   if (m.size() < 2 || m[0] != "async") {
-    return std::unexpected(t.unsupported(instruction)); // cp.reduce.async.bulk, ...
+    return std::unexpected(t.unsupported(instruction));
   }
   if (m.size() == 2 && (m[1] == "commit_group" || m[1] == "wait_group" || m[1] == "wait_all")) {
     return lower_cp_async_group(t, instruction);
@@ -157,10 +432,91 @@ Expected<void> lower_cp(FunctionTranslator& t, const ptx::Instruction& instructi
   if (m[1] == "ca" || m[1] == "cg") {
     return lower_cp_async_copy(t, instruction);
   }
-  return std::unexpected(t.unsupported(instruction)); // .mbarrier.arrive, .bulk, ...
+  if (m[1] == "mbarrier" && m.size() >= 3 && m[2] == "arrive") {
+    return lower_cp_async_arrive(t, instruction);
+  }
+  if (m[1] == "bulk" && m.size() >= 3) {
+    if (m[2] == "commit_group" || m[2] == "wait_group") {
+      return lower_bulk_group(t, instruction);
+    }
+    if (m[2] == "prefetch") {
+      return lower_bulk_prefetch(t, instruction);
+    }
+    if (m[2] != "tensor") {
+      return lower_bulk_copy(t, instruction);
+    }
+  }
+  return std::unexpected(t.unsupported(instruction)); // .bulk.tensor, ...
 }
 
 } // namespace
+
+Expected<void> lower_st_async(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  static constexpr std::string_view k_known[] = {
+      "async", "weak", "release", "cluster", "shared::cluster", "mbarrier::complete_tx::bytes",
+      "v2", "v4", "b32", "b64", "u32", "s32", "u64", "s64", "f32", "f64"};
+  TRY(known_modifiers(t, instruction, k_known));
+  TRY(one_type(t, instruction));
+  TRY(expect_operands(t, instruction, 3));
+  if (!has_modifier(instruction, "shared::cluster") ||
+      !has_modifier(instruction, "mbarrier::complete_tx::bytes")) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  TRY_ASSIGN(PtxType type, last_type(t, instruction));
+  const int width = has_modifier(instruction, "v4") ? 4 : has_modifier(instruction, "v2") ? 2 : 1;
+  const ptx::Operand& values = instruction.operands[1];
+  std::vector<ptx::Operand> elements =
+      values.kind == ptx::OperandKind::vector ? values.elements : std::vector<ptx::Operand>{values};
+  if (static_cast<int>(elements.size()) != width) {
+    return std::unexpected(t.error(instruction, "the vector operand needs " +
+                                                    std::to_string(width) + " elements"));
+  }
+  TRY_ASSIGN(llvm::Value * target,
+             mbarrier_pointer(t, instruction, instruction.operands[0], "shared::cluster"));
+  TRY_ASSIGN(llvm::Value * barrier,
+             mbarrier_pointer(t, instruction, instruction.operands[2], "shared::cluster"));
+  Builder& b = t.builder();
+  llvm::Type* element = llvm_type(t.context(), type);
+  const llvm::Align align(static_cast<uint64_t>(type.bits / 8));
+  for (int i = 0; i < width; ++i) {
+    TRY_ASSIGN(llvm::Value * part, t.read(elements[static_cast<size_t>(i)], type));
+    b.CreateAlignedStore(part, b.CreateConstGEP1_32(element, target, static_cast<unsigned>(i)),
+                         align);
+  }
+  mbarrier_complete_tx(t, barrier, b.getInt32(static_cast<uint32_t>(width * type.bits / 8)));
+  return {};
+}
+
+Expected<void> lower_red_async(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  static constexpr std::string_view k_known[] = {
+      "async", "relaxed", "cluster", "shared::cluster", "mbarrier::complete_tx::bytes", "add",
+      "inc", "dec", "min", "max", "and", "or", "xor", "b32", "b64", "u32", "s32", "u64", "s64"};
+  TRY(known_modifiers(t, instruction, k_known));
+  TRY(one_type(t, instruction));
+  TRY(expect_operands(t, instruction, 3));
+  const std::vector<std::string>& m = instruction.modifiers;
+  if (!has_modifier(instruction, "shared::cluster") ||
+      !has_modifier(instruction, "mbarrier::complete_tx::bytes") || m.size() < 2) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  TRY_ASSIGN(PtxType type, last_type(t, instruction));
+  std::optional<llvm::AtomicRMWInst::BinOp> op = reduce_operation(m[m.size() - 2], type);
+  if (!op) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  TRY_ASSIGN(llvm::Value * target,
+             mbarrier_pointer(t, instruction, instruction.operands[0], "shared::cluster"));
+  TRY_ASSIGN(llvm::Value * value, t.read(instruction.operands[1], type));
+  TRY_ASSIGN(llvm::Value * barrier,
+             mbarrier_pointer(t, instruction, instruction.operands[2], "shared::cluster"));
+  Builder& b = t.builder();
+  b.CreateAtomicRMW(*op, target, value, llvm::Align(static_cast<uint64_t>(type.bits / 8)),
+                    llvm::AtomicOrdering::Monotonic, t.hooks().sync_scope(t.context(), "gpu"));
+  mbarrier_complete_tx(t, barrier, b.getInt32(static_cast<uint32_t>(type.bits / 8)));
+  return {};
+}
 
 void add_async_copy_lowerings(LoweringTable& table)
 {

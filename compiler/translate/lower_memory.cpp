@@ -6,6 +6,7 @@
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#parallel-synchronization-and-communication-instructions
 
 #include "compiler/translate/function_translator.hpp"
+#include "compiler/translate/lower_mbarrier.hpp"
 #include "compiler/translate/lowering.hpp"
 #include "compiler/translate/lowering_support.hpp"
 #include "compiler/translate/store_source.hpp"
@@ -224,6 +225,9 @@ Expected<void> lower_ld(FunctionTranslator& t, const ptx::Instruction& instructi
 
 Expected<void> lower_st(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
+  if (has_modifier(instruction, "async")) {
+    return lower_st_async(t, instruction); // lower_async_copy.cpp (H4b)
+  }
   TRY(access_modifiers(t, instruction));
   TRY(access_operands(t, instruction));
   TRY_ASSIGN(PtxType type, last_type(t, instruction));
@@ -347,60 +351,80 @@ std::optional<HalfType> half_type(const ptx::Instruction& instruction)
   return std::nullopt;
 }
 
-// atom/red.add.noftz on f16/bf16 halves (one, or two packed in 32 bits): a compare-and-swap loop
-// adding each half with the support library's round-to-nearest add, which keeps subnormals and
-// makes NVIDIA's NaN on both targets. Native `atomicrmw fadd` on half/bfloat would need
-// __truncsfbf2 and friends on x86 hosts without F16C/AVX512-BF16 (not in every process the JIT
-// resolves against) and leaves NaN bits and subnormal handling to the AMDGPU hardware.
-llvm::Value* atomic_add_half(FunctionTranslator& t, llvm::Value* pointer, llvm::Value* addend,
-                             HalfType half, AtomicOrder order)
+// atom/red .add/.min/.max.noftz on f16/bf16 halves (one, or two packed in 32 bits): a
+// compare-and-swap loop combining each half with the support library's round-to-nearest add or
+// its min/max (subnormals kept, NVIDIA's NaN on both targets). Native `atomicrmw fadd` on
+// half/bfloat would need __truncsfbf2 and friends on x86 hosts without F16C/AVX512-BF16 (not in
+// every process the JIT resolves against) and leaves NaN bits and subnormal handling to the AMDGPU
+// hardware.
+enum class HalfOp { add, min, max };
+
+llvm::Value* atomic_half(FunctionTranslator& t, llvm::Value* pointer, llvm::Value* operand,
+                         HalfType half, HalfOp op, AtomicOrder order)
 {
   llvm::IRBuilder<>& b = t.builder();
   const unsigned bits = half.packed ? 32 : 16;
-  const char* callee = half.bf16 ? "__d4r_ptx_add_bf16" : "__d4r_ptx_add_f16";
   return cas_loop(t, pointer, bits, order, [&](llvm::Value* old) {
-    llvm::Value* sum = b.getIntN(bits, 0);
+    llvm::Value* result = b.getIntN(bits, 0);
     for (unsigned shift = 0; shift < bits; shift += 16) {
       llvm::Value* x = b.CreateTrunc(b.CreateLShr(old, shift), b.getInt16Ty());
-      llvm::Value* y = b.CreateTrunc(b.CreateLShr(addend, shift), b.getInt16Ty());
-      std::vector<llvm::Value*> args = {x, y, t.i32(0)}; // mode 0: .rn
-      if (!half.bf16) {
-        args.insert(args.end(), {t.i32(0), t.i32(0)}); // no .ftz, no .sat
+      llvm::Value* y = b.CreateTrunc(b.CreateLShr(operand, shift), b.getInt16Ty());
+      llvm::Value* part = nullptr;
+      if (op == HalfOp::add) {
+        std::vector<llvm::Value*> args = {x, y, t.i32(0)}; // mode 0: .rn
+        if (!half.bf16) {
+          args.insert(args.end(), {t.i32(0), t.i32(0)}); // no .ftz, no .sat
+        }
+        part = t.call_support(half.bf16 ? "__d4r_ptx_add_bf16" : "__d4r_ptx_add_f16",
+                              b.getInt16Ty(), args);
+      } else {
+        const uint32_t is_max = op == HalfOp::max ? 1 : 0;
+        std::vector<llvm::Value*> args = {x, y, t.i32(is_max)};
+        if (!half.bf16) {
+          args.push_back(t.i32(0)); // no .ftz
+        }
+        args.insert(args.end(), {t.i32(0), t.i32(0)}); // no .NaN, no .xorsign.abs
+        part = t.call_support(half.bf16 ? "__d4r_ptx_minmax_bf16" : "__d4r_ptx_minmax_f16",
+                              b.getInt16Ty(), args);
       }
-      llvm::Value* part = t.call_support(callee, b.getInt16Ty(), args);
-      sum = b.CreateOr(sum, b.CreateShl(b.CreateZExt(part, b.getIntNTy(bits)), shift));
+      result = b.CreateOr(result, b.CreateShl(b.CreateZExt(part, b.getIntNTy(bits)), shift));
     }
-    return sum;
+    return result;
   });
 }
 
-// atom/red .add.noftz.{f16,bf16,f16x2,bf16x2} (PTX requires .noftz on these types; .add is the
-// only operation on them this translator implements).
+// atom/red .add/.min/.max.noftz.{f16,bf16,f16x2,bf16x2} (PTX requires .noftz on these types;
+// min/max exist only as vector forms in PTX, which are element-wise scalar atomics).
 Expected<llvm::Value*> lower_half_atomic(FunctionTranslator& t, const ptx::Instruction& instruction,
                                          llvm::Value* pointer, llvm::Value* operand,
                                          HalfType half, AtomicOrder order)
 {
-  if (!has_modifier(instruction, "add") || has_modifier(instruction, "cas") ||
-      vector_width(instruction) != 1) {
+  const bool add = has_modifier(instruction, "add");
+  const bool minmax = has_modifier(instruction, "min") || has_modifier(instruction, "max");
+  if (!add && (!minmax || vector_width(instruction) == 1)) { // as ptxas: min/max need a vector
     return std::unexpected(t.unsupported(instruction));
   }
   if (!has_modifier(instruction, "noftz")) {
     return std::unexpected(
-        t.error(instruction, instruction.opcode + ".add on a half type needs .noftz"));
+        t.error(instruction, instruction.opcode + "." + (add ? "add" : "min/max") +
+                                 " on a half type needs .noftz"));
   }
-  return atomic_add_half(t, pointer, operand, half, order);
+  const HalfOp op = add ? HalfOp::add : has_modifier(instruction, "min") ? HalfOp::min : HalfOp::max;
+  return atomic_half(t, pointer, operand, half, op, order);
 }
 
 // atom/red: the spaces (generic without one), the orderings and scopes (a .cluster scope is
-// widened to .gpu, which is stronger), the operations, .noftz (half types) and one type.
-// Vector atomics (.v2/.v4/.v8), .b128, .L2::cache_hint and anything else are "unsupported".
+// widened to .gpu, which is stronger), the operations, .noftz (half types), one type, the vector
+// forms (.v2/.v4/.v8, sm_90: element-wise), .b16 (cas) and .b128 (exch, cas), and
+// .L2::cache_hint (a hint: its policy operand is read and ignored). .shared::cluster and
+// anything else are "unsupported".
 Expected<void> atomic_modifiers(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
   static constexpr std::string_view k_known[] = {
       "global", "shared", "shared::cta", "relaxed", "acquire", "release", "acq_rel", "cta",
       "gpu", "sys", "cluster", "add", "inc", "dec", "exch", "cas", "and", "or", "xor", "min",
-      "max", "noftz", "b32", "b64", "u32", "u64", "s32", "s64", "f32", "f64", "f16", "bf16",
-      "f16x2", "bf16x2"};
+      "max", "noftz", "b16", "b32", "b64", "b128", "u32", "u64", "s32", "s64", "f32", "f64",
+      "f16", "bf16", "f16x2", "bf16x2", "v2", "v4", "v8", "L2::cache_hint"};
   static constexpr std::string_view k_operations[] = {"add", "inc", "dec", "exch", "cas",
                                                       "and", "or",  "xor", "min",  "max"};
   TRY(known_modifiers(t, instruction, k_known));
@@ -415,50 +439,98 @@ Expected<void> atomic_modifiers(FunctionTranslator& t, const ptx::Instruction& i
   return {};
 }
 
+// The old value of one scalar atomic of `type` at `pointer` with `operand` (and `desired` for
+// cas); nullptr (with `unsupported` set) for a combination no target implements.
+struct ScalarAtomic {
+  PtxType type;
+  AtomicOrder order;
+  bool cas = false;
+  llvm::Value* desired = nullptr;
+};
+
+Expected<llvm::Value*> scalar_atomic(FunctionTranslator& t, const ptx::Instruction& instruction,
+                                     llvm::Value* pointer, llvm::Value* operand,
+                                     const ScalarAtomic& a)
+{
+  llvm::IRBuilder<>& b = t.builder();
+  const PtxType type = a.type;
+  llvm::Align align(static_cast<uint64_t>(type.bits / 8));
+  if (std::optional<HalfType> half = half_type(instruction)) {
+    return lower_half_atomic(t, instruction, pointer, operand, *half, a.order);
+  }
+  if (a.cas) {
+    const bool width_ok = type.bits >= 32 || (type.bits == 16 && type.kind == PtxType::Kind::bits);
+    if (type.is_float() || !width_ok) {
+      return std::unexpected(t.unsupported(instruction));
+    }
+    const llvm::AtomicOrdering ordering = a.order.ordering;
+    llvm::AtomicOrdering failure = ordering == llvm::AtomicOrdering::Release ||
+                                           ordering == llvm::AtomicOrdering::AcquireRelease
+                                       ? llvm::AtomicOrdering::Monotonic
+                                       : ordering;
+    return b.CreateExtractValue(b.CreateAtomicCmpXchg(pointer, operand, a.desired, align, ordering,
+                                                      failure, a.order.scope),
+                                0);
+  }
+  if (type.is_float() && type.bits == 32 && has_modifier(instruction, "add")) {
+    return atomic_add_f32(t, pointer, operand, a.order);
+  }
+  std::optional<llvm::AtomicRMWInst::BinOp> op = rmw_operation(instruction, type);
+  const bool b128_exch = type.bits == 128 && op == llvm::AtomicRMWInst::Xchg;
+  if (!op || (type.bits < 32 || has_packed_type(instruction)) || (type.bits == 128 && !b128_exch)) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  return b.CreateAtomicRMW(*op, pointer, operand, align, a.order.ordering, a.order.scope);
+}
+
 Expected<void> lower_atomic(FunctionTranslator& t, const ptx::Instruction& instruction,
                             bool returns)
 {
   TRY(atomic_modifiers(t, instruction));
   TRY_ASSIGN(PtxType type, last_type(t, instruction));
-  bool cas = has_modifier(instruction, "cas");
-  size_t at = returns ? 1 : 0;
-  TRY(expect_operands(t, instruction, at + (cas ? 3 : 2)));
+  const bool cas = has_modifier(instruction, "cas");
+  const bool hint = has_modifier(instruction, "L2::cache_hint");
+  const int width = vector_width(instruction);
+  const size_t at = returns ? 1 : 0;
+  TRY(expect_operands(t, instruction, at + (cas ? 3 : 2) + (hint ? 1 : 0)));
   Space space = space_of(instruction);
   if (space != Space::global && space != Space::shared && space != Space::generic) {
     return std::unexpected(t.unsupported(instruction));
   }
-  TRY_ASSIGN(llvm::Value * pointer, t.address(instruction.operands[at], space));
-  TRY_ASSIGN(llvm::Value * operand, t.read(instruction.operands[at + 1], type));
-  llvm::IRBuilder<>& b = t.builder();
-  llvm::AtomicOrdering ordering = ordering_of(instruction, true);
-  llvm::SyncScope::ID scope = t.hooks().sync_scope(t.context(), scope_of(instruction));
-  llvm::Align align(static_cast<uint64_t>(type.bits / 8));
-  const AtomicOrder order{ordering, scope};
-  llvm::Value* old = nullptr;
-  if (std::optional<HalfType> half = half_type(instruction)) {
-    TRY_ASSIGN(old, lower_half_atomic(t, instruction, pointer, operand, *half, order));
-  } else if (cas) {
-    if (type.is_float() || type.bits < 32) {
-      return std::unexpected(t.unsupported(instruction));
-    }
-    TRY_ASSIGN(llvm::Value * desired, t.read(instruction.operands[at + 2], type));
-    llvm::AtomicOrdering failure = ordering == llvm::AtomicOrdering::Release ||
-                                           ordering == llvm::AtomicOrdering::AcquireRelease
-                                       ? llvm::AtomicOrdering::Monotonic
-                                       : ordering;
-    old = b.CreateExtractValue(
-        b.CreateAtomicCmpXchg(pointer, operand, desired, align, ordering, failure, scope), 0);
-  } else if (type.is_float() && type.bits == 32 && has_modifier(instruction, "add")) {
-    old = atomic_add_f32(t, pointer, operand, order);
-  } else {
-    std::optional<llvm::AtomicRMWInst::BinOp> op = rmw_operation(instruction, type);
-    if (!op || type.bits < 32 || has_packed_type(instruction)) {
-      return std::unexpected(t.unsupported(instruction));
-    }
-    old = b.CreateAtomicRMW(*op, pointer, operand, align, ordering, scope);
+  if (type.bits == 128 && t.hooks().kind() != TargetKind::host) {
+    return std::unexpected(t.unsupported(instruction)); // no 16-byte atomics on gfx11/gfx12
   }
-  if (returns) {
-    return t.write(instruction.operands[0], old, type);
+  if (width > 1 && (cas || space == Space::shared || type.bits == 128)) {
+    return std::unexpected(t.unsupported(instruction)); // vector forms: .global only, no cas
+  }
+  if (hint) {
+    TRY_ASSIGN(llvm::Value * policy,
+               t.read(instruction.operands.back(), PtxType{PtxType::Kind::bits, 64, false}));
+    (void)policy; // a cache policy: no observable effect
+  }
+  TRY_ASSIGN(llvm::Value * pointer, t.address(instruction.operands[at], space));
+  std::vector<ptx::Operand> values = elements_of(instruction.operands[at + 1]);
+  std::vector<ptx::Operand> results =
+      returns ? elements_of(instruction.operands[0]) : std::vector<ptx::Operand>{};
+  if (static_cast<int>(values.size()) != width || (returns && static_cast<int>(results.size()) != width)) {
+    return std::unexpected(t.error(instruction, "the vector operands need " +
+                                                    std::to_string(width) + " elements"));
+  }
+  llvm::IRBuilder<>& b = t.builder();
+  ScalarAtomic atomic{type, AtomicOrder{ordering_of(instruction, true),
+                                        t.hooks().sync_scope(t.context(), scope_of(instruction))}};
+  atomic.cas = cas;
+  if (cas) {
+    TRY_ASSIGN(atomic.desired, t.read(instruction.operands[at + 2], type));
+  }
+  llvm::Type* element = b.getIntNTy(static_cast<unsigned>(type.bits));
+  for (int i = 0; i < width; ++i) {
+    llvm::Value* slot = b.CreateConstGEP1_32(element, pointer, static_cast<unsigned>(i));
+    TRY_ASSIGN(llvm::Value * operand, t.read(values[static_cast<size_t>(i)], type));
+    TRY_ASSIGN(llvm::Value * old, scalar_atomic(t, instruction, slot, operand, atomic));
+    if (returns) {
+      TRY(t.write(results[static_cast<size_t>(i)], old, type));
+    }
   }
   return {};
 }
@@ -470,6 +542,9 @@ Expected<void> lower_atom(FunctionTranslator& t, const ptx::Instruction& instruc
 
 Expected<void> lower_red(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
+  if (has_modifier(instruction, "async")) {
+    return lower_red_async(t, instruction); // lower_async_copy.cpp
+  }
   return lower_atomic(t, instruction, false);
 }
 

@@ -25,6 +25,7 @@ LoweringTable make_table()
   add_hint_lowerings(table);
   add_cluster_lowerings(table);
   add_wmma_lowerings(table);
+  add_mbarrier_lowerings(table);
   // Stages 4-6 (lower_image.cpp, lower_fp8.cpp, lower_mma.cpp) register here.
   return table;
 }
