@@ -11,6 +11,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -349,6 +351,23 @@ TEST(TranslateClusterHints, AmdgpuReadsTheDispatchPacketAndBallots)
   EXPECT_GE(occurrences(ir, "llvm.cttz"), 1) << ir;
   std::string listing = amdgpu_disassembly(cluster_kernel("", body), "gfx1100");
   EXPECT_GE(occurrences(listing, "s_load_b32"), 1) << listing;
+}
+
+// The H200 golden kernels themselves (tests/ptx/isa/cluster_hints.cu, both builds) translate and
+// link for gfx1100 and gfx1201 too.
+TEST(TranslateClusterHints, GoldenKernelsLinkForAmdgpu)
+{
+  for (const char* name : {"cluster_hints.sm_90.ptx", "cluster_hints.sm_90a.ptx"}) {
+    std::ifstream file(std::string(D4R_TEST_SOURCE_DIR) + "/ptx/isa/" + name);
+    std::stringstream text;
+    text << file.rdbuf();
+    ASSERT_FALSE(text.str().empty()) << name;
+    for (const char* target : k_targets_checked) {
+      std::string listing = amdgpu_disassembly(text.str(), target);
+      EXPECT_GE(occurrences(listing, "s_endpgm"), occurrences(text.str(), ".entry "))
+          << name << " (" << target << ")";
+    }
+  }
 }
 
 } // namespace
