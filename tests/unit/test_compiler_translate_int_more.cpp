@@ -182,9 +182,13 @@ std::vector<uint32_t> triples()
   return in;
 }
 
-// fns as the ISA's pseudo-code spells it (the loop), base in 0..31.
+// fns as the ISA's pseudo-code spells it (the loop), base in 0..31; except that an offset of
+// INT_MIN gives 0, as on an H200 (golden intm_edges).
 uint32_t fns_reference(uint32_t mask, uint32_t base, int32_t offset)
 {
+  if (offset == INT32_MIN) {
+    return 0;
+  }
   uint32_t d = 0xffffffffU;
   if (offset == 0) {
     return ((mask >> base) & 1) != 0 ? base : d;

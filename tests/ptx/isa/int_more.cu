@@ -12,9 +12,10 @@
     asm(form ";" : "=r"(r) : "r"(x), "r"(y), "r"(z));                         \
     o[i] = r
 
-// Predicate results packed as bits: bit k is the k-th predicate of the row.
+// Predicate results packed as bits: bit k is the k-th predicate of the row. The asm's q is
+// c != 0 (operand %4; %5, the w below, is passed but not read: the H200 recorded this PTX).
 #define D4R_P(k, form)                                                        \
-    asm("{\n\t.reg .pred q, p;\n\tsetp.ne.u32 q, %5, 0;\n\t" form                \
+    asm("{\n\t.reg .pred q, p;\n\tsetp.ne.u32 q, %4, 0;\n\t" form                \
         ";\n\tselp.u32 %1, 1, 0, p;\n\t}"                                        \
         : "=r"(r), "=r"(bit)                                                  \
         : "r"(x), "r"(y), "r"(z), "r"(w));                                    \
@@ -30,7 +31,7 @@ extern "C" __global__ void int_more(const unsigned* a, const unsigned* b, const 
     const unsigned x = a[i];
     const unsigned y = b[i];
     const unsigned z = c[i];
-    const unsigned w = (x ^ y ^ z) & 0x100u; // q of lop3
+    const unsigned w = (x ^ y ^ z) & 0x100u; // an operand of D4R_P that it does not read
     unsigned* o = out + i * 48;
     unsigned r;
     unsigned bit;
@@ -67,7 +68,7 @@ extern "C" __global__ void int_more(const unsigned* a, const unsigned* b, const 
     o[19] = r;
     asm("szext.wrap.u32 %0, %1, %2;" : "=r"(r) : "r"(x), "r"(width));
     o[20] = r;
-    // lop3 with a predicate output: d in o[21..24], the predicates in o[25].
+    // lop3 with a predicate output (q = c != 0): d in o[21..24], the predicates in o[25].
     D4R_P(0, "lop3.and.b32 %0|p, %2, %3, %4, 0x80, q");
     o[21] = r;
     D4R_P(1, "lop3.or.b32 %0|p, %2, %3, %4, 0x80, q");
