@@ -229,22 +229,40 @@ TEST(TranslateImage, UnsupportedFormsAreRejected)
   expect_unsupported("  cvt.rn.e4m3x2.f32 %rs1, %f1, %f2;", host_options(), "cvt");
 }
 
-// tests/ptx/isa/images_more.sm_90.ptx: nvcc 13's PTX of every image form beyond tex.2d and 2D
-// surfaces (1d, a1d, 3d, cube, acube, tex1Dfetch, integer coordinates, .level, .grad, offsets,
-// f16x2 results, tld4, txq, suq, sured, suld/sust on 1d, a1d, 3d and a2d).
-std::string images_more_ptx()
+// tests/ptx/isa/images_*.sm_90.ptx (from images_more.cu): nvcc 13's PTX of every image form
+// beyond tex.2d and 2D surfaces (1d, a1d, 3d, cube, acube, tex1Dfetch, integer coordinates,
+// .level, .grad, offsets, f16x2 results, tld4, txq, suq, sured, suld/sust on 1d, a1d, 3d, a2d), one
+// module per group of kernels; translated one by one, the IR and the disassembly of all of them.
+const char* const k_image_parts[] = {"geometry", "cube",   "fetch", "int_coords", "level_grad",
+                                     "offset",   "f16",    "tld4",  "txq",        "suq",
+                                     "sured_2d", "sured_1d_3d", "surf"};
+
+std::string image_part_ptx(const std::string& part)
 {
-  std::ifstream file(std::string(D4R_TEST_SOURCE_DIR) + "/ptx/isa/images_more.sm_90.ptx", std::ios::binary);
+  std::ifstream file(std::string(D4R_TEST_SOURCE_DIR) + "/ptx/isa/images_" + part + ".sm_90.ptx", std::ios::binary);
   std::ostringstream text;
   text << file.rdbuf();
   return text.str();
 }
 
+// The IR of every part for `options` (empty, and a test failure, when one does not translate).
+std::string images_more_ir(const TranslateOptions& options)
+{
+  std::string ir;
+  for (const char* part : k_image_parts) {
+    Expected<Translation> translation = translate_text(image_part_ptx(part), options);
+    EXPECT_TRUE(translation.has_value()) << part << ": " << translation.error().message;
+    if (!translation) {
+      return {};
+    }
+    ir += ir_text(*translation->module);
+  }
+  return ir;
+}
+
 TEST(TranslateImage, EveryGeometryCallsTheHostRuntime)
 {
-  Expected<Translation> translation = translate_text(images_more_ptx(), host_options());
-  ASSERT_TRUE(translation.has_value()) << translation.error().message;
-  std::string ir = ir_text(*translation->module);
+  std::string ir = images_more_ir(host_options());
   // 18 tex (tex_fetch* 1 each, tex_int_coords 3, tex_level_grad 2, tld4 4 of them) and 4 x 11 +
   // 4 x 5 queries.
   EXPECT_EQ(occurrences(ir, "call void @d4r_rt_tex("), 18) << ir;
@@ -256,11 +274,8 @@ TEST(TranslateImage, EveryGeometryCallsTheHostRuntime)
 
 TEST(TranslateImage, EveryGeometryUsesImageInstructionsOnAmdgpu)
 {
-  const std::string ptx = images_more_ptx();
   for (const char* target : k_targets) {
-    Expected<Translation> translation = translate_text(ptx, amdgpu_options(target));
-    ASSERT_TRUE(translation.has_value()) << translation.error().message;
-    std::string ir = ir_text(*translation->module);
+    std::string ir = images_more_ir(amdgpu_options(target));
     for (const char* intrinsic :
          {"@llvm.amdgcn.image.sample.lz.1d.", "@llvm.amdgcn.image.sample.lz.1darray.", "@llvm.amdgcn.image.sample.lz.3d.",
           "@llvm.amdgcn.image.sample.lz.cube.", "@llvm.amdgcn.image.sample.l.2d.", "@llvm.amdgcn.image.sample.d.2d.",
@@ -270,7 +285,10 @@ TEST(TranslateImage, EveryGeometryUsesImageInstructionsOnAmdgpu)
           "@llvm.amdgcn.image.load.1darray.", "@llvm.amdgcn.image.store.2darray.", "@llvm.amdgcn.cubeid"}) {
       EXPECT_GE(occurrences(ir, intrinsic), 1) << target << ": " << intrinsic;
     }
-    std::string text = amdgpu_disassembly(ptx, target);
+    std::string text;
+    for (const char* part : k_image_parts) {
+      text += amdgpu_disassembly(image_part_ptx(part), target);
+    }
     EXPECT_EQ(occurrences(text, "image_sample"), 9) << target;
     EXPECT_EQ(occurrences(text, "image_gather4"), 4) << target;
     EXPECT_GE(occurrences(text, "image_atomic"), 10) << target;

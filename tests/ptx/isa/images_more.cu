@@ -1,14 +1,28 @@
-// d4r-isa-ptx: images_more.sm_90.ptx -arch=sm_90 -O3
+// d4r-isa-ptx: images_geometry.sm_90.ptx -arch=sm_90 -O3 -DD4R_PART_GEOMETRY=1
+// d4r-isa-ptx: images_cube.sm_90.ptx -arch=sm_90 -O3 -DD4R_PART_CUBE=1
+// d4r-isa-ptx: images_fetch.sm_90.ptx -arch=sm_90 -O3 -DD4R_PART_FETCH=1
+// d4r-isa-ptx: images_int_coords.sm_90.ptx -arch=sm_90 -O3 -DD4R_PART_INT_COORDS=1
+// d4r-isa-ptx: images_level_grad.sm_90.ptx -arch=sm_90 -O3 -DD4R_PART_LEVEL_GRAD=1
+// d4r-isa-ptx: images_offset.sm_90.ptx -arch=sm_90 -O3 -DD4R_PART_OFFSET=1
+// d4r-isa-ptx: images_f16.sm_90.ptx -arch=sm_90 -O3 -DD4R_PART_F16=1
+// d4r-isa-ptx: images_tld4.sm_90.ptx -arch=sm_90 -O3 -DD4R_PART_TLD4=1
+// d4r-isa-ptx: images_txq.sm_90.ptx -arch=sm_90 -O3 -DD4R_PART_TXQ=1
+// d4r-isa-ptx: images_suq.sm_90.ptx -arch=sm_90 -O3 -DD4R_PART_SUQ=1
+// d4r-isa-ptx: images_sured_2d.sm_90.ptx -arch=sm_90 -O3 -DD4R_PART_SURED_2D=1
+// d4r-isa-ptx: images_sured_1d_3d.sm_90.ptx -arch=sm_90 -O3 -DD4R_PART_SURED_1D_3D=1
+// d4r-isa-ptx: images_surf.sm_90.ptx -arch=sm_90 -O3 -DD4R_PART_SURF=1
 // Texture and surface forms beyond tex.{2d,a2d} and suld/sust.2d (images.cu, tex_extras.cu,
 // surface_modes.cu): other geometries (1d, a1d, 3d, cube, acube), integer coordinates, explicit
 // levels and gradients, texel offsets, f16x2 results, tld4 gathers, txq / suq queries, sured
 // reductions and suld/sust on 1d, 3d, a1d and a2d surfaces. Forms CUDA C++ has no function for
 // are written as inline PTX. Each kernel reads its coordinates from buffers (the cases push them
-// past every edge) and writes what it read, so the H200 fixes the semantics.
+// past every edge) and writes what it read, so the H200 fixes the semantics. Each group of kernels
+// becomes its own PTX file (D4R_PART_*), so that a form the driver refuses costs only its cases.
 #include "isa_common.cuh"
 
 #include <cstdint>
 
+#if D4R_PART_GEOMETRY
 extern "C" __global__ void tex_1d(cudaTextureObject_t t, const float* xs, float scale, float bias, float4* out,
                                   int n)
 {
@@ -17,7 +31,9 @@ extern "C" __global__ void tex_1d(cudaTextureObject_t t, const float* xs, float 
         out[i] = tex1D<float4>(t, xs[i] * scale + bias);
     }
 }
+#endif
 
+#if D4R_PART_GEOMETRY
 extern "C" __global__ void tex_a1d(cudaTextureObject_t t, const float* xs, const int* layers, float4* out, int n)
 {
     const unsigned i = D4R_GID;
@@ -25,7 +41,9 @@ extern "C" __global__ void tex_a1d(cudaTextureObject_t t, const float* xs, const
         out[i] = tex1DLayered<float4>(t, xs[i], layers[i]);
     }
 }
+#endif
 
+#if D4R_PART_GEOMETRY
 extern "C" __global__ void tex_3d(cudaTextureObject_t t, const float* xs, const float* ys, const float* zs,
                                   float scale, float bias, float4* out, int n)
 {
@@ -34,7 +52,9 @@ extern "C" __global__ void tex_3d(cudaTextureObject_t t, const float* xs, const 
         out[i] = tex3D<float4>(t, xs[i] * scale + bias, ys[i] * scale + bias, zs[i] * scale + bias);
     }
 }
+#endif
 
+#if D4R_PART_CUBE
 extern "C" __global__ void tex_cube(cudaTextureObject_t t, const float* xs, const float* ys, const float* zs,
                                     float4* out, int n)
 {
@@ -43,7 +63,9 @@ extern "C" __global__ void tex_cube(cudaTextureObject_t t, const float* xs, cons
         out[i] = texCubemap<float4>(t, xs[i], ys[i], zs[i]);
     }
 }
+#endif
 
+#if D4R_PART_CUBE
 extern "C" __global__ void tex_acube(cudaTextureObject_t t, const float* xs, const float* ys, const float* zs,
                                      const int* layers, float4* out, int n)
 {
@@ -52,8 +74,10 @@ extern "C" __global__ void tex_acube(cudaTextureObject_t t, const float* xs, con
         out[i] = texCubemapLayered<float4>(t, xs[i], ys[i], zs[i], layers[i]);
     }
 }
+#endif
 
 // tex.1d.v4.f32.s32 on a linear-memory texture (tex1Dfetch), and its integer-result twin.
+#if D4R_PART_FETCH
 extern "C" __global__ void tex_fetch(cudaTextureObject_t t, const int* is, float4* out, int n)
 {
     const unsigned i = D4R_GID;
@@ -61,7 +85,9 @@ extern "C" __global__ void tex_fetch(cudaTextureObject_t t, const int* is, float
         out[i] = tex1Dfetch<float4>(t, is[i]);
     }
 }
+#endif
 
+#if D4R_PART_FETCH
 extern "C" __global__ void tex_fetch_int(cudaTextureObject_t t, const int* is, uint4* out, int n)
 {
     const unsigned i = D4R_GID;
@@ -69,8 +95,10 @@ extern "C" __global__ void tex_fetch_int(cudaTextureObject_t t, const int* is, u
         out[i] = tex1Dfetch<uint4>(t, is[i]);
     }
 }
+#endif
 
 // Integer coordinates on array textures: tex.1d / tex.2d / tex.3d .v4.f32.s32.
+#if D4R_PART_INT_COORDS
 extern "C" __global__ void tex_int_coords(cudaTextureObject_t t1, cudaTextureObject_t t2, cudaTextureObject_t t3,
                                           const int* is, const int* js, float4* out1, float4* out2, float4* out3,
                                           int n)
@@ -95,8 +123,10 @@ extern "C" __global__ void tex_int_coords(cudaTextureObject_t t1, cudaTextureObj
     out2[i] = b;
     out3[i] = c;
 }
+#endif
 
 // tex.level.2d (tex2DLod) and tex.grad.2d (tex2DGrad) on a texture without mip levels.
+#if D4R_PART_LEVEL_GRAD
 extern "C" __global__ void tex_level_grad(cudaTextureObject_t t, const float* xs, const float* ys, const float* lods,
                                           float4* out_level, float4* out_grad, int n)
 {
@@ -107,8 +137,10 @@ extern "C" __global__ void tex_level_grad(cudaTextureObject_t t, const float* xs
         out_grad[i] = tex2DGrad<float4>(t, xs[i], ys[i], make_float2(l, -l), make_float2(l * 0.5f, l));
     }
 }
+#endif
 
 // tex.2d with texel offsets {dx, dy}.
+#if D4R_PART_OFFSET
 extern "C" __global__ void tex_offset(cudaTextureObject_t t, const float* xs, const float* ys, const int* dxs,
                                       const int* dys, float4* out, int n)
 {
@@ -122,8 +154,10 @@ extern "C" __global__ void tex_offset(cudaTextureObject_t t, const float* xs, co
                  : "l"(t), "f"(xs[i]), "f"(ys[i]), "r"(dxs[i]), "r"(dys[i]));
     out[i] = r;
 }
+#endif
 
 // tex.2d.v2.f16x2.f32: four channels as halves, two to a register.
+#if D4R_PART_F16
 extern "C" __global__ void tex_f16(cudaTextureObject_t t, const float* xs, const float* ys, uint2* out, int n)
 {
     const unsigned i = D4R_GID;
@@ -137,8 +171,10 @@ extern "C" __global__ void tex_f16(cudaTextureObject_t t, const float* xs, const
                  : "l"(t), "f"(xs[i]), "f"(ys[i]));
     out[i] = make_uint2(lo, hi);
 }
+#endif
 
 // tld4.{r,g,b,a}.2d.v4.f32.f32 (tex2Dgather), one output per channel.
+#if D4R_PART_TLD4
 extern "C" __global__ void tld4_2d(cudaTextureObject_t t, const float* xs, const float* ys, float4* out_r,
                                    float4* out_g, float4* out_b, float4* out_a, int n)
 {
@@ -150,10 +186,12 @@ extern "C" __global__ void tld4_2d(cudaTextureObject_t t, const float* xs, const
         out_a[i] = tex2Dgather<float4>(t, xs[i], ys[i], 3);
     }
 }
+#endif
 
 #define D4R_TXQ(query, dst, t) asm volatile("txq." query ".b32 %0, [%1];" : "=r"(dst) : "l"(t))
 #define D4R_SUQ(query, dst, s) asm volatile("suq." query ".b32 %0, [%1];" : "=r"(dst) : "l"(s))
 
+#if D4R_PART_TXQ
 __device__ void texture_queries(cudaTextureObject_t t, unsigned* out)
 {
     D4R_TXQ("width", out[0], t);
@@ -168,9 +206,11 @@ __device__ void texture_queries(cudaTextureObject_t t, unsigned* out)
     D4R_TXQ("num_mipmap_levels", out[11], t);
     D4R_TXQ("num_samples", out[12], t);
 }
+#endif
 
 // txq of four textures, 11 queries each (out[16 * k + q]; words 3, 4 and 13-15 of each row stay
 // 0xCD: .channel_data_type and .channel_order are not translated, see lower_image.cpp).
+#if D4R_PART_TXQ
 extern "C" __global__ void txq_all(cudaTextureObject_t t0, cudaTextureObject_t t1, cudaTextureObject_t t2,
                                    cudaTextureObject_t t3, unsigned* out)
 {
@@ -179,7 +219,9 @@ extern "C" __global__ void txq_all(cudaTextureObject_t t0, cudaTextureObject_t t
     texture_queries(t2, out + 32);
     texture_queries(t3, out + 48);
 }
+#endif
 
+#if D4R_PART_SUQ
 __device__ void surface_queries(cudaSurfaceObject_t s, unsigned* out)
 {
     D4R_SUQ("width", out[0], s);
@@ -188,8 +230,10 @@ __device__ void surface_queries(cudaSurfaceObject_t s, unsigned* out)
     D4R_SUQ("array_size", out[5], s);
     D4R_SUQ("memory_layout", out[6], s);
 }
+#endif
 
 // suq of four surfaces, 5 queries each (out[8 * k + q]; words 3, 4 and 7 of each row stay 0xCD).
+#if D4R_PART_SUQ
 extern "C" __global__ void suq_all(cudaSurfaceObject_t s0, cudaSurfaceObject_t s1, cudaSurfaceObject_t s2,
                                    cudaSurfaceObject_t s3, unsigned* out)
 {
@@ -198,10 +242,12 @@ extern "C" __global__ void suq_all(cudaSurfaceObject_t s0, cudaSurfaceObject_t s
     surface_queries(s2, out + 16);
     surface_queries(s3, out + 24);
 }
+#endif
 
 // sured on 2D surfaces: every thread reduces its value into the texel (xs[i], ys[i]) of each
 // surface, so many threads meet at one texel (the results do not depend on their order). x is in
 // bytes for .b and in samples for .p; coordinates past the edges test .zero and .clamp.
+#if D4R_PART_SURED_2D
 extern "C" __global__ void sured_2d(cudaSurfaceObject_t s_add, cudaSurfaceObject_t s_min, cudaSurfaceObject_t s_max,
                                     cudaSurfaceObject_t s_and, cudaSurfaceObject_t s_or, cudaSurfaceObject_t s_add64,
                                     cudaSurfaceObject_t s_min64, cudaSurfaceObject_t s_p, const int* xs,
@@ -224,8 +270,10 @@ extern "C" __global__ void sured_2d(cudaSurfaceObject_t s_add, cudaSurfaceObject
     asm volatile("sured.b.min.2d.s64.zero [%0, {%1, %2}], %3;" ::"l"(s_min64), "r"(x * 8), "r"(y), "l"(w));
     asm volatile("sured.p.add.2d.b32.zero [%0, {%1, %2}], %3;" ::"l"(s_p), "r"(x), "r"(y), "r"(v));
 }
+#endif
 
 // sured on 1D and 3D surfaces (u32 texels).
+#if D4R_PART_SURED_1D_3D
 extern "C" __global__ void sured_1d_3d(cudaSurfaceObject_t s1, cudaSurfaceObject_t s3, const int* xs, const int* ys,
                                        const unsigned* values, int n)
 {
@@ -239,10 +287,12 @@ extern "C" __global__ void sured_1d_3d(cudaSurfaceObject_t s1, cudaSurfaceObject
     asm volatile("sured.b.max.3d.u32.clamp [%0, {%1, %2, %3, %3}], %4;" ::"l"(s3), "r"(x * 4), "r"(y), "r"(x ^ y),
                  "r"(values[i]));
 }
+#endif
 
 // suld/sust on 1d, a1d, 3d and a2d surfaces: each thread loads the texel at its coordinates from
 // the input (.zero past the edge: zeros), changes it and stores it at the same coordinates of the
 // output (.zero: dropped past the edge). Threads that meet at a texel store the same value.
+#if D4R_PART_SURF
 extern "C" __global__ void surf_geometries(cudaSurfaceObject_t in1, cudaSurfaceObject_t out1,
                                            cudaSurfaceObject_t in_a1, cudaSurfaceObject_t out_a1,
                                            cudaSurfaceObject_t in3, cudaSurfaceObject_t out3,
@@ -265,3 +315,4 @@ extern "C" __global__ void surf_geometries(cudaSurfaceObject_t in1, cudaSurfaceO
     const unsigned short d = surf2DLayeredread<unsigned short>(in_a2, x * 2, y, z, cudaBoundaryModeZero);
     surf2DLayeredwrite(static_cast<unsigned short>(d ^ 0x8001u), out_a2, x * 2, y, z, cudaBoundaryModeZero);
 }
+#endif
