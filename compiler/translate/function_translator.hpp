@@ -75,6 +75,9 @@ struct ModuleState {
   // lower_warp.cpp, on first use: bit i when barrier i has a thread count somewhere in the
   // module, bit 16 when a barrier with a count has its id in a register.
   std::optional<uint32_t> counted_barriers;
+  // A function whose address is taken can exit: indirect calls pass the "exited" flag
+  // (module_translator.cpp, lower_control.cpp).
+  bool indirect_calls_exit = false;
 };
 
 class FunctionTranslator {

@@ -7,8 +7,9 @@
 // an exit or calls one that can; module_translator.cpp marks it "d4r-exits" and gives it one more
 // argument after its PTX parameters, a pointer to the caller's i1 "exited" flag) sets the flag and
 // returns; after every call of such a function the caller tests the flag and returns too, up to
-// the kernel, whose flag is a stack slot. Indirect calls pass no flag: a function that can exit
-// and whose address is taken is rejected by the module translator.
+// the kernel, whose flag is a stack slot. When a function whose address is taken can exit, every
+// such function takes the flag and every indirect call passes it (ModuleState::
+// indirect_calls_exit).
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#control-flow-instructions
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#stack-manipulation-instructions
 
@@ -187,8 +188,8 @@ Expected<void> emit_call(FunctionTranslator& t, const ptx::Instruction& instruct
   return {};
 }
 
-// The statement list that holds label `name` followed by a .callprototype directive, searched
-// through the nested scopes of `block`.
+// The .callprototype or .calltargets directive that follows label `name`, searched through the
+// nested scopes of `block`.
 const ptx::Directive* find_prototype(const ptx::Block& block, const std::string& name)
 {
   for (size_t i = 0; i < block.statements.size(); ++i) {
@@ -204,7 +205,8 @@ const ptx::Directive* find_prototype(const ptx::Block& block, const std::string&
       continue;
     }
     const auto* directive = std::get_if<ptx::Directive>(&block.statements[i + 1].value);
-    if (directive != nullptr && directive->name == ".callprototype") {
+    if (directive != nullptr &&
+        (directive->name == ".callprototype" || directive->name == ".calltargets")) {
       return directive;
     }
   }
@@ -299,23 +301,44 @@ Expected<void> prototype_types(FunctionTranslator& t, const std::vector<ptx::Var
   return {};
 }
 
+// `targets: .calltargets f, g;`: the callees' own declarations (the first one's, as they must
+// all have the same) are the prototype.
+Expected<Prototype> targets_prototype(FunctionTranslator& t, const ptx::Directive& directive)
+{
+  const ptx::Function* first = nullptr;
+  for (const std::string& name : directive.args) {
+    auto found = t.module().functions.find(name);
+    if (name != "," && (found == t.module().functions.end() || found->second->is_entry)) {
+      return make_error(ErrorCode::invalid_argument, "unknown function " + name + " in");
+    }
+    if (first == nullptr && name != ",") {
+      first = found->second;
+    }
+  }
+  if (first == nullptr) {
+    return make_error(ErrorCode::invalid_argument, "empty .calltargets");
+  }
+  return Prototype{first->returns, first->params};
+}
+
 // call{.uni} (results), %reg, (arguments), proto: the address in %reg (a function's address,
-// mov.u64 %rd, f, or one read from an initialised table) called with the prototype's types. A
-// function that can exit is never called so (module_translator.cpp rejects its address).
+// mov.u64 %rd, f, or one read from an initialised table) called with the types of a
+// .callprototype or of the functions a .calltargets list names.
 Expected<void> lower_indirect_call(FunctionTranslator& t, const ptx::Instruction& instruction,
                                    const ptx::Operand& target, const ptx::Operand* arguments,
                                    const ptx::Operand* results, const ptx::Operand* prototype_name)
 {
   if (prototype_name == nullptr || prototype_name->kind != ptx::OperandKind::symbol) {
-    // `call %rd, (a), targets` with a .calltargets list, or no prototype at all.
-    return std::unexpected(t.unsupported(instruction));
+    return std::unexpected(t.unsupported(instruction)); // no prototype: nothing says the types
   }
   const ptx::Directive* directive = find_prototype(*t.function().body, prototype_name->text);
   if (directive == nullptr) {
     return std::unexpected(
         t.error(instruction, "no .callprototype named " + prototype_name->text));
   }
-  Expected<Prototype> prototype = parse_prototype(*directive);
+  Expected<Prototype> prototype = directive->name == ".calltargets"
+                                      ? targets_prototype(t, *directive)
+                                      : parse_prototype(*directive);
   if (!prototype) {
     return std::unexpected(t.error(instruction, prototype.error().message + " " +
                                                     prototype_name->text));
@@ -329,6 +352,10 @@ Expected<void> lower_indirect_call(FunctionTranslator& t, const ptx::Instruction
     return std::unexpected(t.error(instruction, done.error().message));
   }
   llvm::IRBuilder<>& b = t.builder();
+  const bool can_exit = t.module().indirect_calls_exit;
+  if (can_exit) {
+    params.push_back(b.getPtrTy(t.hooks().address_space(Space::local)));
+  }
   if (t.hooks().funcs_take_thread()) {
     params.push_back(b.getPtrTy(0));
   }
@@ -339,7 +366,7 @@ Expected<void> lower_indirect_call(FunctionTranslator& t, const ptx::Instruction
   TRY_ASSIGN(llvm::Value * address, t.read(target, PtxType{PtxType::Kind::unsigned_int, 64, false}));
   llvm::Value* pointer = b.CreateIntToPtr(address, b.getPtrTy(0));
   return emit_call(t, instruction, llvm::FunctionCallee(type, pointer), prototype->params,
-                   prototype->returns, arguments, results, false);
+                   prototype->returns, arguments, results, can_exit);
 }
 
 Expected<void> lower_call(FunctionTranslator& t, const ptx::Instruction& instruction)

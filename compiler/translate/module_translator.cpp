@@ -304,6 +304,7 @@ std::map<std::string, std::string> module_aliases(const ptx::Module& module)
 // directly, and which names it uses otherwise (a function's address: mov.u64 %rd, f).
 struct BodyFacts {
   bool exits = false;
+  bool calls_indirectly = false;
   std::set<std::string> callees;
   std::set<std::string> named;
 };
@@ -337,6 +338,8 @@ void body_facts(const ptx::Block& block, BodyFacts& facts)
       if (first < operands.size() && operands[first].kind == ptx::OperandKind::symbol) {
         facts.callees.insert(operands[first].text);
         ++first;
+      } else {
+        facts.calls_indirectly = true;
       }
     }
     for (size_t i = first; i < instruction->operands.size(); ++i) {
@@ -345,11 +348,17 @@ void body_facts(const ptx::Block& block, BodyFacts& facts)
   }
 }
 
-// The .func definitions that can execute exit (themselves or through a direct call, aliases
-// followed), or an error naming one whose address is also taken: an indirect call has no way to
-// learn that its callee ended the thread.
-Expected<std::set<std::string>> exiting_functions(const ptx::Module& module,
-                                                  const std::map<std::string, std::string>& aliases)
+// The .func definitions that can execute exit, themselves or through a call (aliases followed).
+// An indirect call cannot know its callee, so when a function whose address is taken can exit,
+// every function whose address is taken takes the "exited" flag (lower_control.cpp), every
+// indirect call passes it, and a function that calls indirectly can exit.
+struct ExitFacts {
+  std::set<std::string> exiting;
+  bool indirect_calls_exit = false;
+};
+
+ExitFacts exiting_functions(const ptx::Module& module,
+                            const std::map<std::string, std::string>& aliases)
 {
   auto resolve = [&](const std::string& name) {
     auto alias = aliases.find(name);
@@ -379,24 +388,29 @@ Expected<std::set<std::string>> exiting_functions(const ptx::Module& module,
       }
     }
   }
-  std::set<std::string> exiting;
+  ExitFacts out;
   for (bool changed = true; changed;) {
     changed = false;
     for (const auto& [name, own] : facts) {
-      bool exits = own.exits || std::ranges::any_of(own.callees, [&](const std::string& callee) {
-                     return exiting.contains(resolve(callee));
+      bool exits = own.exits || (own.calls_indirectly && out.indirect_calls_exit) ||
+                   std::ranges::any_of(own.callees, [&](const std::string& callee) {
+                     return out.exiting.contains(resolve(callee));
                    });
-      changed = changed || (exits && exiting.insert(name).second);
+      changed = (exits && out.exiting.insert(name).second) || changed;
+    }
+    const bool indirect = std::ranges::any_of(
+        address_taken, [&](const std::string& name) { return out.exiting.contains(name); });
+    if (indirect && !out.indirect_calls_exit) {
+      out.indirect_calls_exit = true;
+      for (const std::string& name : address_taken) {
+        if (facts.contains(name)) {
+          out.exiting.insert(name);
+        }
+      }
+      changed = true;
     }
   }
-  for (const std::string& name : exiting) {
-    if (address_taken.contains(name)) {
-      return std::unexpected(module_error(
-          "function " + name + ": unsupported: exit in a function whose address is taken (an "
-                               "indirect call cannot tell its caller that the thread ended)"));
-    }
-  }
-  return exiting;
+  return out;
 }
 
 class ModuleTranslator {
@@ -404,7 +418,7 @@ public:
   ModuleTranslator(const ptx::Module& module, const TranslateOptions& options,
                    Translation& translation, TargetHooks& hooks)
       : m_ptx(module), m_options(options), m_translation(translation),
-        m_state{*translation.context, *translation.module, hooks, options, {}, {}, {}, {}, {}, 0, 1, {}}
+        m_state{*translation.context, *translation.module, hooks, options, {}, {}, {}, {}, {}, 0, 1, {}, false}
   {
   }
 
@@ -747,7 +761,9 @@ Expected<void> ModuleTranslator::run()
       m_state.functions[alias] = defined->second; // a call of A is a call of B (lower_control.cpp)
     }
   }
-  TRY_ASSIGN(m_exiting, exiting_functions(m_ptx, m_aliases));
+  ExitFacts exits = exiting_functions(m_ptx, m_aliases);
+  m_exiting = std::move(exits.exiting);
+  m_state.indirect_calls_exit = exits.indirect_calls_exit;
   for (const auto& [alias, aliasee] : m_aliases) {
     if (m_exiting.contains(aliasee)) {
       m_exiting.insert(alias);
