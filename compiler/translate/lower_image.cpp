@@ -17,7 +17,8 @@
 // instructions on AMDGPU. "unsupported": .texref/.samplerref/.surfref names and explicit samplers
 // ([tex, sampler, c]), .2dms/.a2dms (no CUDA API makes a multisample texture object), depth
 // compare (CUDA's texture descriptor sets no compare function), the d|p residency predicate, .grad
-// on cube maps, and txq/suq .channel_data_type/.channel_order (the AMD descriptor's format field is
+// on cube maps, tld4 on cube maps, sured.p min/max (signed or not by the surface's format) and
+// .p.b64, and txq/suq .channel_data_type/.channel_order (the AMD descriptor's format field is
 // target-specific and not decoded).
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#texture-instructions
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#surface-instructions
@@ -401,8 +402,7 @@ Expected<void> lower_sust(FunctionTranslator& t, const ptx::Instruction& instruc
 }
 
 // sured.{b,p}.OP.{1d,2d,3d}.TYPE{.mode} [surf, {c..}], v. .b: add on u32/s32/u64, min/max on
-// u32/s32/u64/s64, and/or on b32; .p: b32 (u32 here: a CUDA surface holds unsigned integers) and
-// b64 (min/max only).
+// u32/s32/u64/s64, and/or on b32; .p: add/and/or on b32.
 Expected<void> lower_sured(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
   const std::vector<std::string>& m = instruction.modifiers;
@@ -428,7 +428,9 @@ Expected<void> lower_sured(FunctionTranslator& t, const ptx::Instruction& instru
   if (type_name == "s64") { type = SuredType::s64; }
   const bool b_typed = type_name != "b64" && (bitwise ? type_name == "b32" : type_name != "b32") &&
                        !(op == SuredOp::add && type_name == "s64");
-  const bool p_typed = type_name == "b32" || (type_name == "b64" && (op == SuredOp::min || op == SuredOp::max));
+  // .p min/max compare as signed or unsigned by the surface's format, which the instruction does
+  // not name: rejected (add, and and or are the same bits either way).
+  const bool p_typed = type_name == "b32" && op != SuredOp::min && op != SuredOp::max;
   const bool spatial = geometry == ImageGeometry::d1 || geometry == ImageGeometry::d2 || geometry == ImageGeometry::d3;
   if (!op || !type || !spatial || !mode_ok || !(formatted ? p_typed : b_typed)) {
     return std::unexpected(t.unsupported(instruction));
