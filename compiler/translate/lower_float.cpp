@@ -225,16 +225,10 @@ Expected<llvm::Value*> special(FunctionTranslator& t, const ptx::Instruction& in
       return t.call_support("__d4r_ptx_rcp_approx_ftz_f64", type, {op.in[0]});
     }
     if (f64 && name == "rsqrt") {
-      // rsqrt.approx.ftz.f64 flushes a subnormal input to a zero of its sign (result +-inf); its
-      // result is never subnormal (rsqrt(DBL_MAX) ~ 7.5e-155).
-      llvm::Value* x = op.in[0];
-      if (op.ftz) {
-        x = b.CreateSelect(b.createIsFPClass(x, llvm::fcSubnormal),
-                           b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign,
-                                                   llvm::ConstantFP::get(type, 0.0), x),
-                           x);
-      }
-      return t.call_support("__d4r_ptx_rsqrt_approx_f64", type, {x});
+      // rsqrt.approx.ftz.f64 reads only the high word and leaves the result's low word zero on
+      // the H200 (gap_rsqrt_f64_*), as rcp.approx.ftz.f64; without .ftz it is full precision.
+      return t.call_support(op.ftz ? "__d4r_ptx_rsqrt_approx_ftz_f64" : "__d4r_ptx_rsqrt_approx_f64",
+                            type, {op.in[0]});
     }
     if (f64) {
       return std::unexpected(t.unsupported(instruction));

@@ -251,6 +251,25 @@ D4R_API double __d4r_ptx_rsqrt_approx_f64(double x)
   return 1.0 / __builtin_sqrt(x);
 }
 
+/* rsqrt.approx.ftz.f64 as the H200 computes it (gap_rsqrt_f64_*): from the high word of x only
+ * (a subnormal one is a zero of its sign), the result's low word zero (an f32-precision seed in
+ * the 1.11.20 format, as rcp.approx.ftz.f64), an invalid result the NaN 0x7fffffff00000000. */
+D4R_API double __d4r_ptx_rsqrt_approx_ftz_f64(double x)
+{
+  uint64_t hi = d4r_bits_f64(x) & 0xffffffff00000000ull;
+  if (((hi >> 52) & 0x7ff) == 0) {
+    hi &= 1ull << 63;
+  }
+  const double t = d4r_f64_bits(hi);
+  if (d4r_isnan_f64(t) || (t < 0 && t != 0)) {
+    return d4r_f64_bits(0x7fffffff00000000ull);
+  }
+  if (t == 0) {
+    return d4r_f64_bits((hi & (1ull << 63)) | 0x7ff0000000000000ull);
+  }
+  return d4r_f64_bits(d4r_bits_f64(1.0 / __builtin_sqrt(t)) & 0xffffffff00000000ull);
+}
+
 D4R_API double __d4r_ptx_rcp_approx_ftz_f64(double x)
 {
   uint64_t hi = d4r_bits_f64(x) & 0xffffffff00000000ull;

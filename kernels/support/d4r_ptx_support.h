@@ -159,6 +159,7 @@ float __d4r_ptx_tanh_approx_f32(float x);
 float __d4r_ptx_div_approx_f32(float a, float b, int ftz); /* div.approx: 0 for 2^126<|b|<2^128 */
 float __d4r_ptx_div_full_f32(float a, float b, int ftz);
 double __d4r_ptx_rsqrt_approx_f64(double x);
+double __d4r_ptx_rsqrt_approx_ftz_f64(double x);         /* rsqrt.approx.ftz.f64: 1.11.20 format */
 double __d4r_ptx_rcp_approx_ftz_f64(double x);           /* rcp.approx.ftz.f64: 1.11.20 format */
 uint16_t __d4r_ptx_ex2_approx_f16(uint16_t h);
 uint16_t __d4r_ptx_ex2_approx_ftz_bf16(uint16_t h);

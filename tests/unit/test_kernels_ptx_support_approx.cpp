@@ -94,6 +94,12 @@ TEST(KernelsPtxSupportApprox, SpecialValues)
   EXPECT_EQ(__d4r_ptx_tanh_approx_f32(-inf), -1.0f);
   EXPECT_EQ(bits(__d4r_ptx_rcp_approx_ftz_f64(2.0)), bits(0.5));
   EXPECT_EQ(bits(__d4r_ptx_rcp_approx_ftz_f64(f64(0x7ff8000000000001ull))), 0x7fffffff00000000ull);
+  // rsqrt.approx.ftz.f64 (the H200, gap_rsqrt_f64_special): the high word only, low word 0.
+  EXPECT_EQ(bits(__d4r_ptx_rsqrt_approx_ftz_f64(4.0)), bits(0.5));
+  EXPECT_EQ(bits(__d4r_ptx_rsqrt_approx_ftz_f64(2.0)), 0x3fe6a09e00000000ull);
+  EXPECT_EQ(bits(__d4r_ptx_rsqrt_approx_ftz_f64(f64(0x7ff0000000000001ull))), 0u); // +inf's high word
+  EXPECT_EQ(bits(__d4r_ptx_rsqrt_approx_ftz_f64(-1.0)), 0x7fffffff00000000ull);
+  EXPECT_EQ(bits(__d4r_ptx_rsqrt_approx_ftz_f64(f64(0x8000000000000001ull))), 0xfff0000000000000ull);
 }
 
 } // namespace

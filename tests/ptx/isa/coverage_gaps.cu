@@ -173,7 +173,8 @@ extern "C" __global__ void gap_half(const unsigned* pa, const unsigned* pb, unsi
 #else
     k += 6;
 #endif
-    asm("{\n\t.reg .b16 t;\n\tmul.f16 t, %1, %2;\n\tsub.f16 %0, t, %2;\n\t}"
+    // .rn: without it ptxas contracts this mul and sub into one fma, which the ISA allows.
+    asm("{\n\t.reg .b16 t;\n\tmul.rn.f16 t, %1, %2;\n\tsub.rn.f16 %0, t, %2;\n\t}"
         : "=h"(s) : "h"(ha), "h"(hb));
     o[k++] = s;
     asm("{\n\t.reg .b16 t;\n\tsub.ftz.f16 t, %1, %2;\n\tmul.ftz.f16 %0, t, %2;\n\t}"
