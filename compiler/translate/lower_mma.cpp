@@ -482,10 +482,37 @@ std::optional<MmaShape> parse_shape(const std::string& name)
   return MmaShape{m, n, k};
 }
 
+// mma.sync.aligned.m8n8k4.ALAYOUT.BLAYOUT.D.f16.f16.C with D = C (f16 or f32): the quad-pair
+// fragments (mma_m8n8k4_fragment). A mixed f16/f32 C and D is rejected: their layouts differ, so
+// C would have to move between lanes first.
+std::optional<OtherForm> parse_m8n8k4_f16(const std::vector<std::string>& m)
+{
+  bool layouts = (m[3] == "row" || m[3] == "col") && (m[4] == "row" || m[4] == "col");
+  if (m.size() != 9 || m[0] != "sync" || m[1] != "aligned" || m[2] != "m8n8k4" || !layouts || m[6] != "f16" || m[7] != "f16" ||
+      m[5] != m[8] || (m[5] != "f16" && m[5] != "f32")) {
+    return std::nullopt;
+  }
+  OtherForm form;
+  MmaProduct& p = form.product;
+  p.shape = MmaShape{32, 32, 4};
+  p.a = MmaElement::f16;
+  p.b = MmaElement::f16;
+  p.c = m[5] == "f16" ? MmaElement::f16 : MmaElement::f32;
+  p.d = p.c;
+  int c_bits = mma_element_bits(p.c);
+  form.a = mma_m8n8k4_fragment(MmaOperand::a, m[3] == "row", 16);
+  form.b = mma_m8n8k4_fragment(MmaOperand::b, m[4] == "row", 16);
+  form.c = mma_m8n8k4_fragment(MmaOperand::c, true, c_bits);
+  return form;
+}
+
 // mma.sync.aligned.SHAPE.row.col{.satfinite}.D.A.B.C{.xor.popc|.and.popc} with PTX's fragments.
 std::optional<OtherForm> parse_other_form(const ptx::Instruction& instruction)
 {
   const std::vector<std::string>& m = instruction.modifiers;
+  if (m.size() == 9 && m[2] == "m8n8k4" && m[6] == "f16") {
+    return parse_m8n8k4_f16(m);
+  }
   if (m.size() < 9 || m[0] != "sync" || m[1] != "aligned" || m[3] != "row" || m[4] != "col") {
     return std::nullopt;
   }

@@ -291,6 +291,42 @@ Values decode_line(FunctionTranslator& t, MmaElement type, const Values& regs, i
   return out;
 }
 
+// Line lines[lane] of `fragment` (rows of A when `rows`, else columns of B), decoded (b1: the raw
+// registers): whole registers where the layout keeps a line's elements together, else element by
+// element.
+Values fetch_decoded(FunctionTranslator& t, Exchange& exchange, const Fragment& fragment,
+                     const Values& regs, int operand, MmaElement type, bool rows,
+                     const std::vector<int>& lines, llvm::Value* lane)
+{
+  std::optional<MmaWordRemap> remap = fragment_lines(fragment, rows, lines);
+  if (remap) {
+    Values words = fetch_line(t, exchange, regs, operand, *remap, lane);
+    return type == MmaElement::b1 ? words : decode_line(t, type, words, fragment.per_register());
+  }
+  std::optional<std::vector<FragmentElement>> elements = fragment_elements(fragment, rows, lines);
+  assert(elements && type != MmaElement::b1 && "every element of a line has a holder");
+  Builder& b = t.builder();
+  size_t length = elements->size() / k_lanes;
+  Values out;
+  for (size_t e = 0; e < length; ++e) {
+    MmaWordRemap one;
+    one.words = 1;
+    std::vector<uint32_t> shifts(k_lanes);
+    for (size_t l = 0; l < k_lanes; ++l) {
+      const FragmentElement& source = (*elements)[l * length + e];
+      one.sources.push_back(MmaWordSource{source.lane, source.reg});
+      shifts[l] = static_cast<uint32_t>(source.sub * fragment.element_bits);
+    }
+    llvm::Value* reg = fetch_line(t, exchange, regs, operand, one, lane).front();
+    llvm::Value* shift = mma_lane_table(t, shifts, lane);
+    if (reg->getType()->isIntegerTy(64)) {
+      shift = b.CreateZExt(shift, b.getInt64Ty());
+    }
+    out.push_back(decode(t, type, b.CreateLShr(reg, shift), 0));
+  }
+  return out;
+}
+
 // D elements (f32, f64 or i32 values) packed into D registers.
 Values pack_d(Builder& b, MmaElement type, const Values& elements)
 {
@@ -412,16 +448,10 @@ Values emit_mma_product(FunctionTranslator& t, const MmaProduct& product, const 
     }
     bool b1 = product.a == MmaElement::b1;
     if (!rows.contains(row_of)) {
-      std::optional<MmaWordRemap> remap = fragment_lines(a, true, row_of);
-      assert(remap && "A fragments keep each row's elements together");
-      Values regs = fetch_line(t, exchange, a_regs, 0, *remap, lane);
-      rows[row_of] = b1 ? regs : decode_line(t, product.a, regs, a.per_register());
+      rows[row_of] = fetch_decoded(t, exchange, a, a_regs, 0, product.a, true, row_of, lane);
     }
     if (!cols.contains(col_of)) {
-      std::optional<MmaWordRemap> remap = fragment_lines(b_fragment, false, col_of);
-      assert(remap && "B fragments keep each column's elements together");
-      Values regs = fetch_line(t, exchange, b_regs, 1, *remap, lane);
-      cols[col_of] = b1 ? regs : decode_line(t, product.b, regs, b_fragment.per_register());
+      cols[col_of] = fetch_decoded(t, exchange, b_fragment, b_regs, 1, product.b, false, col_of, lane);
     }
     const Values& av = rows[row_of];
     const Values& bv = cols[col_of];

@@ -218,6 +218,32 @@ std::optional<Fragment> mma_fragment(MmaShape shape, MmaOperand operand, int ele
   return f;
 }
 
+Fragment mma_m8n8k4_fragment(MmaOperand operand, bool row_major, int element_bits)
+{
+  MmaShape shape{32, 32, 4};
+  int registers = operand == MmaOperand::c ? (element_bits == 32 ? 8 : 4) : 2;
+  Fragment f = empty_fragment(shape, operand, element_bits, registers, 32);
+  fill(f, [&](int lane, int reg, int sub) {
+    int i = reg * f.per_register() + sub;
+    int block = 8 * ((lane % 16) / 4);
+    int hi = lane >= 16 ? 4 : 0;
+    int low = lane % 4;
+    switch (operand) {
+    case MmaOperand::a:
+      return row_major ? MatrixPos{block + low + hi, i} : MatrixPos{block + i % 4 + hi, low};
+    case MmaOperand::b:
+      return row_major ? MatrixPos{low, block + i + hi} : MatrixPos{i, block + low + hi};
+    case MmaOperand::c:
+      if (element_bits == 16) {
+        return MatrixPos{block + low + hi, block + i};
+      }
+      return MatrixPos{block + (lane & 1) + (i & 2) + hi, block + (i & 4) + (lane & 2) + (i & 1)};
+    }
+    return MatrixPos{};
+  });
+  return f;
+}
+
 Fragment wmma_fragment(MmaShape shape, MmaOperand operand, int element_bits, int registers,
                        int register_bits)
 {
@@ -238,6 +264,40 @@ Fragment wmma_fragment(MmaShape shape, MmaOperand operand, int element_bits, int
     return MatrixPos{};
   });
   return f;
+}
+
+std::optional<std::vector<FragmentElement>> fragment_elements(const Fragment& fragment, bool rows,
+                                                              const std::vector<int>& lines)
+{
+  int length = rows ? fragment.cols : fragment.rows;
+  std::map<std::pair<int, int>, std::vector<FragmentElement>> holders; // (line, index)
+  for (int lane = 0; lane < k_lanes; ++lane) {
+    for (int reg = 0; reg < fragment.registers; ++reg) {
+      for (int sub = 0; sub < fragment.per_register(); ++sub) {
+        MatrixPos pos = fragment.at(lane, reg, sub);
+        holders[{rows ? pos.row : pos.col, rows ? pos.col : pos.row}].push_back(
+            FragmentElement{lane, reg, sub});
+      }
+    }
+  }
+  std::vector<FragmentElement> out;
+  for (int lane = 0; lane < k_lanes; ++lane) {
+    for (int e = 0; e < length; ++e) {
+      auto it = holders.find({lines[static_cast<size_t>(lane)], e});
+      if (it == holders.end()) {
+        return std::nullopt;
+      }
+      FragmentElement chosen = it->second.front();
+      for (const FragmentElement& holder : it->second) {
+        if (holder.lane == lane) {
+          chosen = holder;
+          break;
+        }
+      }
+      out.push_back(chosen);
+    }
+  }
+  return out;
 }
 
 std::optional<MmaWordRemap> fragment_lines(const Fragment& fragment, bool rows,

@@ -107,6 +107,16 @@ struct Fragment {
 [[nodiscard]] std::optional<Fragment> mma_fragment(MmaShape shape, MmaOperand operand,
                                                    int element_bits);
 
+// mma.m8n8k4 with .f16 A/B (PTX ISA 9.7.14.5.1): four independent 8x8x4 products, computation q
+// on lanes 4q..4q+3 (the low group) and 16+4q..16+4q+3 (the high group). They are written as one
+// product of a 32x4 A and a 4x32 B whose D is read only in its diagonal 8x8 blocks: computation
+// q's A rows are rows 8q..8q+7, its B columns columns 8q..8q+7, its C/D block (8q.., 8q..). With
+// hi = 4 for the high group and i the element index: A row-major row L%4 + hi, column i; A
+// column-major row i%4 + hi, column L%4; B row-major row L%4, column i + hi; B column-major row i,
+// column L%4 + hi; C/D .f16 row L%4 + hi, column i; C/D .f32 row X + hi with X = (L & 1) + (i & 2),
+// column (i & 4) + (L & 2) + (i & 1). `row_major` is the operand's layout (C/D: ignored).
+[[nodiscard]] Fragment mma_m8n8k4_fragment(MmaOperand operand, bool row_major, int element_bits);
+
 // Our wmma fragments (the ISA leaves them to the implementation: only what wmma.store writes is
 // observable). A and B: element f = (lane * registers + reg) * p + sub of the warp is element
 // f mod (rows * cols) of A in row-major order (B: column-major), so lane L holds whole runs of a
@@ -122,5 +132,16 @@ struct Fragment {
 // some register holds them in another order or split.
 [[nodiscard]] std::optional<MmaWordRemap> fragment_lines(const Fragment& fragment, bool rows,
                                                          const std::vector<int>& lines);
+
+// Element by element (for layouts whose registers cut across lines, such as m8n8k4's
+// column-major A): out[L * length + e] holds element e of line lines[L]; the lane itself is
+// preferred. nullopt when some element has no holder.
+struct FragmentElement {
+  int lane = -1;
+  int reg = -1;
+  int sub = -1;
+};
+[[nodiscard]] std::optional<std::vector<FragmentElement>>
+fragment_elements(const Fragment& fragment, bool rows, const std::vector<int>& lines);
 
 } // namespace d4r::compiler::translate

@@ -568,6 +568,128 @@ TEST(TranslateMmaForms, MmaFloatFormsFollowTheIsaFragments)
   EXPECT_EQ(mismatches, 0);
 }
 
+// mma.m8n8k4.row.col.f32.f16.f16.f32 (PTX ISA 9.7.14.5.1): computation q = (L % 16) / 4 on
+// lanes 4q.. and 16 + 4q.. (hi = 4 for the latter); A row-major: A_q[L%4 + hi][i]; B column-major:
+// B_q[i][L%4 + hi]; C/D f32: row (L & 1) + (i & 2) + hi, column (i & 4) + (L & 2) + (i & 1).
+TEST(TranslateMmaForms, MmaM8n8k4F16FollowsTheQuadPairFragments)
+{
+  std::optional<CaseRun> run = run_case("mat_mma_m8n8k4_f16");
+  ASSERT_TRUE(run);
+  auto half_at = [&](int64_t word, int i) { return f16_value(at<uint16_t>(run->inputs[0], 2 * word + i)); };
+  double a[4][8][4] = {};
+  double b[4][4][8] = {};
+  for (int lane = 0; lane < 32; ++lane) {
+    int q = (lane % 16) / 4;
+    int hi = lane >= 16 ? 4 : 0;
+    for (int i = 0; i < 4; ++i) {
+      a[q][lane % 4 + hi][i] = half_at(8 * lane + i / 2, i % 2);
+      b[q][i][lane % 4 + hi] = half_at(256 + 4 * lane + i / 2, i % 2);
+    }
+  }
+  int mismatches = 0;
+  for (int lane = 0; lane < 32; ++lane) {
+    int q = (lane % 16) / 4;
+    int hi = lane >= 16 ? 4 : 0;
+    for (int i = 0; i < 8; ++i) {
+      int row = (lane & 1) + (i & 2) + hi;
+      int col = (i & 4) + (lane & 2) + (i & 1);
+      double want = at<float>(run->inputs[1], 512 + 8 * lane + i);
+      for (int k = 0; k < 4; ++k) {
+        want += a[q][row][k] * b[q][k][col];
+      }
+      double got = at<float>(run->outputs[0], 8 * lane + i);
+      if (got != want && ++mismatches < 20) {
+        ADD_FAILURE() << "lane " << lane << " element " << i << ": " << got << ", want " << want;
+      }
+    }
+  }
+  EXPECT_EQ(mismatches, 0);
+}
+
+// The other layouts of mma.m8n8k4 f16 (A column-major: A_q[i%4 + hi][L%4]; B row-major:
+// B_q[L%4][i + hi]), whose registers hold elements of two rows (columns): fetched element by
+// element. C is zero.
+TEST(TranslateMmaForms, MmaM8n8k4F16ColumnMajorAAndRowMajorB)
+{
+  std::string text = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u64 in)
+{
+  .reg .b32 %r<8>;
+  .reg .f32 %f<20>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [out];
+  ld.param.u64 %rd2, [in];
+  mov.u32 %r1, %laneid;
+  mul.wide.u32 %rd3, %r1, 16;
+  add.s64 %rd4, %rd2, %rd3;
+  ld.b32 %r2, [%rd4];
+  ld.b32 %r3, [%rd4+4];
+  ld.b32 %r4, [%rd4+8];
+  ld.b32 %r5, [%rd4+12];
+  mov.f32 %f1, 0f00000000;
+  mma.sync.aligned.m8n8k4.col.row.f32.f16.f16.f32 {%f9, %f10, %f11, %f12, %f13, %f14, %f15, %f16}, {%r2, %r3}, {%r4, %r5}, {%f1, %f1, %f1, %f1, %f1, %f1, %f1, %f1};
+  mul.wide.u32 %rd5, %r1, 32;
+  add.s64 %rd6, %rd1, %rd5;
+  st.f32 [%rd6], %f9;
+  st.f32 [%rd6+4], %f10;
+  st.f32 [%rd6+8], %f11;
+  st.f32 [%rd6+12], %f12;
+  st.f32 [%rd6+16], %f13;
+  st.f32 [%rd6+20], %f14;
+  st.f32 [%rd6+24], %f15;
+  st.f32 [%rd6+28], %f16;
+  ret;
+}
+)";
+  PtxBuild build;
+  std::string log;
+  Expected<translate::Translation> translation = translate_ptx(text, build, translate::TargetKind::host, log);
+  ASSERT_TRUE(translation) << translation.error().message;
+  Expected<std::unique_ptr<cpu::Executor>> executor = cpu::Executor::create(std::move(*translation));
+  ASSERT_TRUE(executor) << executor.error().message;
+  // Small integers -3..3 as f16 bits, two a word.
+  const uint16_t k_small[7] = {0xc200, 0xc000, 0xbc00, 0x0000, 0x3c00, 0x4000, 0x4200};
+  std::vector<uint16_t> in(32 * 8);
+  for (size_t i = 0; i < in.size(); ++i) {
+    in[i] = k_small[(i * 5 + i / 7) % 7];
+  }
+  std::vector<float> out(32 * 8, -1.0f);
+  std::vector<std::byte> params(16);
+  void* out_pointer = out.data();
+  const void* in_pointer = in.data();
+  std::memcpy(params.data(), &out_pointer, 8);
+  std::memcpy(params.data() + 8, &in_pointer, 8);
+  cpu::LaunchShape shape;
+  shape.block = {32, 1, 1};
+  Expected<cpu::LaunchStats> stats = (*executor)->launch("k", shape, params);
+  ASSERT_TRUE(stats) << stats.error().message;
+  double a[4][8][4] = {};
+  double b[4][4][8] = {};
+  for (int lane = 0; lane < 32; ++lane) {
+    int q = (lane % 16) / 4;
+    int hi = lane >= 16 ? 4 : 0;
+    for (int i = 0; i < 4; ++i) {
+      a[q][i % 4 + hi][lane % 4] = f16_value(in[static_cast<size_t>(8 * lane + i)]);
+      b[q][lane % 4][i + hi] = f16_value(in[static_cast<size_t>(8 * lane + 4 + i)]);
+    }
+  }
+  for (int lane = 0; lane < 32; ++lane) {
+    int q = (lane % 16) / 4;
+    int hi = lane >= 16 ? 4 : 0;
+    for (int i = 0; i < 8; ++i) {
+      int row = (lane & 1) + (i & 2) + hi;
+      int col = (i & 4) + (lane & 2) + (i & 1);
+      double want = 0;
+      for (int k = 0; k < 4; ++k) {
+        want += a[q][row][k] * b[q][k][col];
+      }
+      EXPECT_EQ(out[static_cast<size_t>(8 * lane + i)], want) << "lane " << lane << " element " << i;
+    }
+  }
+}
+
 TEST(TranslateMmaForms, MovmatrixAndStmatrixPlaceElementsAsTheIsa)
 {
   std::optional<CaseRun> run = run_case("mat_movmatrix_stmatrix");
@@ -620,7 +742,7 @@ TEST(TranslateMmaForms, EveryKernelBuildsForGfx11AndGfx12)
 {
   std::string text = read_text(k_repo / "tests/ptx/isa/matrix_more.sm_90.ptx");
   for (const char* kernel : {"wmma_f16", "wmma_bf16", "wmma_int8", "wmma_tf32_f64", "wmma_sub_byte",
-                             "mma_int", "mma_float", "movmatrix_stmatrix"}) {
+                             "mma_int", "mma_float", "mma_m8n8k4_f16", "movmatrix_stmatrix"}) {
     for (const char* target : {"gfx1100", "gfx1201"}) {
       SCOPED_TRACE(std::string(kernel) + " " + target);
       PtxBuild build;
