@@ -587,15 +587,45 @@ Expected<void> lower_proxy_fence(FunctionTranslator& t, const ptx::Instruction& 
   return {};
 }
 
+// PTX 8.6: fence.acquire.sync_restrict::shared::cluster.cluster,
+// fence.release.sync_restrict::shared::cta.cluster and their fence.proxy.async::generic forms
+// order only some accesses (those to .shared of the cluster or the CTA, between the generic and
+// the async proxy); a sequentially consistent fence at .gpu orders every access, so it is at least
+// as strong. ptxas pairs .acquire with ::shared::cluster and .release with ::shared::cta.
+Expected<void> lower_restricted_fence(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  static constexpr std::string_view k_known[] = {"proxy",   "async::generic",
+                                                 "acquire", "release",
+                                                 "cluster", "sync_restrict::shared::cluster",
+                                                 "sync_restrict::shared::cta"};
+  TRY(known_modifiers(t, instruction, k_known));
+  bool acquire = has_modifier(instruction, "acquire");
+  bool paired = acquire ? has_modifier(instruction, "sync_restrict::shared::cluster")
+                        : has_modifier(instruction, "release") &&
+                              has_modifier(instruction, "sync_restrict::shared::cta");
+  bool proxy = has_modifier(instruction, "proxy");
+  if (!paired || !has_modifier(instruction, "cluster") ||
+      proxy != has_modifier(instruction, "async::generic")) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  TRY(expect_operands(t, instruction, 0));
+  t.hooks().fence(t.env(), "gpu");
+  return {};
+}
+
 Expected<void> lower_membar(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
+  if (has_modifier(instruction, "sync_restrict::shared::cluster") ||
+      has_modifier(instruction, "sync_restrict::shared::cta")) {
+    return lower_restricted_fence(t, instruction);
+  }
   if (has_modifier(instruction, "proxy") || has_modifier(instruction, "mbarrier_init")) {
     return lower_proxy_fence(t, instruction);
   }
   TRY(expect_operands(t, instruction, 0));
   // membar.{cta,gl,sys} and fence.{sc,acq_rel}.scope: a sequentially consistent fence at the scope
   // (.cluster widened to .gpu), as strong as either. fence.proxy.* and fence.mbarrier_init are
-  // lower_proxy_fence's; the .sync_restrict/.op_restrict forms are not listed.
+  // lower_proxy_fence's, the .sync_restrict forms lower_restricted_fence's.
   static constexpr std::string_view k_known[] = {"cta", "gl", "sys", "gpu", "cluster", "sc",
                                                  "acq_rel"};
   TRY(known_modifiers(t, instruction, k_known));

@@ -75,14 +75,20 @@ TEST(TranslateClusterHints, PureHintsTranslateAndMakeNoCode)
   }
 }
 
-// The proxy fences are full fences at their scope (.gpu without one).
+// The proxy fences are full fences at their scope (.gpu without one); so are the PTX 8.6
+// .sync_restrict fences (.cluster widened to .gpu).
 TEST(TranslateClusterHints, ProxyFencesAreFullFences)
 {
   for (const char* fence : {"fence.proxy.alias;", "fence.proxy.async;", "fence.proxy.async.global;",
                             "fence.proxy.async.shared::cta;", "fence.proxy.async.shared::cluster;",
                             "fence.proxy.tensormap::generic.release.gpu;",
                             "fence.proxy.tensormap::generic.acquire.sys [%rd2], 128;",
-                            "fence.mbarrier_init.release.cluster;", "membar.proxy.alias;"}) {
+                            "fence.mbarrier_init.release.cluster;", "membar.proxy.alias;",
+                            "fence.acquire.sync_restrict::shared::cluster.cluster;",
+                            "fence.release.sync_restrict::shared::cta.cluster;",
+                            "fence.proxy.async::generic.acquire.sync_restrict::shared::cluster."
+                            "cluster;",
+                            "fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster;"}) {
     std::string body = std::string("  ") + fence;
     Expected<Translation> host = translate_text(kernel_text(body), host_options());
     ASSERT_TRUE(host.has_value()) << fence << ": " << host.error().message;
@@ -123,7 +129,10 @@ TEST(TranslateClusterHints, MalformedOrUnknownHintsAreRejected)
       {"fence.proxy.tensormap::generic.gpu;", "unsupported"},
       {"fence.proxy.tensormap::generic.acquire.gpu [%rd2], 64;", "size of 128"},
       {"fence.mbarrier_init.acquire.cluster;", "unsupported"},
-      {"fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster;", "unsupported"},
+      {"fence.proxy.async::generic.release.sync_restrict::shared::cluster.cluster;",
+       "unsupported"},
+      {"fence.acq_rel.sync_restrict::shared::cluster.cluster;", "unsupported"},
+      {"fence.acquire.sync_restrict::shared::cluster.gpu;", "unsupported"},
       {"elect.sync %r1, 0xffffffff;", "unsupported"},
       {"elect %r1|%p1, 0xffffffff;", "unsupported"},
       {"ld.global.b128 %rd3, [%rd2];", "unsupported"},

@@ -216,7 +216,7 @@ const char* const k_rejected[] = {
     "  ld.mmio.relaxed.sys.global.u32 %r1, [%rd2];",
     "  ld.global.b128 %rd3, [%rd2];",
     "  ld.relaxed.gpu.global.b128 %rd3, [%rd2];",
-    "  fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster;",
+    "  fence.proxy.async::generic.acquire.sync_restrict::shared::cta.cluster;",
     "  ld.global.unified.u32 %r1, [%rd2];",
     "  ld.release.gpu.global.u32 %r1, [%rd2];",
     "  st.acquire.gpu.global.u32 [%rd1], %r1;",
