@@ -2,8 +2,10 @@
 
 #include "util/ptx_identity.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <grpcpp/grpcpp.h>
 
 namespace d4r::client {
@@ -133,52 +135,71 @@ ResolveResult Client::resolve(uint64_t module_hash, std::string_view kernel_name
   if (quiet()) {
     return {D4RK_NOT_FOUND, "daemon timed out recently, not asked", nullptr};
   }
-  pb::ResolveRequest request;
-  request.set_module_hash(module_hash);
-  request.set_kernel(std::string(kernel_name));
-  fill_selection(m_options.selection, *request.mutable_selection());
-  // The daemon answers PENDING before the client's deadline, so that a slow build reads as
-  // PENDING and not as a transport failure.
-  request.set_wait_budget_ms(
-      static_cast<uint32_t>(std::max<int64_t>(1, m_options.budget_ms * 3 / 4)));
-  request.set_accept_path(true);
-  request.set_mirrors_host_variables(m_options.mirrors_host_variables);
-  grpc::ClientContext context;
-  set_deadline(context,
-               std::chrono::system_clock::now() + std::chrono::milliseconds(m_options.budget_ms));
-  pb::ResolveReply reply;
-  grpc::Status status = m_stub->Resolve(&context, request, &reply);
+  const auto steady_deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(m_options.budget_ms);
+  const auto deadline =
+      std::chrono::system_clock::now() + std::chrono::milliseconds(m_options.budget_ms);
   std::string what =
       "resolve kernel " + std::string(kernel_name) + " (ptx " + hash_to_hex(module_hash) + ")";
-  if (!status.ok()) {
-    note_rpc_failure(what + ": " + describe(status),
-                     status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED);
-    return {D4RK_NOT_FOUND, what + ": " + describe(status), nullptr};
+  // A second request only when the object named did not read back as its digest: the daemon
+  // checks it again and answers anew, within what is left of the budget.
+  std::optional<std::string> damaged;
+  for (;;) {
+    pb::ResolveRequest request;
+    request.set_module_hash(module_hash);
+    request.set_kernel(std::string(kernel_name));
+    fill_selection(m_options.selection, *request.mutable_selection());
+    // The daemon answers PENDING before the client's deadline, so that a slow build reads as
+    // PENDING and not as a transport failure.
+    request.set_wait_budget_ms(
+        static_cast<uint32_t>(std::max<int64_t>(1, m_options.budget_ms * 3 / 4)));
+    request.set_accept_path(true);
+    request.set_mirrors_host_variables(m_options.mirrors_host_variables);
+    if (damaged) {
+      request.set_damaged_sha256(*damaged);
+    }
+    grpc::ClientContext context;
+    set_deadline(context, deadline);
+    pb::ResolveReply reply;
+    grpc::Status status = m_stub->Resolve(&context, request, &reply);
+    if (!status.ok()) {
+      note_rpc_failure(what + ": " + describe(status),
+                       status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED);
+      return {D4RK_NOT_FOUND, what + ": " + describe(status), nullptr};
+    }
+    if (reply.outcome() == pb::ResolveReply::NOT_FOUND) {
+      return {D4RK_NOT_FOUND, reply.reason(), nullptr};
+    }
+    if (reply.outcome() == pb::ResolveReply::PENDING) {
+      return {D4RK_PENDING, reply.reason(), nullptr};
+    }
+    if (reply.outcome() == pb::ResolveReply::REJECTED) {
+      return {D4RK_REJECTED, reply.reason(), nullptr};
+    }
+    if (reply.outcome() != pb::ResolveReply::READY) {
+      log_once(Problem::bad_reply, what + ": malformed reply: unknown outcome");
+      return {D4RK_NOT_FOUND, "malformed reply: unknown outcome", nullptr};
+    }
+    const bool by_path = reply.object().has_path();
+    std::string digest = reply.object().sha256();
+    Expected<std::shared_ptr<const KernelAnswer>> answer =
+        KernelAnswer::from_reply(reply, kernel_name, m_options.selection.mode,
+                                 m_options.mirrors_host_variables, steady_deadline);
+    if (!answer && answer.error().code == ErrorCode::corrupt && by_path && !damaged) {
+      log_once(Problem::damaged_object, what + ": " + answer.error().message +
+                                            "; told the daemon (further damage not logged)");
+      damaged = std::move(digest);
+      continue;
+    }
+    if (!answer) {
+      log_once(Problem::bad_reply, answer.error().message);
+      return {D4RK_NOT_FOUND, answer.error().message, nullptr};
+    }
+    if (!m_options.memo) {
+      return {D4RK_READY, "", std::move(*answer)};
+    }
+    return {D4RK_READY, "", memo_insert(module_hash, kernel_name, std::move(*answer))};
   }
-  if (reply.outcome() == pb::ResolveReply::NOT_FOUND) {
-    return {D4RK_NOT_FOUND, reply.reason(), nullptr};
-  }
-  if (reply.outcome() == pb::ResolveReply::PENDING) {
-    return {D4RK_PENDING, reply.reason(), nullptr};
-  }
-  if (reply.outcome() == pb::ResolveReply::REJECTED) {
-    return {D4RK_REJECTED, reply.reason(), nullptr};
-  }
-  if (reply.outcome() != pb::ResolveReply::READY) {
-    log_once(Problem::bad_reply, what + ": malformed reply: unknown outcome");
-    return {D4RK_NOT_FOUND, "malformed reply: unknown outcome", nullptr};
-  }
-  Expected<std::shared_ptr<const KernelAnswer>> answer =
-      KernelAnswer::from_reply(reply, kernel_name, m_options.selection.mode,
-                               m_options.mirrors_host_variables);
-  if (!answer) {
-    log_once(Problem::bad_reply, answer.error().message);
-    return {D4RK_NOT_FOUND, answer.error().message, nullptr};
-  }
-  if (!m_options.memo) {
-    return {D4RK_READY, "", std::move(*answer)};
-  }
-  return {D4RK_READY, "", memo_insert(module_hash, kernel_name, std::move(*answer))};
 }
 
 bool Client::quiet() const

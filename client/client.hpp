@@ -64,7 +64,7 @@ public:
   [[nodiscard]] ResolveResult resolve(uint64_t module_hash, std::string_view kernel_name);
 
 private:
-  enum class Problem { transport, bad_reply, count };
+  enum class Problem { transport, bad_reply, damaged_object, count };
 
   [[nodiscard]] bool quiet() const;
   void note_rpc_failure(const std::string& what, bool deadline_exceeded);

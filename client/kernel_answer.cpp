@@ -15,9 +15,11 @@ namespace {
 // Far above any real code object; a larger size is a malformed reply, not something to map.
 constexpr int64_t k_max_object_bytes = 1LL << 30;
 
+// A reply that breaks the protocol; ErrorCode::corrupt is kept for an object file whose bytes
+// are not what the reply says (damage the daemon is told about).
 Error malformed(std::string_view kernel_name, const std::string& what)
 {
-  return Error{ErrorCode::corrupt,
+  return Error{ErrorCode::invalid_argument,
                "kernel " + std::string(kernel_name) + ": malformed reply: " + what};
 }
 
@@ -53,7 +55,7 @@ Expected<Mode> answered_mode(const pb::ResolveReply& reply, std::string_view ker
 
 Expected<std::shared_ptr<const KernelAnswer>>
 KernelAnswer::from_reply(pb::ResolveReply& reply, std::string_view kernel_name, Mode asked_mode,
-                         bool mirrors_host_variables)
+                         bool mirrors_host_variables, std::chrono::steady_clock::time_point deadline)
 {
   TRY_ASSIGN(Mode mode, answered_mode(reply, kernel_name, asked_mode));
   auto answer = std::make_shared<KernelAnswer>();
@@ -62,7 +64,7 @@ KernelAnswer::from_reply(pb::ResolveReply& reply, std::string_view kernel_name, 
   answer->m_view.kernel_name = answer->m_kernel_name.c_str();
   answer->m_view.target = answer->m_target.c_str();
   answer->m_view.mode = mode == Mode::accuracy ? D4RK_MODE_ACCURACY : D4RK_MODE_FAST;
-  TRY(answer->take_object(reply));
+  TRY(answer->take_object(reply, deadline));
   TRY(answer->take_metadata(reply, kernel_name));
   TRY(answer->take_host_variables(reply, kernel_name, mirrors_host_variables));
   return answer;
@@ -96,7 +98,8 @@ Expected<void> KernelAnswer::take_host_variables(const pb::ResolveReply& reply,
   return {};
 }
 
-Expected<void> KernelAnswer::take_object(pb::ResolveReply& reply)
+Expected<void> KernelAnswer::take_object(pb::ResolveReply& reply,
+                                         std::chrono::steady_clock::time_point deadline)
 {
   if (!reply.has_object()) {
     return std::unexpected(malformed(m_kernel_name, "ready without an object"));
@@ -109,8 +112,8 @@ Expected<void> KernelAnswer::take_object(pb::ResolveReply& reply)
   std::memcpy(digest.data(), object.sha256().data(), digest.size());
   std::span<const std::byte> bytes;
   if (object.has_path()) {
-    TRY_ASSIGN(m_mapping, MappedFile::map_verified(object.path(), object.size(), digest));
-    bytes = m_mapping->bytes();
+    TRY_ASSIGN(m_data, read_verified_object(object.path(), object.size(), digest, deadline));
+    bytes = std::as_bytes(std::span<const char>(m_data));
   } else if (object.has_data()) {
     m_data = std::move(*object.mutable_data());
     bytes = std::as_bytes(std::span<const char>(m_data));

@@ -1,15 +1,16 @@
 #pragma once
-// A READY answer checked and held in the form the C ABI hands out: the code bytes (a verified
-// mapping of the daemon's cache file, or bytes that came over gRPC) and the launch metadata as a
+// A READY answer checked and held in the form the C ABI hands out: the code bytes (read from the
+// daemon's cache file and verified, or bytes that came over gRPC) and the launch metadata as a
 // d4rk_kernel whose pointers point into this object. Immutable once built; the memo and every
-// handle share it, and the last owner unmaps it.
+// handle share it, and the last owner frees it.
 
 #include "client/d4r_kernel_client.h"
-#include "client/mapped_file.hpp"
+#include "client/object_file.hpp"
 #include "util/error.hpp"
 #include "util/kernel_identity.hpp"
 
 #include <array>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -27,9 +28,11 @@ public:
   // bytes or a path, the metadata with its main kernel, the contract's prep and post rules, a mode
   // that is the one asked for, no host variables unless the client mirrors them) and verifies the
   // bytes against the digest. `reply` is left unspecified: its data bytes are moved, not copied.
+  // A path is read before `deadline`. Errors: corrupt when the file named is not the object the
+  // reply describes (damage: tell the daemon), timeout, io, invalid_argument for a malformed reply.
   [[nodiscard]] static Expected<std::shared_ptr<const KernelAnswer>>
   from_reply(d4r::kernel::v1::ResolveReply& reply, std::string_view kernel_name, Mode asked_mode,
-             bool mirrors_host_variables);
+             bool mirrors_host_variables, std::chrono::steady_clock::time_point deadline);
 
   KernelAnswer() = default;
   KernelAnswer(const KernelAnswer&) = delete;
@@ -39,14 +42,14 @@ public:
   [[nodiscard]] const d4rk_kernel& view() const { return m_view; }
 
 private:
-  Expected<void> take_object(d4r::kernel::v1::ResolveReply& reply);
+  Expected<void> take_object(d4r::kernel::v1::ResolveReply& reply,
+                             std::chrono::steady_clock::time_point deadline);
   Expected<void> take_metadata(const d4r::kernel::v1::ResolveReply& reply,
                                std::string_view kernel_name);
   Expected<void> take_host_variables(const d4r::kernel::v1::ResolveReply& reply,
                                      std::string_view kernel_name, bool mirrors);
 
-  std::unique_ptr<MappedFile> m_mapping; // the local path case
-  std::string m_data;                    // the bytes-over-gRPC case
+  std::string m_data; // the code object's bytes
   std::string m_kernel_name;
   std::string m_target;
   std::string m_amdhsa_target;

@@ -1,11 +1,10 @@
-#include "client/mapped_file.hpp"
+#include "client/object_file.hpp"
 
 #include "util/file_descriptor.hpp"
 
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,50 +12,65 @@ namespace d4r::client {
 
 namespace {
 
+// Between two looks at the clock; small enough that a slow disk is noticed within the budget.
+constexpr size_t k_chunk_bytes = size_t{1} << 20;
 
-Error io_error(const std::string& path, const char* what)
+Error io_error(const std::string& path, const char* what, int error)
 {
-  return Error{ErrorCode::io, "object " + path + ": " + what + ": " + std::strerror(errno)};
+  return Error{ErrorCode::io, "object " + path + ": " + what + ": " + std::strerror(error)};
 }
 
 } // namespace
 
-Expected<std::unique_ptr<MappedFile>> MappedFile::map_verified(const std::string& path,
-                                                               int64_t size, const Sha256& digest)
+Expected<std::string> read_verified_object(const std::string& path, int64_t size,
+                                           const Sha256& digest,
+                                           std::chrono::steady_clock::time_point deadline)
 {
   if (size <= 0) {
     return make_error(ErrorCode::corrupt,
                       "object " + path + ": size " + std::to_string(size) + " is not positive");
   }
-  FileDescriptor fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
+  FileDescriptor fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   if (fd.get() < 0) {
-    return std::unexpected(io_error(path, "cannot open"));
+    return std::unexpected(io_error(path, "cannot open", errno));
   }
   struct stat info {};
   if (fstat(fd.get(), &info) != 0) {
-    return std::unexpected(io_error(path, "cannot stat"));
+    return std::unexpected(io_error(path, "cannot stat", errno));
   }
   if (!S_ISREG(info.st_mode) || info.st_size != size) {
     return make_error(ErrorCode::corrupt, "object " + path + ": expected a file of " +
                                               std::to_string(size) + " bytes, found " +
                                               std::to_string(info.st_size));
   }
-  void* data = mmap(nullptr, static_cast<size_t>(size), PROT_READ, MAP_PRIVATE, fd.get(), 0);
-  if (data == MAP_FAILED) {
-    return std::unexpected(io_error(path, "cannot map"));
+  std::string bytes(static_cast<size_t>(size), '\0');
+  size_t done = 0;
+  while (done < bytes.size()) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return make_error(ErrorCode::timeout, "object " + path + ": not read within the budget (" +
+                                                std::to_string(done) + " of " +
+                                                std::to_string(size) + " bytes)");
+    }
+    size_t chunk = std::min(k_chunk_bytes, bytes.size() - done);
+    ssize_t got = pread(fd.get(), bytes.data() + done, chunk, static_cast<off_t>(done));
+    if (got < 0 && errno == EINTR) {
+      continue;
+    }
+    if (got < 0) {
+      return std::unexpected(io_error(path, "cannot read", errno));
+    }
+    if (got == 0) {
+      return make_error(ErrorCode::corrupt, "object " + path + ": ends after " +
+                                                std::to_string(done) + " of " +
+                                                std::to_string(size) + " bytes");
+    }
+    done += static_cast<size_t>(got);
   }
-  std::unique_ptr<MappedFile> mapping(
-      new MappedFile(static_cast<const std::byte*>(data), static_cast<size_t>(size)));
-  if (sha256(mapping->bytes()) != digest) {
+  if (sha256(bytes) != digest) {
     return make_error(ErrorCode::corrupt,
                       "object " + path + ": sha256 mismatch (expected " + to_hex(digest) + ")");
   }
-  return mapping;
-}
-
-MappedFile::~MappedFile()
-{
-  munmap(const_cast<std::byte*>(m_data), m_size);
+  return bytes;
 }
 
 } // namespace d4r::client

@@ -1,37 +1,25 @@
 #pragma once
-// A read-only mapping of a code object in the daemon's cache, verified as it is mapped: the local
-// zero-copy path (the daemon sends a path and a digest instead of the bytes).
+// A code object in the daemon's cache, named by path (the local path: the daemon sends a path and
+// a digest instead of the bytes), read into memory and verified.
+//
+// Read, not mapped: an I/O error on a mapped page (a failing disk, a network home folder gone)
+// would raise SIGBUS in the game; a read returns an error and the game falls back. The read stops
+// at the caller's deadline, so a slow disk costs the game its budget and no more.
 
 #include "util/digest.hpp"
 #include "util/error.hpp"
 
-#include <cstddef>
+#include <chrono>
 #include <cstdint>
-#include <memory>
-#include <span>
 #include <string>
 
 namespace d4r::client {
 
-class MappedFile {
-public:
-  // Maps `path` and checks that it is a regular file of exactly `size` bytes whose SHA-256 is
-  // `digest`. The daemon replaces cache files by rename and never rewrites one in place, so the
-  // verified mapping stays what was verified.
-  [[nodiscard]] static Expected<std::unique_ptr<MappedFile>>
-  map_verified(const std::string& path, int64_t size, const Sha256& digest);
-
-  ~MappedFile();
-  MappedFile(const MappedFile&) = delete;
-  MappedFile& operator=(const MappedFile&) = delete;
-
-  [[nodiscard]] std::span<const std::byte> bytes() const { return {m_data, m_size}; }
-
-private:
-  MappedFile(const std::byte* data, size_t size) : m_data(data), m_size(size) {}
-
-  const std::byte* m_data;
-  size_t m_size;
-};
+// The bytes of `path`, which must be a regular file of exactly `size` bytes whose SHA-256 is
+// `digest`. Errors: io (cannot open or read), corrupt (another size, another digest), timeout (the
+// deadline passed before the last byte).
+[[nodiscard]] Expected<std::string> read_verified_object(const std::string& path, int64_t size,
+                                                         const Sha256& digest,
+                                                         std::chrono::steady_clock::time_point deadline);
 
 } // namespace d4r::client

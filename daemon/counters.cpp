@@ -39,6 +39,8 @@ const char* to_string(Counter counter)
     return "pending";
   case Counter::cache_corrupt_object:
     return "cache.corrupt_object";
+  case Counter::client_damage_report:
+    return "client.damage_report";
   case Counter::prepare:
     return "prepare";
   case Counter::put_module:

@@ -28,6 +28,7 @@ enum class Counter {
   rejected_invalid_request,
   pending,
   cache_corrupt_object,
+  client_damage_report, // a client read an object named by path that did not match its digest
   prepare,
   put_module,
   put_module_rejected,

@@ -211,6 +211,16 @@ ResolveAnswer KernelCore::resolve(const ResolveQuery& query)
   return finish([&]() -> Expected<ResolveAnswer> {
     TRY(validate_kernel_name(query.kernel));
     TRY_ASSIGN(EffectiveSelection selection, effective_selection(query.selection));
+    if (query.damaged) {
+      // Checked once per process is not checked forever: the answer below verifies it again,
+      // which quarantines a damaged object and drops its rows, so it is rebuilt, not named again.
+      m_counters.add(Counter::client_damage_report);
+      spdlog::warn("resolve: a client read object {} for kernel {} and it did not match its "
+                   "digest; checking it again",
+                   to_hex(*query.damaged), query.kernel);
+      std::lock_guard lock(m_memo_mutex);
+      m_verified.erase(*query.damaged);
+    }
     return m_flights.run(flight_key(query, selection), [&] { return resolve_checked(query); });
   }());
 }
@@ -310,6 +320,17 @@ Expected<ResolveAnswer> KernelCore::serve_recipe(const ResolveQuery& query,
   }
   TRY_ASSIGN(BuildAnswer built, m_builds->obtain(recipe, query.kernel, selection.arch,
                                                  selection.mode, priority, budget, module));
+  if (built.state == BuildState::ready) {
+    Expected<ResolveAnswer> ready = ready_answer(selection.mode, selection.arch, *built.hit, query);
+    if (ready || ready.error().code != ErrorCode::corrupt) {
+      return ready;
+    }
+    // The cached object failed its digest and is quarantined with its rows: build it again.
+    m_counters.add(Counter::cache_corrupt_object);
+    spdlog::error("{}", ready.error().message);
+    TRY_ASSIGN(built, m_builds->obtain(recipe, query.kernel, selection.arch, selection.mode,
+                                       priority, budget, module));
+  }
   switch (built.state) {
   case BuildState::ready:
     return ready_answer(selection.mode, selection.arch, *built.hit, query);

@@ -84,8 +84,13 @@ void KernelService::warm_in_background(const PrepareQuery& query,
                                        const std::vector<std::string>& entries)
 {
   for (const std::string& entry : entries) {
-    ResolveQuery warm{query.module_hash, entry, query.selection, true, std::chrono::milliseconds(1),
-                      true};
+    ResolveQuery warm;
+    warm.module_hash = query.module_hash;
+    warm.kernel = entry;
+    warm.selection = query.selection;
+    warm.accept_path = true;
+    warm.wait_budget = std::chrono::milliseconds(1);
+    warm.background = true;
     m_pool.submit(Priority::background, [this, warm = std::move(warm)] {
       static_cast<void>(m_core.resolve(warm));
     });

@@ -123,6 +123,10 @@ Expected<ResolveQuery> to_resolve_query(const pb::ResolveRequest& request)
   query.accept_path = request.accept_path();
   query.mirrors_host_variables = request.mirrors_host_variables();
   query.wait_budget = std::chrono::milliseconds(request.wait_budget_ms());
+  if (!request.damaged_sha256().empty()) {
+    TRY_ASSIGN(Sha256 damaged, to_sha256(request.damaged_sha256()));
+    query.damaged = damaged;
+  }
   return query;
 }
 

@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <fstream>
 #include <thread>
 
 namespace d4r::testing {
@@ -103,6 +104,42 @@ TEST_F(ClientIntegration, ResolvesTheLayerWithItsMetadata)
     EXPECT_EQ(kernel->posts[i].block_y, meta->posts[i].block_y);
     EXPECT_EQ(kernel->posts[i].block_z, meta->posts[i].block_z);
   }
+}
+
+TEST_F(ClientIntegration, AnObjectDamagedAfterItWasCheckedIsReportedAndServedIntact)
+{
+  std::string intact = read_file(release_fixture() / "gfx1101" / "d4r_test_layer.hsaco");
+  std::string hex;
+  {
+    ClientPtr first = make_client(m_daemon->socket_path());
+    d4rk_kernel* raw = nullptr;
+    ASSERT_EQ(d4rk_resolve(first.get(), k_sr_module_hash, "d4r_test_layer", &raw), D4RK_READY)
+        << d4rk_last_reason();
+    KernelPtr kernel(raw);
+    hex = kernel->sha256_hex;
+  }
+  // The daemon has checked this object once; now the disk damages it (a bit flips in place).
+  std::filesystem::path object = m_dir.path() / "cache" / "fast" / "objects" / hex.substr(0, 2) /
+                                 hex.substr(2);
+  ASSERT_TRUE(std::filesystem::exists(object)) << object;
+  ::chmod(object.c_str(), 0600);
+  {
+    std::fstream file(object, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekg(100);
+    char byte = 0;
+    file.read(&byte, 1);
+    file.seekp(100);
+    byte = static_cast<char>(byte ^ 0x10);
+    file.write(&byte, 1);
+  }
+  ClientPtr second = make_client(m_daemon->socket_path());
+  d4rk_kernel* raw = nullptr;
+  ASSERT_EQ(d4rk_resolve(second.get(), k_sr_module_hash, "d4r_test_layer", &raw), D4RK_READY)
+      << d4rk_last_reason();
+  KernelPtr kernel(raw);
+  EXPECT_EQ(std::string_view(static_cast<const char*>(kernel->code), kernel->code_size), intact);
+  EXPECT_EQ(m_daemon->counter("client.damage_report"), 1);
+  EXPECT_EQ(m_daemon->counter("cache.corrupt_object"), 1);
 }
 
 TEST_F(ClientIntegration, PreparedModuleHashAuthorisesItsEntries)

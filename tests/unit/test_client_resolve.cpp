@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -170,7 +172,7 @@ TEST_F(ClientResolve, ReadyWithBytesFillsEveryField)
   d4rk_kernel_free(kernel);
 }
 
-TEST_F(ClientResolve, ReadyWithPathIsMappedAndVerified)
+TEST_F(ClientResolve, ReadyWithPathIsReadAndVerified)
 {
   std::string bytes(300 * 1024, '\0');
   for (size_t i = 0; i < bytes.size(); ++i) {
@@ -188,7 +190,8 @@ TEST_F(ClientResolve, ReadyWithPathIsMappedAndVerified)
   EXPECT_EQ(std::memcmp(kernel->code, bytes.data(), bytes.size()), 0);
   std::ifstream maps("/proc/self/maps");
   std::string all((std::istreambuf_iterator<char>(maps)), std::istreambuf_iterator<char>());
-  EXPECT_NE(all.find(path), std::string::npos) << "the object is mapped, not copied";
+  // Read, not mapped: an I/O error on a mapped page would be SIGBUS in the game.
+  EXPECT_EQ(all.find(path), std::string::npos) << "the object file is mapped";
   d4rk_kernel_free(kernel);
 }
 
@@ -205,6 +208,10 @@ TEST_F(ClientResolve, DigestMismatchIsNotFound)
   EXPECT_EQ(d4rk_resolve(client, 7, "mapped", &kernel), D4RK_NOT_FOUND);
   EXPECT_EQ(kernel, nullptr);
   EXPECT_NE(std::string(d4rk_last_reason()).find("sha256 mismatch"), std::string::npos);
+  // The damaged file was reported in a second request, once; this daemon named it again.
+  EXPECT_EQ(m_daemon->service.resolve_calls.load(), 2);
+  EXPECT_EQ(m_daemon->service.resolve_request().damaged_sha256(),
+            std::string(reinterpret_cast<const char*>(d4r::sha256("these are NOT the bytes").data()), 32));
   // Bytes over gRPC are checked too.
   answer([&](const pb::ResolveRequest& request, pb::ResolveReply& reply) {
     fill_ready(reply, request.kernel(), "good bytes");
@@ -212,7 +219,7 @@ TEST_F(ClientResolve, DigestMismatchIsNotFound)
   });
   EXPECT_EQ(d4rk_resolve(client, 7, "sent", &kernel), D4RK_NOT_FOUND);
   EXPECT_EQ(kernel, nullptr);
-  EXPECT_EQ(m_log_lines.load(), 1) << "one line per kind of problem, not per call";
+  EXPECT_EQ(m_log_lines.load(), 2) << "one line per kind of problem (damage, bad reply), not per call";
 }
 
 struct Malformation {
@@ -265,6 +272,43 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<Malformation>& param_info) {
       return std::string(param_info.param.name);
     });
+
+TEST_F(ClientResolve, AReportedDamagedObjectIsReplacedByTheNextAnswer)
+{
+  std::string good(4096, 'g');
+  std::string bad_path = m_dir + "/damaged.hsaco";
+  std::string good_path = m_dir + "/rebuilt.hsaco";
+  std::string damaged = good;
+  damaged[100] = 'b';
+  std::ofstream(bad_path, std::ios::binary) << damaged;
+  std::ofstream(good_path, std::ios::binary) << good;
+  answer([&](const pb::ResolveRequest& request, pb::ResolveReply& reply) {
+    fill_ready(reply, request.kernel(), good);
+    reply.mutable_object()->set_path(request.damaged_sha256().empty() ? bad_path : good_path);
+  });
+  d4rk_kernel* kernel = nullptr;
+  ASSERT_EQ(d4rk_resolve(make_client(), 7, "damaged", &kernel), D4RK_READY) << d4rk_last_reason();
+  ASSERT_EQ(kernel->code_size, good.size());
+  EXPECT_EQ(std::memcmp(kernel->code, good.data(), good.size()), 0);
+  EXPECT_EQ(m_daemon->service.resolve_calls.load(), 2);
+  d4rk_kernel_free(kernel);
+}
+
+TEST_F(ClientResolve, AFifoInPlaceOfTheObjectNeitherBlocksNorIsRead)
+{
+  // Whoever can write the cache could leave a FIFO there: a plain open would block for ever.
+  std::string path = m_dir + "/slow.hsaco";
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  answer([&](const pb::ResolveRequest& request, pb::ResolveReply& reply) {
+    fill_ready(reply, request.kernel(), "bytes");
+    reply.mutable_object()->set_path(path);
+  });
+  auto start = std::chrono::steady_clock::now();
+  d4rk_kernel* kernel = nullptr;
+  EXPECT_EQ(d4rk_resolve(make_client(), 7, "slow", &kernel), D4RK_NOT_FOUND);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+  EXPECT_EQ(kernel, nullptr);
+}
 
 TEST_F(ClientResolve, MemoAnswersWithoutAnRpc)
 {
