@@ -233,9 +233,12 @@ public:
     return env.builder.CreatePtrToInt(array, env.builder.getInt32Ty());
   }
 
-  // The runtime sets the packet's group_segment_size (offset 28) to the kernel's
-  // group_segment_fixed_size plus the launch's dynamic bytes; llvm.amdgcn.groupstaticsize is
-  // that fixed size (the static LDS, aligned for the dynamic array, as the metadata states it).
+  // HIP's runtime (ROCclr's VirtualGPU::submitKernelInternal: `group_segment_size = ldsUsage +
+  // sharedMemBytes`, ldsUsage the kernel's .group_segment_fixed_size) sets the packet's
+  // group_segment_size (offset 28) to the static LDS plus the launch's dynamic bytes, and
+  // llvm.amdgcn.groupstaticsize is that static size (aligned for the dynamic array, as the
+  // metadata states it). HSA only requires group_segment_size to be at least the sum: another
+  // runtime that rounds it up would make %dynamic_smem_size larger.
   llvm::Value* dynamic_shared_size(HookEnv env, int64_t) override
   {
     llvm::IRBuilder<>& b = env.builder;
