@@ -4,6 +4,7 @@
 // from the rules, not read back from the implementation.
 
 #include "compiler/cpu/executor.hpp"
+#include "compiler/cpu/launch_case.hpp"
 #include "compiler/translate/host_abi.hpp"
 #include "tests/unit/test_compiler_cpu_support.hpp"
 
@@ -346,6 +347,39 @@ TEST(CpuImages, FetchesByGeometry)
   request.offsets[2] = 1;
   d4r_rt_tex(&thread, volume.handle(), &request, out.data());
   EXPECT_EQ(out[0], 9u) << "an offset moves the texel index";
+}
+
+
+// The case format's image geometry (tests/golden/README.md: shape=, depth=, layers=): slices, the
+// bytes of a surface output, the host header, and the combinations it refuses.
+TEST(CpuImages, CaseImagesOfEveryShape)
+{
+  const std::string text = "ptx = x.ptx\nkernel = k\n"
+                           "param = texture f16x4 4 4 shape=cube layers=3 range 0 1 seed=1\n"
+                           "param = surface u32x2 5 4 shape=3d depth=3\n"
+                           "param = surface u8x1 9 1 shape=1d layers=2\n"
+                           "param = texture f32x1 64 1 shape=buffer floats seed=2\n";
+  Expected<LaunchCase> parsed = parse_launch_case(text, "shapes");
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  const std::vector<Param>& params = parsed->params;
+  EXPECT_EQ(image_slices(params[0].arg.image), 18);
+  EXPECT_EQ(generate_image(params[0].arg.image).size(), size_t{4 * 4 * 18 * 8});
+  ASSERT_EQ(parsed->outputs.size(), 2u);
+  EXPECT_EQ(parsed->outputs[0].bytes, 5 * 4 * 3 * 8);
+  EXPECT_EQ(parsed->outputs[1].bytes, 9 * 2);
+  const d4r_host_image cube = host_image_header(params[0].arg.image);
+  EXPECT_EQ(cube.shape, d4r_shape_cube);
+  EXPECT_EQ(cube.layers, 3u);
+  const d4r_host_image volume = host_image_header(params[1].arg.image);
+  EXPECT_EQ(volume.shape, d4r_shape_3d);
+  EXPECT_EQ(volume.depth, 3u);
+  EXPECT_EQ(host_image_header(params[3].arg.image).shape, d4r_shape_buffer);
+  for (const char* bad : {"param = texture u8x1 4 2 shape=1d const 0\n", "param = texture u8x1 4 4 shape=3d const 0\n",
+                          "param = texture u8x1 4 3 shape=cube const 0\n", "param = surface u8x1 4 4 shape=cube\n",
+                          "param = texture u8x1 4 1 shape=buffer filter=linear const 0\n",
+                          "param = texture u8x1 4 4 depth=2 const 0\n", "param = surface u8x1 4 4 filter=linear\n"}) {
+    EXPECT_FALSE(parse_launch_case(std::string("ptx = x.ptx\nkernel = k\n") + bad, "bad")) << bad;
+  }
 }
 
 TEST(CpuImages, KernelsSampleAndTrapOutOfRange)
