@@ -7,6 +7,7 @@ set(d4r_translate_test_definitions
 d4r_test(test_compiler_translate_instructions
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_compiler_translate_instructions.cpp
           ${CMAKE_CURRENT_LIST_DIR}/test_compiler_translate_errors.cpp
+          ${CMAKE_CURRENT_LIST_DIR}/test_compiler_translate_store_source.cpp
   LIBS d4r_translate d4r_compiler d4r_util d4r_llvm
   TIMEOUT 300)
 target_compile_definitions(test_compiler_translate_instructions PRIVATE
