@@ -500,6 +500,13 @@ Expected<void> lower_atomic(FunctionTranslator& t, const ptx::Instruction& instr
   if (type.bits == 128 && t.hooks().kind() != TargetKind::host) {
     return std::unexpected(t.unsupported(instruction)); // no 16-byte atomics on gfx11/gfx12
   }
+  if (type.bits == 128) { // .b128 moves .b128 registers only, never a narrower one extended
+    for (size_t i = 0; i < instruction.operands.size(); ++i) {
+      if (i != at && !is_b128_register(t, instruction.operands[i])) {
+        return std::unexpected(t.unsupported(instruction));
+      }
+    }
+  }
   if (width > 1 && (cas || space == Space::shared || type.bits == 128)) {
     return std::unexpected(t.unsupported(instruction)); // vector forms: .global only, no cas
   }

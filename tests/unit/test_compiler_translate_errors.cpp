@@ -35,9 +35,12 @@ TEST(TranslateErrors, UnregisteredInstructionsAreUnsupported)
 {
   EXPECT_EQ(error_of("  wgmma.fence.sync.aligned;"),
             "translate: kernel k: unsupported: wgmma.fence.sync.aligned at line 14");
-  EXPECT_EQ(error_of("  cp.async.bulk.commit_group;", TargetKind::amdgpu),
-            "translate: kernel k: unsupported: cp.async.bulk.commit_group at line 14");
   // Registered opcodes decline forms they do not implement.
+  EXPECT_EQ(error_of("  cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::"
+                     "bytes [%rd1], [%rd2, {%r1}], [%rd3];",
+                     TargetKind::amdgpu),
+            "translate: kernel k: unsupported: cp.async.bulk.tensor.1d.shared::cluster.global.tile."
+            "mbarrier::complete_tx::bytes at line 14");
   EXPECT_EQ(error_of("  add.sat.u32 %r1, %r2, %r3;"),
             "translate: kernel k: unsupported: add.sat.u32 at line 14");
   EXPECT_EQ(error_of("  shfl.sync.idx.b64 %rd3, %rd4, 1, 31, -1;", TargetKind::amdgpu),
