@@ -221,7 +221,18 @@ ResolveAnswer KernelCore::resolve(const ResolveQuery& query)
       std::lock_guard lock(m_memo_mutex);
       m_verified.erase(*query.damaged);
     }
-    return m_flights.run(flight_key(query, selection), [&] { return resolve_checked(query); });
+    // A request that joins another's flight waits for it no longer than its own budget.
+    std::chrono::milliseconds budget = query.wait_budget.count() > 0
+                                           ? query.wait_budget
+                                           : std::chrono::milliseconds(m_config.default_wait_ms);
+    std::optional<Expected<ResolveAnswer>> answer =
+        m_flights.run(flight_key(query, selection), [&] { return resolve_checked(query); },
+                      std::chrono::steady_clock::now() + budget);
+    if (!answer) {
+      return not_served(Outcome::pending, Counter::pending,
+                        "kernel " + query.kernel + ": another request for it is being answered");
+    }
+    return std::move(*answer);
   }());
 }
 

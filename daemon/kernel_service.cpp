@@ -32,13 +32,29 @@ grpc::ServerUnaryReactor* KernelService::fail(grpc::CallbackServerContext* conte
   return reactor;
 }
 
+namespace {
+
+// A request that cannot be answered as asked (a budget over its limit, a bad digest) gets a
+// REJECTED answer with the reason, which the client logs, rather than a transport error.
+grpc::ServerUnaryReactor* reject(grpc::CallbackServerContext* context, const Error& error,
+                                 pb::ResolveReply* reply)
+{
+  reply->set_outcome(pb::ResolveReply::REJECTED);
+  reply->set_reason(error.message);
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
+}
+
+} // namespace
+
 grpc::ServerUnaryReactor* KernelService::Resolve(grpc::CallbackServerContext* context,
                                                  const pb::ResolveRequest* request,
                                                  pb::ResolveReply* reply)
 {
   Expected<ResolveQuery> query = wire::to_resolve_query(*request);
   if (!query) {
-    return fail(context, query.error());
+    return reject(context, query.error(), reply);
   }
   return run(context, Priority::interactive, [this, query = std::move(*query), reply] {
     wire::fill_resolve_reply(m_core.resolve(query), *reply);
@@ -52,7 +68,7 @@ grpc::ServerUnaryReactor* KernelService::Build(grpc::CallbackServerContext* cont
 {
   Expected<ResolveQuery> query = wire::to_build_query(*request);
   if (!query) {
-    return fail(context, query.error());
+    return reject(context, query.error(), reply);
   }
   return run(context, Priority::interactive, [this, query = std::move(*query), reply] {
     wire::fill_resolve_reply(m_core.build(query), *reply);

@@ -2,6 +2,7 @@
 // Identical concurrent work runs once: the first caller of a key computes, the others wait for and
 // share its result. One of the two places that hold a lock (STYLE.md rule 15).
 
+#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <map>
@@ -15,8 +16,13 @@ namespace d4r::daemon {
 template <typename T> class SingleFlight {
 public:
   // Runs `work` unless a call with the same key is in flight, in which case it waits for that
-  // call's result. `shared` (optional) tells whether the result came from another caller.
-  T run(const std::string& key, const std::function<T()>& work, bool* shared = nullptr)
+  // call's result until `deadline`: nullopt when the deadline passed first (the caller's budget
+  // is its own, whatever the first caller was willing to wait). `shared` (optional) tells whether
+  // the result came from another caller.
+  std::optional<T> run(const std::string& key, const std::function<T()>& work,
+                       std::chrono::steady_clock::time_point deadline =
+                           std::chrono::steady_clock::time_point::max(),
+                       bool* shared = nullptr)
   {
     std::shared_ptr<Flight> flight;
     bool leader = false;
@@ -34,7 +40,12 @@ public:
     }
     if (!leader) {
       std::unique_lock lock(flight->mutex);
-      flight->done.wait(lock, [&] { return flight->result.has_value(); });
+      auto done = [&] { return flight->result.has_value(); };
+      if (deadline == std::chrono::steady_clock::time_point::max()) {
+        flight->done.wait(lock, done);
+      } else if (!flight->done.wait_until(lock, deadline, done)) {
+        return std::nullopt;
+      }
       return *flight->result;
     }
     T result = work();

@@ -114,6 +114,28 @@ Expected<Sha256> to_sha256(const std::string& bytes)
   return digest;
 }
 
+namespace {
+
+// A request thread waits for a build as long as its caller asks, so the ask is bounded: a game
+// waits tens of milliseconds, a warm-up no longer than a build may take (--build-wall-seconds'
+// default), `d4r-kernel build` minutes.
+constexpr uint32_t k_max_resolve_wait_ms = 300'000;
+constexpr uint32_t k_max_build_wait_ms = 30 * 60'000;
+// Far above a real module's entries (a DLSS module has tens).
+constexpr int k_max_prepare_entries = 4096;
+
+Expected<std::chrono::milliseconds> wait_budget(uint32_t asked, uint32_t limit, const char* rpc)
+{
+  if (asked > limit) {
+    return make_error(ErrorCode::invalid_argument,
+                      std::string(rpc) + ": wait_budget_ms " + std::to_string(asked) +
+                          " is over the limit of " + std::to_string(limit));
+  }
+  return std::chrono::milliseconds(asked);
+}
+
+} // namespace
+
 Expected<ResolveQuery> to_resolve_query(const pb::ResolveRequest& request)
 {
   ResolveQuery query;
@@ -122,7 +144,8 @@ Expected<ResolveQuery> to_resolve_query(const pb::ResolveRequest& request)
   TRY_ASSIGN(query.selection, to_selection_query(request.selection()));
   query.accept_path = request.accept_path();
   query.mirrors_host_variables = request.mirrors_host_variables();
-  query.wait_budget = std::chrono::milliseconds(request.wait_budget_ms());
+  TRY_ASSIGN(query.wait_budget,
+             wait_budget(request.wait_budget_ms(), k_max_resolve_wait_ms, "Resolve"));
   if (!request.damaged_sha256().empty()) {
     TRY_ASSIGN(Sha256 damaged, to_sha256(request.damaged_sha256()));
     query.damaged = damaged;
@@ -137,7 +160,7 @@ Expected<ResolveQuery> to_build_query(const pb::BuildRequest& request)
   TRY_ASSIGN(query.selection, to_selection_query(request.selection()));
   query.accept_path = request.accept_path();
   query.mirrors_host_variables = request.mirrors_host_variables();
-  query.wait_budget = std::chrono::milliseconds(request.wait_budget_ms());
+  TRY_ASSIGN(query.wait_budget, wait_budget(request.wait_budget_ms(), k_max_build_wait_ms, "Build"));
   return query;
 }
 
@@ -168,6 +191,11 @@ Expected<PrepareQuery> to_prepare_query(const pb::PrepareRequest& request)
   query.module_hash = request.module().fnv1a64();
   if (!request.module().sha256().empty()) {
     TRY_ASSIGN(query.module_sha256, to_sha256(request.module().sha256()));
+  }
+  if (request.entries_size() > k_max_prepare_entries) {
+    return make_error(ErrorCode::invalid_argument,
+                      "Prepare: " + std::to_string(request.entries_size()) +
+                          " entries is over the limit of " + std::to_string(k_max_prepare_entries));
   }
   query.entries.assign(request.entries().begin(), request.entries().end());
   TRY_ASSIGN(query.selection, to_selection_query(request.selection()));

@@ -172,9 +172,37 @@ TEST_F(DaemonIntegration, BadRequestsAreRejectedAndChangeNothing)
   EXPECT_EQ(resolve(*m_daemon, k_sr_module_hash, "d4r_test_layer", "gfx9000").outcome(),
             pb::ResolveReply::REJECTED);
   grpc::Status status;
-  resolve(*m_daemon, k_sr_module_hash, "d4r_test_layer", "gfx1101", static_cast<pb::Mode>(7),
-          &status);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  pb::ResolveReply bad_mode = resolve(*m_daemon, k_sr_module_hash, "d4r_test_layer", "gfx1101",
+                                      static_cast<pb::Mode>(7), &status);
+  EXPECT_TRUE(status.ok());
+  EXPECT_EQ(bad_mode.outcome(), pb::ResolveReply::REJECTED);
+  EXPECT_NE(bad_mode.reason().find("mode"), std::string::npos) << bad_mode.reason();
+  // Bounds: a wait no build takes, a Prepare of more entries than a module has.
+  {
+    pb::ResolveRequest request;
+    request.set_module_hash(k_sr_module_hash);
+    request.set_kernel("d4r_test_layer");
+    request.set_wait_budget_ms(3'600'000);
+    pb::ResolveReply reply;
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub_of(*m_daemon)->Resolve(&context, request, &reply).ok());
+    EXPECT_EQ(reply.outcome(), pb::ResolveReply::REJECTED);
+    EXPECT_NE(reply.reason().find("wait_budget_ms 3600000 is over the limit"), std::string::npos)
+        << reply.reason();
+  }
+  {
+    pb::PrepareRequest request;
+    request.mutable_module()->set_fnv1a64(k_sr_module_hash);
+    for (int i = 0; i < 5000; ++i) {
+      request.add_entries("k" + std::to_string(i));
+    }
+    pb::PrepareReply reply;
+    grpc::ClientContext context;
+    grpc::Status prepared = stub_of(*m_daemon)->Prepare(&context, request, &reply);
+    EXPECT_EQ(prepared.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_NE(prepared.error_message().find("5000 entries is over the limit"), std::string::npos)
+        << prepared.error_message();
+  }
   // Nothing was cached by any of them, and the daemon still serves.
   pb::ListReply list;
   grpc::ClientContext context;

@@ -51,11 +51,14 @@ TEST(SingleFlight, ConcurrentCallersShareOneRun)
     threads.emplace_back([&] {
       go.arrive_and_wait();
       bool shared = false;
-      int value = flights.run("key", [&] {
-        ++runs;
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        return 42;
-      }, &shared);
+      std::optional<int> value = flights.run(
+          "key",
+          [&] {
+            ++runs;
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            return 42;
+          },
+          std::chrono::steady_clock::time_point::max(), &shared);
       EXPECT_EQ(value, 42);
       shared_count += shared ? 1 : 0;
     });
@@ -74,6 +77,26 @@ TEST(SingleFlight, DifferentKeysAndLaterCallsRunAgain)
   EXPECT_EQ(flights.run("a", [&] { return ++runs; }), 1);
   EXPECT_EQ(flights.run("b", [&] { return ++runs; }), 2);
   EXPECT_EQ(flights.run("a", [&] { return ++runs; }), 3) << "results are not memoised";
+}
+
+TEST(SingleFlight, AFollowerWaitsNoLongerThanItsOwnDeadline)
+{
+  SingleFlight<int> flights;
+  std::latch leading(1);
+  std::thread leader([&] {
+    (void)flights.run("key", [&] {
+      leading.count_down();
+      std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+      return 1;
+    });
+  });
+  leading.wait();
+  auto start = std::chrono::steady_clock::now();
+  std::optional<int> followed =
+      flights.run("key", [] { return 2; }, start + std::chrono::milliseconds(50));
+  EXPECT_FALSE(followed.has_value());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1000));
+  leader.join();
 }
 
 } // namespace
