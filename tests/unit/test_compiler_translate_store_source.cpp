@@ -51,5 +51,21 @@ TEST(TranslateStoreSource, MixedOrUntypedWritersAreRejected)
   EXPECT_EQ(values, std::vector<std::string>{"3F800000"});
 }
 
+// The conversions (saturating float-to-integer, NaN selects, f64 -> f32, u64 -> f32) on values
+// the translator cannot fold build into AMDGPU code objects.
+TEST(TranslateStoreSource, ConversionsBuildForAmdgpu)
+{
+  const std::string body = "  ld.global.f64 %rd3, [%rd2];\n  st.global.u32 [%rd1], %rd3;\n"
+                           "  st.global.s16 [%rd1+4], %rd3;\n  st.global.f32 [%rd1+8], %rd3;\n"
+                           "  ld.global.u64 %rd4, [%rd2+8];\n  st.global.f32 [%rd1+12], %rd4;\n"
+                           "  ld.global.f32 %r3, [%rd2+16];\n  st.global.u8 [%rd1+16], %r3;\n";
+  for (const char* target : {"gfx1100", "gfx1201"}) {
+    Expected<Translation> translation = translate_text(kernel_text(body), amdgpu_options(target));
+    ASSERT_TRUE(translation.has_value()) << target << ": " << translation.error().message;
+    Expected<std::vector<std::byte>> object = code_object(*translation, target);
+    EXPECT_TRUE(object.has_value()) << target << ": " << object.error().message;
+  }
+}
+
 } // namespace
 } // namespace d4r::compiler::translate::test
