@@ -13,12 +13,14 @@
 #include "util/timer.hpp"
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <thread>
 
@@ -64,8 +66,20 @@ std::string detect_target(const DaemonConfig& config)
   return *arch;
 }
 
+// Each client connection costs a descriptor, and the soft limit is often 1024 while the hard one
+// is far higher: take what may be taken (epoll has no FD_SETSIZE), so that EMFILE needs a flood.
+void raise_descriptor_limit()
+{
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = std::min<rlim_t>(limit.rlim_max, 65536);
+    setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
 int run_daemon(const DaemonConfig& config)
 {
+  raise_descriptor_limit();
   int signal_fd = block_signals();
   std::string target;
   {

@@ -56,11 +56,27 @@ void Server::adopt_connection(int connection_fd)
   grpc::AddInsecureChannelFromFd(m_server.get(), connection_fd); // gRPC owns the fd from here
 }
 
+namespace {
+
+// After an accept fails for want of descriptors or memory (EMFILE, ENFILE, ENOBUFS, ENOMEM), the
+// connection waits in the backlog while the listener is left alone this long: polling it again at
+// once would spin at 100% CPU and log each turn. Its client falls back within its own budget.
+constexpr int k_accept_pause_ms = 100;
+constexpr auto k_accept_log_interval = std::chrono::seconds(10);
+
+} // namespace
+
 Expected<void> Server::serve(const Listener& listener, int signal_fd)
 {
   pollfd fds[2] = {{listener.fd(), POLLIN, 0}, {signal_fd, POLLIN, 0}};
+  bool accept_paused = false;
+  int64_t failed_accepts = 0;
+  std::chrono::steady_clock::time_point logged_at{};
   for (;;) {
-    int ready = poll(fds, 2, -1);
+    // While paused only the signal descriptor is watched (a negative fd is skipped by poll).
+    fds[0].fd = accept_paused ? -1 : listener.fd();
+    int ready = poll(fds, 2, accept_paused ? k_accept_pause_ms : -1);
+    accept_paused = false;
     if (ready < 0 && errno == EINTR) {
       continue;
     }
@@ -79,7 +95,15 @@ Expected<void> Server::serve(const Listener& listener, int signal_fd)
       if (connection) {
         adopt_connection(*connection);
       } else if (connection.error().code != ErrorCode::unavailable) {
-        spdlog::warn("{}", connection.error().message); // e.g. EMFILE: keep serving the others
+        // e.g. EMFILE: keep serving the connections there are, and say so now and then.
+        accept_paused = true;
+        ++failed_accepts;
+        auto now = std::chrono::steady_clock::now();
+        if (now - logged_at >= k_accept_log_interval) {
+          spdlog::warn("{} ({} failed accepts; pausing {} ms after each)", connection.error().message,
+                       failed_accepts, k_accept_pause_ms);
+          logged_at = now;
+        }
       }
     }
   }

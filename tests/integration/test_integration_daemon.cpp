@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -21,6 +22,8 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <iterator>
+#include <sstream>
 #include <functional>
 #include <thread>
 
@@ -359,6 +362,54 @@ TEST_F(DaemonIntegration, GarbageOnTheSocketLeavesTheDaemonServing)
   EXPECT_EQ(resolve(*m_daemon, k_sr_module_hash, "d4r_test_layer").outcome(),
             pb::ResolveReply::READY);
   EXPECT_GE(m_daemon->counter("connections"), 20);
+}
+
+// utime + stime of a process, from /proc/PID/stat (fields 14 and 15, after the command's ")").
+std::chrono::milliseconds cpu_time_of(pid_t pid)
+{
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::istringstream fields(text.substr(text.rfind(')') + 2));
+  std::string field;
+  int64_t ticks = 0;
+  for (int i = 3; i <= 15 && fields >> field; ++i) {
+    if (i >= 14) {
+      ticks += std::stoll(field);
+    }
+  }
+  return std::chrono::milliseconds(ticks * 1000 / sysconf(_SC_CLK_TCK));
+}
+
+TEST_F(DaemonIntegration, RunningOutOfDescriptorsNeitherSpinsNorStopsServing)
+{
+  rlimit few{64, 64};
+  ASSERT_EQ(prlimit(m_daemon->pid(), RLIMIT_NOFILE, &few, nullptr), 0);
+  std::vector<int> connections;
+  for (int i = 0; i < 120; ++i) {
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ASSERT_GE(fd, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::snprintf(address.sun_path, sizeof(address.sun_path), "%s", m_daemon->socket_path().c_str());
+    if (connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {
+      close(fd); // the backlog is full: enough
+      break;
+    }
+    connections.push_back(fd);
+  }
+  ASSERT_GT(connections.size(), 64u) << "the daemon never ran out of descriptors";
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  std::chrono::milliseconds before = cpu_time_of(m_daemon->pid());
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  std::chrono::milliseconds spent = cpu_time_of(m_daemon->pid()) - before;
+  // A spinning accept loop burns the whole two seconds; pausing after each EMFILE, almost none.
+  EXPECT_LT(spent, std::chrono::milliseconds(400));
+  for (int fd : connections) {
+    close(fd);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_EQ(resolve(*m_daemon, k_sr_module_hash, "d4r_test_layer").outcome(),
+            pb::ResolveReply::READY);
 }
 
 TEST(DaemonStartup, SecondDaemonOnTheSameSocketRefusesToStart)
