@@ -139,10 +139,45 @@ std::optional<AddressInit> parse_address_init(const std::string& text)
   return init;
 }
 
+// "0xFF00 ( generic ( sym ) + 8 )": byte `byte` of an address, PTX 7.1's form for pointers in
+// .b8/.u8 arrays (nvcc and clang write packed structs that hold pointers so).
+struct MaskedByte {
+  AddressInit address;
+  std::string expression; // the address, as written: equal expressions are one address
+  int byte = 0;
+};
+
+std::optional<MaskedByte> parse_masked_byte(const std::string& text)
+{
+  size_t open = text.find('(');
+  if (open == std::string::npos || open == 0 || text.back() != ')') {
+    return std::nullopt;
+  }
+  std::string mask_text = text.substr(0, open);
+  while (!mask_text.empty() && mask_text.back() == ' ') {
+    mask_text.pop_back();
+  }
+  std::optional<uint64_t> mask = parse_integer(mask_text);
+  MaskedByte out;
+  out.expression = text.substr(open + 1, text.size() - open - 2);
+  std::optional<AddressInit> address = parse_address_init(out.expression);
+  if (!mask || !address) {
+    return std::nullopt;
+  }
+  for (; out.byte < 8 && *mask != uint64_t{0xff} << (8 * out.byte); ++out.byte) {
+  }
+  if (out.byte == 8) {
+    return std::nullopt;
+  }
+  out.address = *address;
+  return out;
+}
+
 bool names_symbols(const ptx::Initializer& init)
 {
   if (!init.is_list) {
-    return parse_address_init(init.scalar).has_value();
+    return parse_address_init(init.scalar).has_value() ||
+           parse_masked_byte(init.scalar).has_value();
   }
   return std::ranges::any_of(init.elements, names_symbols);
 }
@@ -222,6 +257,70 @@ Expected<void> flatten(const ptx::Initializer& init, llvm::Type* type,
   return {};
 }
 
+void leaves(const ptx::Initializer& init, std::vector<const ptx::Initializer*>& out)
+{
+  if (!init.is_list) {
+    out.push_back(&init);
+    return;
+  }
+  for (const ptx::Initializer& element : init.elements) {
+    leaves(element, out);
+  }
+}
+
+// A byte array whose initialiser holds the bytes of addresses (parse_masked_byte): a packed
+// struct of i8 for the plain bytes and one i64 (or i32) address for every 8 (or 4) bytes 0, 1,
+// ... of one address in a row, so that the address stays one relocation.
+Expected<std::pair<llvm::Type*, llvm::Constant*>>
+byte_value(llvm::LLVMContext& context, const ptx::Variable& variable, int64_t count,
+           const AddressResolver& resolver)
+{
+  std::vector<const ptx::Initializer*> bytes;
+  leaves(*variable.init, bytes);
+  if (static_cast<int64_t>(bytes.size()) > count) {
+    return std::unexpected(module_error("variable " + variable.name + ": too many initialisers"));
+  }
+  llvm::Type* i8 = llvm::Type::getInt8Ty(context);
+  std::vector<llvm::Constant*> fields;
+  for (size_t i = 0; i < bytes.size();) {
+    std::optional<MaskedByte> first = parse_masked_byte(bytes[i]->scalar);
+    if (!first) {
+      TRY_ASSIGN(llvm::Constant * plain, scalar_constant(i8, bytes[i]->scalar, nullptr));
+      fields.push_back(plain);
+      ++i;
+      continue;
+    }
+    size_t run = 1;
+    while (i + run < bytes.size() && run < 8) {
+      std::optional<MaskedByte> next = parse_masked_byte(bytes[i + run]->scalar);
+      if (!next || next->expression != first->expression || next->byte != static_cast<int>(run)) {
+        break;
+      }
+      ++run;
+    }
+    if (first->byte != 0 || (run != 8 && run != 4)) {
+      return std::unexpected(module_error("variable " + variable.name +
+                                          ": unsupported: bytes of an address that are not its "
+                                          "4 or 8 bytes in order"));
+    }
+    TRY_ASSIGN(llvm::Constant * address,
+               resolver(first->address, llvm::Type::getIntNTy(context, static_cast<unsigned>(8 * run))));
+    fields.push_back(address);
+    i += run;
+  }
+  for (int64_t i = static_cast<int64_t>(bytes.size()); i < count; ++i) {
+    fields.push_back(llvm::ConstantInt::get(i8, 0));
+  }
+  llvm::StructType* type = llvm::StructType::get(context, [&] {
+    std::vector<llvm::Type*> types;
+    for (llvm::Constant* field : fields) {
+      types.push_back(field->getType());
+    }
+    return types;
+  }(), true);
+  return std::pair{type, llvm::ConstantStruct::get(type, fields)};
+}
+
 // A global's type and initial value: [N x element] (or the element for scalars). Without a
 // resolver, an initialiser that names a symbol is an error (the caller defers it).
 Expected<std::pair<llvm::Type*, llvm::Constant*>>
@@ -240,6 +339,9 @@ global_value(llvm::LLVMContext& context, const ptx::Variable& variable,
   llvm::Type* whole = scalar ? element : llvm::ArrayType::get(element, static_cast<uint64_t>(count));
   if (!variable.init) {
     return std::pair{whole, llvm::Constant::getNullValue(whole)};
+  }
+  if (resolver != nullptr && type->bits == 8 && names_symbols(*variable.init)) {
+    return byte_value(context, variable, count, *resolver);
   }
   std::vector<llvm::Constant*> elements;
   TRY(flatten(*variable.init, element, elements, resolver));
@@ -381,6 +483,8 @@ ExitFacts exiting_functions(const ptx::Module& module,
         work.pop_back();
         if (std::optional<AddressInit> address = parse_address_init(init->scalar)) {
           address_taken.insert(resolve(address->symbol));
+        } else if (std::optional<MaskedByte> byte = parse_masked_byte(init->scalar)) {
+          address_taken.insert(resolve(byte->address.symbol));
         }
         for (const ptx::Initializer& element : init->elements) {
           work.push_back(&element);
@@ -533,7 +637,23 @@ Expected<void> ModuleTranslator::resolve_address_initialisers()
   AddressResolver resolver{m_state};
   for (auto [global, variable] : m_address_initialised) {
     TRY_ASSIGN(auto value, global_value(m_state.context, *variable, &resolver));
-    global->setInitializer(value.second);
+    if (value.first == global->getValueType()) {
+      global->setInitializer(value.second);
+      continue;
+    }
+    // A byte array with addresses in it became a packed struct of the same size: a new global
+    // takes the name and every use (nothing but other initialisers uses it yet).
+    auto* replacement = new llvm::GlobalVariable(
+        m_state.module, value.first, global->isConstant(), global->getLinkage(), value.second, "",
+        global, llvm::GlobalValue::NotThreadLocal, global->getAddressSpace(),
+        global->isExternallyInitialized());
+    replacement->copyAttributesFrom(global);
+    replacement->takeName(global);
+    global->replaceAllUsesWith(replacement);
+    for (auto& [name, symbol] : m_state.symbols) {
+      symbol.storage = symbol.storage == global ? replacement : symbol.storage;
+    }
+    global->eraseFromParent();
   }
   return {};
 }

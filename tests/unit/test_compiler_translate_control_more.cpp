@@ -508,6 +508,18 @@ TEST(TranslateControlMore, NvccControlMore2RunsAsItsSourceSays)
     const uint32_t expected = keeps ? x * 2 : (x % 5 == 0 ? 0xcdcdcdcdU : x + 1);
     EXPECT_EQ(out[static_cast<size_t>(k_n + i)], expected) << i;
   }
+  // packed_pointer: g_packed = {7, g_words + 2, 5, c_words + 1}, its pointers in masked bytes.
+  const uint32_t words[8] = {3, 1, 4, 1, 5, 9, 2, 6};
+  const uint32_t constants[4] = {27, 18, 28, 18};
+  std::vector<uint32_t> packed(64, 0);
+  std::vector<std::byte> out_only = pointer_params(packed.data(), nullptr);
+  out_only.resize(8);
+  run = (*executor)->launch("packed_pointer", cpu::LaunchShape{{1, 1, 1}, {64, 1, 1}, 0},
+                            out_only);
+  ASSERT_TRUE(run.has_value()) << run.error().message;
+  for (uint32_t t = 0; t < 64; ++t) {
+    EXPECT_EQ(packed[t], words[2 + t % 5] * 10 + constants[1 + t % 3] + 7) << t;
+  }
   std::vector<uint32_t> mixed(256, 0);
   run = (*executor)->launch("barrier_mixed", cpu::LaunchShape{{2, 1, 1}, {128, 1, 1}, 0},
                             pointer_params(in.data(), mixed.data()));

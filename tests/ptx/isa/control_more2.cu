@@ -4,7 +4,9 @@
 // - exit_indirect: `exit` in a function called through a register (a __constant__ table of two
 //   function addresses; one of them exits for some inputs);
 // - barrier_mixed: barrier 1 with a thread count (warps 0-1) and then without one (the whole
-//   block), so that both forms of one barrier id meet.
+//   block), so that both forms of one barrier id meet;
+// - packed_pointer: a packed struct holding pointers, which nvcc and clang initialise byte by byte
+//   with PTX 7.1's masks (`0xFF00(generic(sym)+8)`).
 #include "isa_common.cuh"
 
 typedef unsigned (*unary_op)(unsigned);
@@ -48,4 +50,21 @@ extern "C" __global__ void barrier_mixed(const unsigned* in, unsigned* out)
     }
     asm volatile("bar.sync 1;" ::: "memory");
     out[blockIdx.x * 128u + t] = b[(t + 5u) % 64u] + a[127u - t];
+}
+
+__device__ unsigned g_words[8] = {3u, 1u, 4u, 1u, 5u, 9u, 2u, 6u};
+__constant__ unsigned c_words[4] = {27u, 18u, 28u, 18u};
+struct __attribute__((packed)) Packed {
+    unsigned char tag;
+    unsigned* words;
+    unsigned short count;
+    const unsigned* constants;
+};
+__device__ Packed g_packed = {7, g_words + 2, 5, c_words + 1};
+
+extern "C" __global__ void packed_pointer(unsigned* out)
+{
+    const unsigned t = threadIdx.x;
+    const Packed p = g_packed;
+    out[t] = p.words[t % p.count] * 10u + p.constants[t % 3u] + p.tag;
 }
