@@ -439,6 +439,68 @@ Expected<void> atomic_modifiers(FunctionTranslator& t, const ptx::Instruction& i
   return {};
 }
 
+// atom.exch/cas.b128 where the target has no 16-byte atomic (AMDGPU gfx11/gfx12): the 16 bytes
+// are read and written under one of 256 spin locks in global memory, chosen by the address, so
+// every 16-byte atomic on a location is atomic with respect to the others (the only accesses PTX
+// orders with them: ld/st.b128 take no ordering). The lock is taken inside the loop body and the
+// loop ends per lane when its lane held the lock once, so lanes of one wave that want the same
+// lock never wait for each other across a divergent branch (the structurizer keeps the critical
+// section inside the loop).
+llvm::Value* locked_b128(FunctionTranslator& t, llvm::Value* pointer, llvm::Value* operand,
+                         llvm::Value* desired, AtomicOrder order)
+{
+  llvm::IRBuilder<>& b = t.builder();
+  llvm::Module& module = *b.GetInsertBlock()->getModule();
+  const unsigned global = t.hooks().address_space(Space::global);
+  llvm::ArrayType* table_type = llvm::ArrayType::get(b.getInt32Ty(), 256);
+  llvm::GlobalVariable* locks = module.getGlobalVariable("__d4r_b128_locks", true);
+  if (locks == nullptr) {
+    locks = new llvm::GlobalVariable(module, table_type, false, llvm::GlobalValue::InternalLinkage,
+                                     llvm::ConstantAggregateZero::get(table_type),
+                                     "__d4r_b128_locks", nullptr,
+                                     llvm::GlobalValue::NotThreadLocal, global);
+    locks->setAlignment(llvm::Align(4));
+  }
+  llvm::Value* address = b.CreatePtrToInt(pointer, b.getInt64Ty());
+  llvm::Value* index = b.CreateAnd(b.CreateLShr(address, 4), b.getInt64(255));
+  llvm::Value* lock = b.CreateGEP(b.getInt32Ty(), locks, index);
+  llvm::Function& function = t.llvm_function();
+  llvm::BasicBlock* before = b.GetInsertBlock();
+  llvm::BasicBlock* loop = llvm::BasicBlock::Create(t.context(), "b128.try", &function);
+  llvm::BasicBlock* held = llvm::BasicBlock::Create(t.context(), "b128.held", &function);
+  llvm::BasicBlock* latch = llvm::BasicBlock::Create(t.context(), "b128.latch", &function);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(t.context(), "b128.done", &function);
+  b.CreateBr(loop);
+  b.SetInsertPoint(loop);
+  llvm::PHINode* carried = b.CreatePHI(b.getInt128Ty(), 2);
+  carried->addIncoming(llvm::PoisonValue::get(b.getInt128Ty()), before);
+  llvm::Value* taken = b.CreateExtractValue(
+      b.CreateAtomicCmpXchg(lock, b.getInt32(0), b.getInt32(1), llvm::Align(4),
+                            llvm::AtomicOrdering::Acquire, llvm::AtomicOrdering::Monotonic,
+                            order.scope),
+      1);
+  b.CreateCondBr(taken, held, latch);
+  b.SetInsertPoint(held);
+  llvm::Value* old = b.CreateAlignedLoad(b.getInt128Ty(), pointer, llvm::Align(16));
+  llvm::Value* store = desired == nullptr ? operand
+                                          : b.CreateSelect(b.CreateICmpEQ(old, operand), desired, old);
+  b.CreateAlignedStore(store, pointer, llvm::Align(16));
+  b.CreateAlignedStore(b.getInt32(0), lock, llvm::Align(4))
+      ->setAtomic(llvm::AtomicOrdering::Release, order.scope);
+  b.CreateBr(latch);
+  b.SetInsertPoint(latch);
+  llvm::PHINode* result = b.CreatePHI(b.getInt128Ty(), 2);
+  result->addIncoming(old, held);
+  result->addIncoming(carried, loop);
+  carried->addIncoming(result, latch);
+  llvm::PHINode* finished = b.CreatePHI(b.getInt1Ty(), 2);
+  finished->addIncoming(b.getTrue(), held);
+  finished->addIncoming(b.getFalse(), loop);
+  b.CreateCondBr(finished, done, loop);
+  b.SetInsertPoint(done);
+  return result;
+}
+
 // The old value of one scalar atomic of `type` at `pointer` with `operand` (and `desired` for
 // cas); nullptr (with `unsupported` set) for a combination no target implements.
 struct ScalarAtomic {
@@ -457,6 +519,9 @@ Expected<llvm::Value*> scalar_atomic(FunctionTranslator& t, const ptx::Instructi
   llvm::Align align(static_cast<uint64_t>(type.bits / 8));
   if (std::optional<HalfType> half = half_type(instruction)) {
     return lower_half_atomic(t, instruction, pointer, operand, *half, a.order);
+  }
+  if (type.bits == 128 && t.hooks().kind() != TargetKind::host) {
+    return locked_b128(t, pointer, operand, a.cas ? a.desired : nullptr, a.order);
   }
   if (a.cas) {
     const bool width_ok = type.bits >= 32 || (type.bits == 16 && type.kind == PtxType::Kind::bits);
@@ -496,9 +561,6 @@ Expected<void> lower_atomic(FunctionTranslator& t, const ptx::Instruction& instr
   Space space = space_of(instruction);
   if (space != Space::global && space != Space::shared && space != Space::generic) {
     return std::unexpected(t.unsupported(instruction));
-  }
-  if (type.bits == 128 && t.hooks().kind() != TargetKind::host) {
-    return std::unexpected(t.unsupported(instruction)); // no 16-byte atomics on gfx11/gfx12
   }
   if (type.bits == 128) { // .b128 moves .b128 registers only, never a narrower one extended
     for (size_t i = 0; i < instruction.operands.size(); ++i) {
