@@ -197,8 +197,8 @@ Expected<void> lower_setp(FunctionTranslator& t, const ptx::Instruction& instruc
   if (std::optional<std::string> packed = packed_source(instruction)) {
     // setp.CmpOp{.BoolOp}{.ftz}.f16x2 p|q, a, b{, c}: p from the lower halves, q from the upper,
     // each combined with c (PTX ISA, half precision setp). ptxas 13 also takes a single p, which
-    // the ISA does not define: both halves' results ANDed (HSETP2.H_AND; half_compare_*), and
-    // with a combining predicate unsupported.
+    // the ISA does not define: on the H200 it is the lower halves' result (half_compare_*); with
+    // a combining predicate it is unsupported.
     bool bf16_ftz = *packed == "bf16x2" && has_modifier(instruction, "ftz");
     bool single = target.kind != ptx::OperandKind::pair;
     if (bf16_ftz || (single && instruction.operands.size() != 3)) {
@@ -206,7 +206,7 @@ Expected<void> lower_setp(FunctionTranslator& t, const ptx::Instruction& instruc
     }
     TRY_ASSIGN(auto halves, compare_halves(t, instruction, *packed == "bf16x2"));
     if (single) {
-      return t.write(target, t.builder().CreateAnd(halves[0], halves[1]), pred_type());
+      return t.write(target, halves[0], pred_type());
     }
     TRY_ASSIGN(llvm::Value * p, combine(t, instruction, halves[0], 3));
     TRY_ASSIGN(llvm::Value * q, combine(t, instruction, halves[1], 3));

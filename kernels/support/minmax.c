@@ -70,14 +70,21 @@ D4R_API float __d4r_ptx_minmax_xorsign_f32(float a, float b, int is_max, int ftz
  * cvt.rna{.satfinite}.tf32.f32 and cvt.{rn,rz}{.relu}.tf32.f32: the f32 value rounded to 10
  * fraction bits (the f32 exponent range, subnormals included), in f32 layout with the 13 low bits
  * zero. .satfinite clamps an infinite result to the largest finite (0x7f7fe000); .relu makes a
- * negative result (and -0) +0. NaN gives 0x7fffffff. */
+ * negative result (and -0) +0. NaN, as the H200 does it (half_cvt_exhaustive, 440 NaNs): .rn/.rz
+ * give 0x7fffe000; .rna truncates the 13 low bits (0x7f800001 becomes +inf, sign and payload
+ * kept otherwise), and .rna.satfinite then takes one tf32 unit off whatever has an all-ones
+ * exponent, as it does to infinity (0x7fc00000 -> 0x7fbfe000, 0xffffffff -> 0xffffc000). */
 static const D4rFormat d4r_tf32 = {10, 127, 18, 0x3fbffu, 0x3fc00u, 0x3ffffu};
 
 D4R_API uint32_t __d4r_ptx_cvt_tf32_f32(float x, int mode, int relu, int satfinite)
 {
   const uint32_t u = d4r_bits_f32(x);
   if ((u & 0x7fffffffu) > 0x7f800000u) {
-    return D4R_F32_NAN;
+    if (mode != D4R_RNA) {
+      return 0x7fffe000u;
+    }
+    const uint32_t t = u & 0xffffe000u;
+    return satfinite && (t & 0x7f800000u) == 0x7f800000u ? t - 0x2000u : t;
   }
   const uint32_t r = (uint32_t)d4r_encode_f64(&d4r_tf32, (double)x, mode, satfinite) << 13;
   return relu && (r >> 31) ? 0 : r;

@@ -182,8 +182,8 @@ const Value k_values[] = {
     {"mov.b16 %rs1, 0x0001;\n mov.b16 %rs2, 0x0000;\n setp.eq.ftz.f16 %p1, %rs1, %rs2;\n"
      " setp.eq.f16 %p2, %rs1, %rs2;\n selp.u32 %r5, 1, 0, %p1;\n selp.u32 %r6, 2, 0, %p2;\n"
      " or.b32 %r9, %r5, %r6;", 1, ".ftz flushes the f16 subnormal"},
-    {"mov.b16 %rs1, 0x7fff;\n mov.b16 %rs2, 0x3c00;\n fma.rn.oob.f16 %rs3, %rs1, %rs2, %rs2;\n"
-     " cvt.u32.u16 %r9, %rs3;", 0, "an OOB NaN operand gives +0"},
+    {"mov.b16 %rs1, 0x7e01;\n mov.b16 %rs2, 0x3c00;\n fma.rn.oob.f16 %rs3, %rs1, %rs2, %rs2;\n"
+     " cvt.u32.u16 %r9, %rs3;", 0x7fff, "a NaN operand: the canonical NaN (H200, half_fma_oob_*)"},
     {"mov.b16 %rs1, 0x3c00;\n mov.b16 %rs2, 0x4000;\n fma.rn.oob.f16 %rs3, %rs1, %rs2, %rs1;\n"
      " cvt.u32.u16 %r9, %rs3;", 0x4200, "1 * 2 + 1"},
     {"mov.b32 %r2, 5;\n cvt.rn.sat.f16.s32 %rs3, %r2;\n cvt.u32.u16 %r9, %rs3;", 0x3c00,
@@ -205,6 +205,14 @@ const Value k_values[] = {
      "inf stays"},
     {"mov.b32 %r2, 0xbf800000;\n mov.b32 %f1, %r2;\n cvt.rn.relu.tf32.f32 %r9, %f1;", 0,
      ".relu: -1 -> +0"},
+    {"mov.b32 %r2, 0x7f800001;\n mov.b32 %f1, %r2;\n cvt.rna.tf32.f32 %r9, %f1;", 0x7f800000,
+     "H200: .rna truncates a NaN's low bits (here into +inf)"},
+    {"mov.b32 %r2, 0x7fc00000;\n mov.b32 %f1, %r2;\n cvt.rna.satfinite.tf32.f32 %r9, %f1;",
+     0x7fbfe000, "H200: .satfinite takes one unit off an all-ones exponent"},
+    {"mov.b32 %r2, 0xffa00000;\n mov.b32 %f1, %r2;\n cvt.rz.tf32.f32 %r9, %f1;", 0x7fffe000,
+     "H200: .rn/.rz NaN"},
+    {"mov.b32 %r2, 0x3c004000;\n mov.b32 %r3, 0x40003c00;\n setp.gt.f16x2 %p1, %r2, %r3;\n"
+     " selp.u32 %r9, 1, 0, %p1;", 1, "one destination: the lower halves (2 > 1), as the H200"},
     {"mov.b16 %rs1, 0x3c00;\n cvt.rn.bf16.f16 %rs3, %rs1;\n cvt.u32.u16 %r9, %rs3;", 0x3f80,
      "1.0"},
     {"mov.b16 %rs1, 0x4049;\n cvt.rn.f16.bf16 %rs3, %rs1;\n cvt.u32.u16 %r9, %rs3;", 0x4248,
