@@ -332,7 +332,9 @@ Expected<void> lower_portable(FunctionTranslator& t, const ptx::Instruction& ins
         b_values.push_back(decode_input(t, form.input, cols[col + w], s));
       }
     }
-    d.push_back(accumulate(b, a_values, b_values, c_element(b, in.c, form.c_f32, i)));
+    llvm::Value* c = c_element(b, in.c, form.c_f32, i);
+    d.push_back(form.input == MmaInput::f16 ? mma_f16_tensor_sum(b, a_values, b_values, c)
+                                            : accumulate(b, a_values, b_values, c));
   }
   return write_d(t, instruction, form.d_f32, d);
 }

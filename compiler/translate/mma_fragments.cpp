@@ -458,6 +458,8 @@ Values emit_mma_product(FunctionTranslator& t, const MmaProduct& product, const 
     llvm::Value* ci = c_element(b, product.c, c_regs, i);
     if (b1) {
       d.push_back(popc_sum(b, product, av, bv, ci));
+    } else if (product.a == MmaElement::f16) {
+      d.push_back(mma_f16_tensor_sum(b, av, bv, ci));
     } else if (is_float_input(product.a)) {
       d.push_back(float_sum(t, av, bv, ci));
     } else if (product.a == MmaElement::f64) {
@@ -500,6 +502,58 @@ Expected<void> write_fragment(FunctionTranslator& t, const ptx::Instruction& ins
     TRY(t.write(operand.elements[i], regs[i], PtxType{PtxType::Kind::bits, bits, false}));
   }
   return {};
+}
+
+namespace {
+
+// floor(log2 |x|) of a finite non-zero f64 without subnormals (every f16 is normal in f64), as
+// i32; infinities and NaN give 1024. Zero gives `zero`.
+llvm::Value* exponent_of(Builder& b, llvm::Value* x, int zero)
+{
+  llvm::Value* bits = b.CreateBitCast(x, b.getInt64Ty());
+  llvm::Value* field = b.CreateAnd(b.CreateLShr(bits, 52), 0x7ffU);
+  llvm::Value* e = b.CreateSub(b.CreateTrunc(field, b.getInt32Ty()), b.getInt32(1023));
+  llvm::Value* is_zero = b.CreateFCmpOEQ(x, llvm::ConstantFP::get(x->getType(), 0.0));
+  return b.CreateSelect(is_zero, b.getInt32(static_cast<uint32_t>(zero)), e);
+}
+
+// 2^e as f64 for e in [-1022, 1023].
+llvm::Value* power_of_two(Builder& b, llvm::Value* e)
+{
+  llvm::Value* field = b.CreateZExt(b.CreateAdd(e, b.getInt32(1023)), b.getInt64Ty());
+  return b.CreateBitCast(b.CreateShl(field, 52), b.getDoubleTy());
+}
+
+} // namespace
+
+llvm::Value* mma_f16_tensor_sum(Builder& b, const Values& a, const Values& bv, llvm::Value* c)
+{
+  constexpr int k_absent = -900; // below every real term; keeps 2^(E - 25) a normal f64
+  llvm::Value* c64 = b.CreateFPExt(c, b.getDoubleTy());
+  llvm::Value* emax = exponent_of(b, c64, k_absent);
+  Values products;
+  for (size_t k = 0; k < a.size(); ++k) {
+    llvm::Value* ea = exponent_of(b, a[k], k_absent);
+    llvm::Value* eb = exponent_of(b, bv[k], k_absent);
+    llvm::Value* absent = b.CreateOr(b.CreateICmpEQ(ea, b.getInt32(static_cast<uint32_t>(k_absent))),
+                                     b.CreateICmpEQ(eb, b.getInt32(static_cast<uint32_t>(k_absent))));
+    llvm::Value* e = b.CreateSelect(absent, b.getInt32(static_cast<uint32_t>(k_absent)), b.CreateAdd(ea, eb));
+    emax = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, emax, e);
+    products.push_back(b.CreateFMul(a[k], bv[k])); // exact: 22 bits
+  }
+  // An infinite or NaN term (exponent 1024) makes every finite one vanish: the sum is that term's.
+  emax = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, emax, b.getInt32(1000));
+  llvm::Value* quantum = power_of_two(b, b.CreateSub(emax, b.getInt32(25)));
+  llvm::Value* inverse = power_of_two(b, b.CreateSub(b.getInt32(25), emax));
+  auto truncated = [&](llvm::Value* term) {
+    llvm::Value* units = b.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, b.CreateFMul(term, inverse));
+    return b.CreateFMul(units, quantum);
+  };
+  llvm::Value* sum = truncated(c64);
+  for (llvm::Value* product : products) {
+    sum = b.CreateFAdd(sum, truncated(product)); // multiples of 2^(E-25) below 2^(E+7): exact
+  }
+  return canonical_nan(b, mma_round_f32_toward_zero(b, sum));
 }
 
 llvm::Value* mma_round_f32_toward_zero(Builder& b, llvm::Value* sum)
