@@ -118,22 +118,26 @@ TEST(TranslateHalfExtras, RejectedFormsAreUnsupported)
   }
 }
 
-// tests/ptx/isa/half_extras.sm_90.ptx (nvcc from half_extras.cu) translates for the host and
-// makes code objects for gfx1100 and gfx1201.
+// tests/ptx/isa/half_extras, half_same and half_oob (nvcc from our .cu) translate for the host and
+// make code objects for gfx1100 and gfx1201.
 TEST(TranslateHalfExtras, IsaKernelsMakeCodeObjects)
 {
-  std::ifstream file(std::string(D4R_TEST_SOURCE_DIR) + "/ptx/isa/half_extras.sm_90.ptx");
-  ASSERT_TRUE(file);
-  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  Expected<Translation> host = translate_text(text, host_options());
-  ASSERT_TRUE(host.has_value()) << host.error().message;
-  for (const char* target : {"gfx1100", "gfx1201"}) {
-    Expected<Translation> translation = translate_text(text, amdgpu_options(target));
-    ASSERT_TRUE(translation.has_value()) << target << ": " << translation.error().message;
-    EXPECT_EQ(verify_text(*translation->module), "") << target;
-    Expected<std::vector<std::byte>> object = code_object(*translation, target);
-    ASSERT_TRUE(object.has_value()) << target << ": " << object.error().message;
-    EXPECT_GT(object->size(), 1000U) << target;
+  for (const char* name : {"half_extras", "half_same", "half_oob"}) {
+    std::ifstream file(std::string(D4R_TEST_SOURCE_DIR) + "/ptx/isa/" + name + ".sm_90.ptx");
+    ASSERT_TRUE(file) << name;
+    const std::string text((std::istreambuf_iterator<char>(file)),
+                           std::istreambuf_iterator<char>());
+    Expected<Translation> host = translate_text(text, host_options());
+    ASSERT_TRUE(host.has_value()) << name << ": " << host.error().message;
+    for (const char* target : {"gfx1100", "gfx1201"}) {
+      Expected<Translation> translation = translate_text(text, amdgpu_options(target));
+      ASSERT_TRUE(translation.has_value())
+          << name << " " << target << ": " << translation.error().message;
+      EXPECT_EQ(verify_text(*translation->module), "") << name << " " << target;
+      Expected<std::vector<std::byte>> object = code_object(*translation, target);
+      ASSERT_TRUE(object.has_value()) << name << " " << target << ": " << object.error().message;
+      EXPECT_GT(object->size(), 1000U) << name << " " << target;
+    }
   }
 }
 
