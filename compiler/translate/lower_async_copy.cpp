@@ -235,13 +235,15 @@ std::optional<BulkForm> bulk_form(const std::vector<std::string>& m, size_t firs
 // The operands after [dst], [src], size: [mbar] for a barrier form, then the cache policy when
 // .L2::cache_hint is given (read and ignored). Returns the barrier's pointer or nullptr.
 Expected<llvm::Value*> bulk_tail(FunctionTranslator& t, const ptx::Instruction& instruction,
-                                 const BulkForm& form, bool hint)
+                                 const BulkForm& form, bool hint, bool multicast = false)
 {
   const std::vector<ptx::Operand>& ops = instruction.operands;
-  const size_t expected = 3 + (form.mbarrier ? 1U : 0U) + (hint ? 1U : 0U);
+  const size_t expected =
+      3 + (form.mbarrier ? 1U : 0U) + (multicast ? 1U : 0U) + (hint ? 1U : 0U);
   if (ops.size() != expected) {
     return std::unexpected(t.error(instruction, "takes [dst], [src], size" +
                                                     std::string(form.mbarrier ? ", [mbar]" : "") +
+                                                    (multicast ? ", ctaMask" : "") +
                                                     (hint ? ", cache-policy" : "")));
   }
   if (hint) {
@@ -255,27 +257,42 @@ Expected<llvm::Value*> bulk_tail(FunctionTranslator& t, const ptx::Instruction& 
   return mbarrier_pointer(t, instruction, ops[3], space);
 }
 
-// cp.async.bulk.dst.src.completion{.L2::cache_hint} [dst], [src], size {, [mbar]}{, policy}:
-// `size` bytes (a multiple of 16) copied as words, then complete-tx on the barrier.
+// cp.async.bulk.dst.src.completion{.multicast::cluster}{.L2::cache_hint} [dst], [src], size
+// {, [mbar]}{, ctaMask}{, policy}: `size` bytes (a multiple of 16) copied as words, then
+// complete-tx on the barrier. .multicast::cluster writes the data (and signals the barrier) in
+// every CTA of ctaMask; in a cluster of one CTA that is bit 0, the own CTA (other bits name CTAs
+// that do not exist: undefined), so the copy happens when bit 0 is set.
 Expected<void> lower_bulk_copy(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
   static constexpr std::string_view k_known[] = {
       "async", "bulk", "shared::cluster", "shared::cta", "global", "mbarrier::complete_tx::bytes",
-      "bulk_group", "L2::cache_hint"};
+      "bulk_group", "multicast::cluster", "L2::cache_hint"};
   TRY(known_modifiers(t, instruction, k_known));
   const std::vector<std::string>& m = instruction.modifiers;
   const bool hint = has_modifier(instruction, "L2::cache_hint");
+  const bool multicast = has_modifier(instruction, "multicast::cluster");
   std::optional<BulkForm> form = bulk_form(m, 2);
-  if (!form || m.size() != 5 + (hint ? 1U : 0U) || (hint && m.back() != "L2::cache_hint") ||
-      (hint && form->source == "shared::cta" && form->destination != "global")) {
+  const size_t count = 5 + (hint ? 1U : 0U) + (multicast ? 1U : 0U);
+  if (!form || m.size() != count || (hint && m.back() != "L2::cache_hint") ||
+      (hint && form->source == "shared::cta" && form->destination != "global") ||
+      (multicast && (m[5] != "multicast::cluster" || form->destination != "shared::cluster" ||
+                     form->source != "global"))) {
     return std::unexpected(t.unsupported(instruction));
   }
   const std::vector<ptx::Operand>& ops = instruction.operands;
-  TRY_ASSIGN(llvm::Value * barrier, bulk_tail(t, instruction, *form, hint));
+  TRY_ASSIGN(llvm::Value * barrier, bulk_tail(t, instruction, *form, hint, multicast));
   TRY_ASSIGN(llvm::Value * target, bulk_address(t, instruction, ops[0], form->destination));
   TRY_ASSIGN(llvm::Value * source, bulk_address(t, instruction, ops[1], form->source));
   TRY_ASSIGN(llvm::Value * size, t.read(ops[2], u32_type()));
   Builder& b = t.builder();
+  llvm::BasicBlock* after = nullptr;
+  if (multicast) {
+    TRY_ASSIGN(llvm::Value * mask, t.read(ops[4], PtxType{PtxType::Kind::bits, 16, false}));
+    llvm::BasicBlock* own = llvm::BasicBlock::Create(t.context(), "bulk.own", &t.llvm_function());
+    after = llvm::BasicBlock::Create(t.context(), "bulk.after", &t.llvm_function());
+    b.CreateCondBr(b.CreateTrunc(mask, b.getInt1Ty()), own, after);
+    b.SetInsertPoint(own);
+  }
   element_loop(t, b.CreateLShr(size, 2), [&](llvm::Value* index) {
     llvm::Value* word = b.CreateAlignedLoad(
         b.getInt32Ty(), b.CreateGEP(b.getInt32Ty(), source, index), llvm::Align(4));
@@ -283,6 +300,10 @@ Expected<void> lower_bulk_copy(FunctionTranslator& t, const ptx::Instruction& in
   });
   if (barrier != nullptr) {
     mbarrier_complete_tx(t, barrier, size);
+  }
+  if (after != nullptr) {
+    b.CreateBr(after);
+    b.SetInsertPoint(after);
   }
   return {};
 }

@@ -219,6 +219,34 @@ TEST(TranslateMbarrier, HostBulkCopiesCompleteTheirPhases)
   EXPECT_EQ(out, expected);
 }
 
+// .multicast::cluster in a cluster of one CTA: ctaMask bit 0 is the own CTA. A copy with bit 0
+// lands and completes the phase; one without it (bit 1: a CTA the cluster lacks) does nothing.
+TEST(TranslateMbarrier, HostMulticastCopiesWhenTheMaskNamesTheOwnCta)
+{
+  const std::string body =
+      "  .shared .align 16 .b8 buf[64];\n"
+      "  .shared .align 8 .b64 bar;\n"
+      "  mov.u32 %r1, 0;\n"
+      "  st.shared.v4.u32 [buf+32], {%r1, %r1, %r1, %r1};\n"
+      "  mbarrier.init.shared::cta.b64 [bar], 1;\n"
+      "  mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 32;\n"
+      "  mov.u16 %rs1, 3;\n"
+      "  mov.u16 %rs2, 2;\n"
+      "  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
+      "[buf], [%rd2], 32, [bar], %rs1;\n"
+      "  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
+      "[buf+32], [%rd2], 16, [bar], %rs2;\n"
+      "  mbarrier.test_wait.parity.shared::cta.b64 %p1, [bar], 0;\n"
+      "  selp.u32 %r2, 1, 0, %p1;\n"
+      "  ld.shared.v4.u32 {%r3, %r4, %r5, %r6}, [buf];\n"
+      "  ld.shared.v4.u32 {%r7, %r8, %r9, %r10}, [buf+32];\n"
+      "  st.global.v4.u32 [%rd1], {%r2, %r3, %r6, %r7};\n";
+  std::vector<uint32_t> in = {11, 12, 13, 14, 15, 16, 17, 18};
+  std::vector<uint32_t> out = run_host(body, 1, 4, in);
+  const std::vector<uint32_t> expected = {1, 11, 14, 0};
+  EXPECT_EQ(out, expected);
+}
+
 // Every form once, for the AMDGPU targets: 64-bit LDS compare-and-swap loops, no trap.
 const std::string k_all_forms =
     "  .shared .align 8 .b64 bar;\n"
@@ -357,7 +385,7 @@ TEST(TranslateMbarrier, UnsupportedAndMalformedForms)
                "takes state, [addr]{, count}");
   expect_error(kernel_text(bar + "  mbarrier.test_wait.shared.b64 %p1, [bar];"),
                "takes waitComplete, [addr], state");
-  expect_error(kernel_text(bar + "  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"
+  expect_error(kernel_text(bar + "  cp.async.bulk.shared::cta.global.mbarrier::complete_tx::"
                                  "bytes.multicast::cluster [buf], [%rd2], 32, [bar], %rs1;"),
                "unsupported: cp");
   expect_error(kernel_text(bar + "  cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::"
