@@ -12,7 +12,8 @@
 //   arrive + test_wait(state) spin loops.
 // - mbar_bulk_*: cp.async.bulk global -> shared with complete_tx (load), shared::cta ->
 //   shared::cluster copy and reduction (shared), shared -> global with bulk groups and
-//   cp.reduce.async.bulk's integer operations (store); cp.async.mbarrier.arrive(.noinc)
+//   cp.reduce.async.bulk's integer operations (store), .multicast::cluster with ctaMask 1
+//   (multicast); cp.async.mbarrier.arrive(.noinc)
 //   (mbar_cp_async_arrive); st.async and red.async to the own CTA (mbar_st_async).
 // - atom_extras: atom.cas.b16, .b128 exch/cas, vector add on f32/f16/bf16, half min/max,
 //   .L2::cache_hint.
@@ -368,6 +369,25 @@ extern "C" __global__ void mbar_bulk_store(const unsigned* src, unsigned* out, u
         asm volatile("cp.async.bulk.commit_group;" ::: "memory");
         asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
         asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+    }
+}
+
+// cp.async.bulk .multicast::cluster in a launch without clusters (a cluster of one CTA): ctaMask 1
+// names the own CTA.
+extern "C" __global__ void mbar_bulk_multicast(const unsigned* src, unsigned* out)
+{
+    D4R_BULK_SETUP
+    if (t == 0) {
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 512;"
+                     :: "r"(smem(&bar)) : "memory");
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+                     ".multicast::cluster [%0], [%1], 512, [%2], %3;"
+                     :: "r"(smem(data)), "l"(from + 64), "r"(smem(&bar)), "h"(static_cast<unsigned short>(1))
+                     : "memory");
+    }
+    wait_parity(smem(&bar), 0);
+    for (unsigned k = t; k < 128; k += 64) {
+        to[k] = data[k];
     }
 }
 
