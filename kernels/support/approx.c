@@ -288,12 +288,14 @@ D4R_API double __d4r_ptx_rcp_approx_ftz_f64(double x)
 }
 
 /* ---- half precision: ex2.approx.f16, ex2.approx.ftz.bf16, tanh.approx.f16, tanh.approx.bf16 ----
- * (each half of the x2 forms alike). The value is exact in double, 2^x is evaluated there (tanh
- * through the f32 routine) and rounded to nearest once: inside the ISA's bounds (relative error
- * ex2 2^-9.9 for f16, 2^-7 for bf16; tanh 2^-10.987 for f16, 2^-8 for bf16). Special values are
- * exact: ex2(-inf) = +0, ex2(+-0) = 1, ex2(+inf) = +inf, tanh(+-0) = +-0, tanh(+-inf) = +-1;
- * NaN gives the canonical 0x7fff. The bf16 ex2 exists only with .ftz: subnormal inputs (which
- * give 1 anyway) and results flush to zero. */
+ * (each half of the x2 forms alike). PTX bounds their relative error (ex2 2^-9.9 for f16, 2^-7 for
+ * bf16; tanh 2^-10.987, 2^-8). ex2 is what the H200 computes on every one of the 65536 inputs of
+ * each format (half_approx_exhaustive): 2^x rounded to f32, then truncated (toward zero) to the
+ * half format, 1.0 for -2^-23 < x < 0, +inf from x >= 16 (f16) or 128 (bf16). tanh is evaluated
+ * through the f32 routine and rounded to nearest once; the H200's differs by at most 1 ulp.
+ * Special values are exact: ex2(-inf) = +0, ex2(+-0) = 1, ex2(+inf) = +inf, tanh(+-0) = +-0,
+ * tanh(+-inf) = +-1; NaN gives the canonical 0x7fff. The bf16 ex2 exists only with .ftz:
+ * subnormal inputs (which give 1 anyway) and results flush to zero. */
 D4R_INLINE uint16_t d4r_ex2_half(const D4rFormat* f, uint16_t h, double top)
 {
   const double x = d4r_decode(f, h);
@@ -304,9 +306,10 @@ D4R_INLINE uint16_t d4r_ex2_half(const D4rFormat* f, uint16_t h, double top)
     return (uint16_t)f->inf_code; /* 2^top is beyond the largest finite value */
   }
   if (x < -160.0) {
-    return 0; /* far below half the smallest subnormal of either format */
+    return 0; /* far below the smallest subnormal of either format */
   }
-  return (uint16_t)d4r_encode_f64(f, d4r_exp2_d(x), D4R_RN, 0);
+  const float y = (x < 0 && x > -0x1p-23) ? 1.0f : (float)d4r_exp2_d(x);
+  return (uint16_t)d4r_encode_f64(f, (double)y, D4R_RZ, 0);
 }
 
 D4R_API uint16_t __d4r_ptx_ex2_approx_f16(uint16_t h) { return d4r_ex2_half(&d4r_f16, h, 16.0); }
