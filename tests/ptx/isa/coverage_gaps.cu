@@ -18,6 +18,7 @@
 //   unpack); -lineinfo puts .file/.loc into every kernel of this file.
 // - gap_store_wide: st.{u,s,b}{32,16,8} and st.f32 of a wider register, after producers of
 //   several types (what ptxas stores when the register holds an f64 or f32 value).
+// - gap_shift_amounts: shift amounts (and a bfe position) written by an f32 instruction.
 // - gap_late_activemask: activemask after per-lane loops, and after a barrier that the lanes
 //   leave at different times (random program r370).
 #include "isa_common.cuh"
@@ -523,4 +524,43 @@ extern "C" __global__ void gap_late_activemask(const unsigned* in, unsigned* out
         out[i * 3 + 1] = after_barrier;
         out[i * 3 + 2] = acc;
     }
+}
+
+// Shift amounts an f32 instruction wrote (random programs r76, r115: the H200 left a 64-bit value
+// unchanged): each f32 input goes through add.rn.f32 x, -0 (a float-typed register of the same
+// bits) and through mov.b32 (a bit-typed one) into the amount of shl/shr on 64 and 32 bits.
+#define D4R_SHIFT_BY(producer, form, slot)                                                          \
+    asm("{\n\t.reg .b32 t;\n\t" producer "\n\t" form " %0, %1, t;\n\t}" : "=l"(w) : "l"(v), "r"(a));   \
+    o[slot] = static_cast<unsigned>(w);                                                            \
+    o[slot + 1] = static_cast<unsigned>(w >> 32)
+
+extern "C" __global__ void gap_shift_amounts(const unsigned* amounts, unsigned* out, int n)
+{
+    const unsigned i = D4R_GID;
+    if (i >= static_cast<unsigned>(n)) {
+        return;
+    }
+    const unsigned a = amounts[i];
+    const unsigned long long v = 0xd9d36b30a3260772ull;
+    unsigned* o = out + i * 16;
+    unsigned long long w;
+    D4R_SHIFT_BY("add.rn.f32 t, %2, 0f80000000;", "shl.b64", 0);
+    D4R_SHIFT_BY("add.rn.f32 t, %2, 0f80000000;", "shr.u64", 2);
+    D4R_SHIFT_BY("add.rn.f32 t, %2, 0f80000000;", "shr.s64", 4);
+    D4R_SHIFT_BY("mov.b32 t, %2;", "shl.b64", 6);
+    D4R_SHIFT_BY("mov.b32 t, %2;", "shr.u64", 8);
+    D4R_SHIFT_BY("mov.b32 t, %2;", "shr.s64", 10);
+    unsigned r;
+    asm("{\n\t.reg .b32 t;\n\tadd.rn.f32 t, %2, 0f80000000;\n\tshr.u32 %0, %1, t;\n\t}"
+        : "=r"(r) : "r"(static_cast<unsigned>(v)), "r"(a));
+    o[12] = r;
+    asm("{\n\t.reg .b32 t;\n\tadd.rn.f32 t, %2, 0f80000000;\n\tshl.b32 %0, %1, t;\n\t}"
+        : "=r"(r) : "r"(static_cast<unsigned>(v)), "r"(a));
+    o[13] = r;
+    asm("{\n\t.reg .b32 t;\n\tmov.b32 t, %2;\n\tshr.u32 %0, %1, t;\n\t}"
+        : "=r"(r) : "r"(static_cast<unsigned>(v)), "r"(a));
+    o[14] = r;
+    asm("{\n\t.reg .b32 t;\n\tadd.rn.f32 t, %2, 0f80000000;\n\tbfe.u32 %0, %1, t, 8;\n\t}"
+        : "=r"(r) : "r"(static_cast<unsigned>(v)), "r"(a));
+    o[15] = r;
 }
