@@ -1,5 +1,8 @@
 // mma.sync.aligned.m16n8k16.row.col with A/B in .f16, .bf16, .e4m3 or .e5m2 (sm_89 PTX) and C/D
-// in .f32 or .f16 (stage 6). Fragment layouts: PTX ISA 9.7.14.5.8 "Matrix Fragments for
+// in .f32 or .f16 (stage 6); every other shape and type of PTX 8.x (m16n8k8 f16/bf16/tf32,
+// m16n8k4 tf32, m16n8k32 FP8, f64 m8n8k4/m16n8k4/k8/k16, s8/u8, s4/u4, b1 .xor/.and.popc,
+// .satfinite, m8n8k4 .f16 on quad-pairs) goes to lower_other() below: the ISA's fragments
+// (mma_layout.hpp mma_fragment, mma_m8n8k4_fragment) and mma_fragments.hpp's portable product. Fragment layouts: PTX ISA 9.7.14.5.8 "Matrix Fragments for
 // mma.m16n8k16 with floating point type" and 9.7.14.5.9 "Matrix Fragments for mma.m16n8k16 with
 // integer type" (whose tables carry the .e4m3/.e5m2 rows); mma_layout.hpp has them as functions.
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#matrix-fragments-for-mma-m16n8k16-with-floating-point-type
@@ -8,10 +11,11 @@
 // fetches rows g and g + 8 of A and columns 2t and 2t + 1 of B from the lanes that hold them (on
 // the host one d4r_rt_warp_gather of every lane's A and B registers, on AMDGPU one ds_bpermute per
 // word), then computes its own four D elements. Arithmetic: every product of two f16, bf16 or FP8
-// values is exact in f32; NVIDIA leaves the tensor core's accumulation unspecified, so the order is
-// ours and documented: the 16 products and C are summed exactly (in f64, whose 53 bits hold any
-// such sum of the corpus' ranges) and rounded once to f32 toward zero, the truncating alignment
-// that published measurements of Ampere/Hopper tensor cores describe. NaN results become NVIDIA's
+// values is exact in f32; NVIDIA leaves the tensor core's accumulation unspecified. f16: as the
+// H200 sums (mma_fragments.hpp, mma_f16_tensor_sum: terms truncated to 25 bits below the largest
+// exponent estimate; corpus_gemm_f16_random and mat_wmma_f16_random bit-exact). bf16 and FP8 (no
+// golden with rounding yet): the 16 products and C summed exactly in f64 and rounded once to f32
+// toward zero. NaN results become NVIDIA's
 // canonical 0x7fffffff (f16 D: 0x7fff). FP8 bytes decode through a 256-entry f64 table (exact by
 // construction), and each product is one multiply-add in f64 (exact products, so fused or not).
 //

@@ -132,14 +132,17 @@ std::optional<Transfer> parse_transfer(const ptx::Instruction& instruction, bool
   } else {
     transfer.operand = MmaOperand::c;
   }
-  int seen = 0; // sync, aligned, layout, shape, type: one each
+  int seen = 0; // sync, layout, shape, type: one each (.aligned: optional before PTX 6.3 style)
   bool space = false;
+  bool aligned = false;
   for (size_t i = 2; i < m.size(); ++i) {
     const std::string& modifier = m[i];
     std::optional<MmaShape> shape = wmma_shape(modifier);
     std::optional<MmaElement> type = mma_element(modifier);
-    if (modifier == "sync" || modifier == "aligned") {
+    if (modifier == "sync") {
       seen += 1;
+    } else if (modifier == "aligned" && !aligned) {
+      aligned = true;
     } else if (modifier == "row" || modifier == "col") {
       transfer.row_major = modifier == "row";
       seen += 1;
@@ -156,7 +159,7 @@ std::optional<Transfer> parse_transfer(const ptx::Instruction& instruction, bool
       return std::nullopt;
     }
   }
-  if (seen != 5 || m.size() != 7 + (space ? 1U : 0U)) {
+  if (seen != 4 || m.size() != 6 + (space ? 1U : 0U) + (aligned ? 1U : 0U)) {
     return std::nullopt;
   }
   bool exists = transfer.operand == MmaOperand::c
@@ -280,7 +283,7 @@ std::optional<MmaProduct> parse_product(const ptx::Instruction& instruction)
   MmaProduct p;
   std::vector<MmaElement> types;
   std::vector<bool> layouts;
-  int sync = 0;
+  int sync = 0; // 1 per .sync, 10 per .aligned
   bool shape_seen = false;
   bool popc = false;
   bool bit_op = false;
@@ -292,7 +295,7 @@ std::optional<MmaProduct> parse_product(const ptx::Instruction& instruction)
     static const char* const k_rounding[] = {"rn", "rz", "rm", "rp"};
     const char* const* mode = std::find(std::begin(k_rounding), std::end(k_rounding), modifier);
     if (modifier == "sync" || modifier == "aligned") {
-      ++sync;
+      sync += modifier == "sync" ? 1 : 10;
     } else if (modifier == "row" || modifier == "col") {
       layouts.push_back(modifier == "row");
     } else if (shape && !shape_seen) {
@@ -313,7 +316,8 @@ std::optional<MmaProduct> parse_product(const ptx::Instruction& instruction)
       return std::nullopt;
     }
   }
-  if (sync != 2 || layouts.size() != 2 || !shape_seen || (types.size() != 2 && types.size() != 4)) {
+  // .sync, and .aligned where given (PTX before 6.3 wrote wmma without it).
+  if ((sync != 1 && sync != 11) || layouts.size() != 2 || !shape_seen || (types.size() != 2 && types.size() != 4)) {
     return std::nullopt;
   }
   p.d = types.front();

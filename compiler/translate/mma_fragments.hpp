@@ -7,11 +7,13 @@
 // ds_bpermute per 32-bit word; no exchange where the lane holds the register itself), then sums.
 //
 // Arithmetic (NVIDIA leaves the tensor cores' summation order unspecified; the order is ours):
-//   f16, bf16, tf32, e4m3, e5m2 with f32 or f16 C: every product is exact (in f64; bf16 products
-//     in f32, whose range ends are part of the results, as lower_mma.cpp's m16n8k16), the K
-//     products and C are summed exactly in f64 and rounded once to f32 toward zero (the published
-//     behaviour of Ampere/Hopper tensor cores); NaN gives 0x7fffffff; an f16 D is that f32 rounded
-//     to nearest (NaN 0x7fff). tf32 inputs are f32 bits whose low 13 mantissa bits are ignored.
+//   f16 with f32 or f16 C: as the H200's tensor cores (mma_f16_tensor_sum below, measured).
+//   bf16, tf32, e4m3, e5m2: every product is exact (in f64; bf16 products in f32, whose range
+//     ends are part of the results, as lower_mma.cpp's m16n8k16), the K products and C are summed
+//     exactly in f64 and rounded once to f32 toward zero (no golden with rounding for these yet).
+//   NaN gives 0x7fffffff; an f16 D is the f32 rounded to nearest (NaN 0x7fff), as the H200 wrote
+//   every f16 D of mat_wmma_f16_random. tf32 inputs are f32 bits whose low 13 mantissa bits are
+//   ignored.
 //   f64: fma in k order from C, each rounded in the instruction's mode (.rn unless wmma's .rnd
 //     says otherwise), NaN as f64 fma.
 //   s8, u8, s4, u4: exact products summed with C in 64 bits; the s32 D wraps, or with .satfinite

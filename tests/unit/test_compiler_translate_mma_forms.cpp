@@ -738,6 +738,32 @@ TEST(TranslateMmaForms, MovmatrixAndStmatrixPlaceElementsAsTheIsa)
   EXPECT_EQ(mismatches, 0);
 }
 
+// PTX before ISA 6.3 wrote wmma without .aligned (wmma.load.a.sync.row.m16n16k16.f16): the
+// same kernels without it translate, and give the same results (mat_wmma_f16_ints' inputs).
+TEST(TranslateMmaForms, WmmaWithoutAlignedTranslates)
+{
+  std::string text = read_text(k_repo / "tests/ptx/isa/matrix_more.sm_90.ptx");
+  size_t removed = 0;
+  for (size_t at = text.find("wmma."); at != std::string::npos; at = text.find("wmma.", at + 1)) {
+    size_t aligned = text.find(".aligned", at);
+    size_t end = text.find_first_of(" \t", at);
+    if (aligned != std::string::npos && aligned < end) {
+      text.erase(aligned, 8);
+      ++removed;
+    }
+  }
+  EXPECT_GT(removed, 100U);
+  for (const char* kernel : {"wmma_f16", "wmma_int8", "wmma_sub_byte"}) {
+    SCOPED_TRACE(kernel);
+    PtxBuild build;
+    build.entry = kernel;
+    std::string log;
+    Expected<translate::Translation> translation =
+        translate_ptx(text, build, translate::TargetKind::host, log);
+    EXPECT_TRUE(translation) << translation.error().message;
+  }
+}
+
 TEST(TranslateMmaForms, EveryKernelBuildsForGfx11AndGfx12)
 {
   std::string text = read_text(k_repo / "tests/ptx/isa/matrix_more.sm_90.ptx");
