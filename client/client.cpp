@@ -16,6 +16,10 @@ namespace {
 
 // A daemon that misses a deadline is left alone for this long (a restarted one is found after it).
 constexpr int64_t k_quiet_after_timeout_ms = 1000;
+// An upload runs outside the game's budget, but not for ever; and a game that loads many modules
+// while the daemon is slow does not pile up their texts.
+constexpr auto k_upload_timeout = std::chrono::seconds(30);
+constexpr size_t k_max_queued_uploads = 8;
 // Code objects come as bytes to remote clients; PTX modules go up to 64 MiB.
 constexpr int k_max_message_bytes = 256 << 20;
 
@@ -70,7 +74,20 @@ Client::Client(ClientOptions options)
 {
 }
 
-Client::~Client() = default;
+Client::~Client()
+{
+  {
+    std::lock_guard lock(m_upload_mutex);
+    m_closing = true;
+    if (m_upload_in_flight) {
+      m_upload_in_flight->TryCancel();
+    }
+  }
+  m_upload_ready.notify_all();
+  if (m_uploader.joinable()) {
+    m_uploader.join();
+  }
+}
 
 ModuleIdentity Client::identify(std::span<const std::byte> image)
 {
@@ -107,18 +124,43 @@ void Client::prepare(const ModuleIdentity& module)
   if (!reply.need_module_bytes()) {
     return;
   }
-  // Best effort within what is left of the same budget: a module not uploaded now is offered
-  // again the next time a game loads it.
   pb::PutModuleRequest put;
   *put.mutable_module() = request.module();
   put.set_ptx(module.text.data(), module.text.size());
-  grpc::ClientContext put_context;
-  set_deadline(put_context, deadline);
-  pb::PutModuleReply put_reply;
-  status = m_stub->PutModule(&put_context, put, &put_reply);
-  if (!status.ok()) {
-    note_rpc_failure("upload module " + hash_to_hex(module.hash) + ": " + describe(status),
-                     status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED);
+  std::lock_guard lock(m_upload_mutex);
+  if (m_closing || m_upload_queue.size() >= k_max_queued_uploads) {
+    return; // offered again the next time a game loads the module
+  }
+  m_upload_queue.push_back(std::move(put));
+  if (!m_uploader.joinable()) {
+    m_uploader = std::thread([this] { upload_loop(); });
+  }
+  m_upload_ready.notify_one();
+}
+
+void Client::upload_loop()
+{
+  std::unique_lock lock(m_upload_mutex);
+  for (;;) {
+    m_upload_ready.wait(lock, [this] { return m_closing || !m_upload_queue.empty(); });
+    if (m_closing) {
+      return;
+    }
+    pb::PutModuleRequest put = std::move(m_upload_queue.front());
+    m_upload_queue.pop_front();
+    grpc::ClientContext context;
+    set_deadline(context, std::chrono::system_clock::now() + k_upload_timeout);
+    m_upload_in_flight = &context;
+    lock.unlock();
+    pb::PutModuleReply reply;
+    grpc::Status status = m_stub->PutModule(&context, put, &reply);
+    lock.lock();
+    m_upload_in_flight = nullptr;
+    if (!status.ok() && !m_closing) {
+      // Not note_rpc_failure: a slow upload says nothing about how fast resolves are answered.
+      log_once(Problem::upload, "upload module " + hash_to_hex(put.module().fnv1a64()) + ": " +
+                                    describe(status) + " (in the background; further not logged)");
+    }
   }
 }
 

@@ -10,6 +10,8 @@
 
 #include <array>
 #include <atomic>
+#include <condition_variable>
+#include <deque>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -17,6 +19,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -58,13 +61,15 @@ public:
   // Needs no daemon: the PTX text up to its first NUL (at most 64 MiB) and what it defines.
   [[nodiscard]] static ModuleIdentity identify(std::span<const std::byte> image);
 
-  // Advisory: sends Prepare and, when asked, PutModule, within the budget; problems are logged.
+  // Advisory: sends Prepare within the budget; when the daemon asks for the module (a recipe
+  // could translate it), queues its upload on a thread of the client's own, outside the game's
+  // budget. Problems are logged; an upload's never makes later calls fail open.
   void prepare(const ModuleIdentity& module);
 
   [[nodiscard]] ResolveResult resolve(uint64_t module_hash, std::string_view kernel_name);
 
 private:
-  enum class Problem { transport, bad_reply, damaged_object, count };
+  enum class Problem { transport, bad_reply, damaged_object, upload, count };
 
   [[nodiscard]] bool quiet() const;
   void note_rpc_failure(const std::string& what, bool deadline_exceeded);
@@ -85,6 +90,16 @@ private:
   std::mutex m_memo_mutex;
   std::map<std::pair<uint64_t, std::string>, std::shared_ptr<const KernelAnswer>, MemoKeyLess>
       m_memo;
+
+  // Uploads, one at a time on m_uploader (started by the first); the destructor cancels the one
+  // in flight and drops the rest, so that a game's exit never waits for the daemon.
+  void upload_loop();
+  std::mutex m_upload_mutex;
+  std::condition_variable m_upload_ready;
+  std::deque<d4r::kernel::v1::PutModuleRequest> m_upload_queue;
+  grpc::ClientContext* m_upload_in_flight = nullptr;
+  bool m_closing = false;
+  std::thread m_uploader;
 };
 
 } // namespace d4r::client

@@ -15,6 +15,14 @@ namespace d4r::daemon {
 
 namespace {
 
+// How long after a Prepare asked for a module its upload is expected (the client sends it in the
+// background, and gives up after 30 s).
+constexpr auto k_upload_wait = std::chrono::seconds(30);
+
+} // namespace
+
+namespace {
+
 constexpr const char* k_prebuilt_toolchain = "prebuilt";
 
 ResolveAnswer not_served(Outcome outcome, Counter counter, std::string reason)
@@ -167,6 +175,27 @@ KernelCore::KernelCore(DaemonConfig config, std::string detected_target,
   }
   m_housekeeper = std::make_unique<Housekeeper>([this] { (void)sweep(); }, std::chrono::minutes(1),
                                                 std::chrono::hours(1));
+}
+
+bool KernelCore::upload_awaited(uint64_t module_hash) const
+{
+  std::lock_guard lock(m_memo_mutex);
+  auto found = m_awaited_modules.find(module_hash);
+  return found != m_awaited_modules.end() &&
+         std::chrono::steady_clock::now() - found->second.asked <= k_upload_wait;
+}
+
+std::optional<std::pair<PrepareQuery, std::vector<std::string>>>
+KernelCore::take_awaited_warmup(uint64_t module_hash)
+{
+  std::lock_guard lock(m_memo_mutex);
+  auto found = m_awaited_modules.find(module_hash);
+  if (found == m_awaited_modules.end()) {
+    return std::nullopt;
+  }
+  auto warmup = std::make_pair(std::move(found->second.prepare), std::move(found->second.entries));
+  m_awaited_modules.erase(found);
+  return warmup;
 }
 
 HousekeepingReport KernelCore::sweep()
@@ -322,6 +351,11 @@ Expected<ResolveAnswer> KernelCore::serve_recipe(const ResolveQuery& query,
   if (recipe.language == compiler::SourceLanguage::ptx) {
     // The game's own module is the source: the client uploads it after Prepare.
     std::optional<std::filesystem::path> path = m_modules.find_by_fnv(query.module_hash);
+    if (!path && upload_awaited(query.module_hash)) {
+      return not_served(Outcome::pending, Counter::pending,
+                        "recipe " + recipe.name + " translates module " +
+                            hash_to_hex(query.module_hash) + ", whose upload is on its way");
+    }
     if (!path) {
       return not_served(Outcome::not_found, Counter::not_found_no_module,
                         "recipe " + recipe.name + " translates module " +
@@ -468,11 +502,25 @@ Expected<PrepareAnswer> KernelCore::prepare(const PrepareQuery& query)
   m_counters.add(Counter::prepare);
   TRY_ASSIGN(EffectiveSelection selection, effective_selection(query.selection));
   PrepareAnswer answer;
-  answer.need_module_bytes = query.module_sha256 && !m_modules.contains(*query.module_sha256);
+  bool translatable = false; // an entry a ptx recipe builds from this very module
   for (const std::string& entry : query.entries) {
     if (validate_kernel_name(entry) && servable(entry, query.module_hash, selection)) {
       answer.servable_entries.push_back(entry);
+      const compiler::Recipe* recipe = m_builds ? m_builds->recipe_for(entry) : nullptr;
+      translatable = translatable || (recipe && recipe->language == compiler::SourceLanguage::ptx);
     }
+  }
+  // A module is asked for only where it would be used: an upload costs the game's process a copy
+  // of the text and the daemon a file.
+  answer.need_module_bytes =
+      translatable && query.module_sha256 && !m_modules.contains(*query.module_sha256);
+  if (answer.need_module_bytes) {
+    auto now = std::chrono::steady_clock::now();
+    std::lock_guard lock(m_memo_mutex);
+    std::erase_if(m_awaited_modules, [&](const auto& awaited) {
+      return now - awaited.second.asked > k_upload_wait;
+    });
+    m_awaited_modules[query.module_hash] = AwaitedModule{now, query, answer.servable_entries};
   }
   return answer;
 }

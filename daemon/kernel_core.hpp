@@ -116,6 +116,10 @@ public:
   [[nodiscard]] Expected<PrepareAnswer> prepare(const PrepareQuery& query);
   [[nodiscard]] Expected<int64_t> put_module(uint64_t module_hash, const Sha256& digest,
                                              std::string_view ptx);
+  // The Prepare (and its servable entries) that asked for a module now stored, once: the caller
+  // warms them as it does after Prepare.
+  [[nodiscard]] std::optional<std::pair<PrepareQuery, std::vector<std::string>>>
+  take_awaited_warmup(uint64_t module_hash);
   [[nodiscard]] StatusSnapshot status() const;
   [[nodiscard]] Expected<ImportSummary> import_release(const std::filesystem::path& directory);
   [[nodiscard]] Expected<std::vector<std::pair<Mode, cache::Entry>>> list(std::optional<Mode> mode);
@@ -152,6 +156,7 @@ private:
   [[nodiscard]] Expected<ResolveAnswer> ready_answer(Mode mode, const std::string& target,
                                                      const cache::Hit& hit,
                                                      const ResolveQuery& query);
+  [[nodiscard]] bool upload_awaited(uint64_t module_hash) const;
   [[nodiscard]] Expected<Sha256> release_digest(const std::filesystem::path& path,
                                                 const std::string& identity,
                                                 std::vector<std::byte>* bytes_out);
@@ -172,6 +177,15 @@ private:
   std::map<std::string, Sha256> m_release_digests;
   std::set<Sha256> m_verified;
   std::map<std::string, std::string> m_rejections;
+  // Modules a Prepare asked the client to upload (FNV-1a 64 -> when, and the Prepare with its
+  // servable entries): until the upload lands a build that needs one answers PENDING rather than
+  // NOT_FOUND, and when it lands the entries are warmed as the Prepare would have.
+  struct AwaitedModule {
+    std::chrono::steady_clock::time_point asked;
+    PrepareQuery prepare;
+    std::vector<std::string> entries;
+  };
+  std::map<uint64_t, AwaitedModule> m_awaited_modules;
 
   // Last, so that its thread stops before anything it sweeps goes.
   std::unique_ptr<Housekeeper> m_housekeeper;

@@ -127,6 +127,10 @@ grpc::ServerUnaryReactor* KernelService::PutModule(grpc::CallbackServerContext* 
       return wire::to_grpc_status(stored.error());
     }
     reply->set_stored_bytes(*stored);
+    // The Prepare that asked for it warmed nothing it needed: now it can.
+    if (auto warmup = m_core.take_awaited_warmup(request->module().fnv1a64())) {
+      warm_in_background(warmup->first, warmup->second);
+    }
     return grpc::Status::OK;
   });
 }

@@ -41,10 +41,17 @@ public:
     return grpc::Status::OK;
   }
 
-  grpc::Status PutModule(grpc::ServerContext*, const pb::PutModuleRequest* request,
+  grpc::Status PutModule(grpc::ServerContext* context, const pb::PutModuleRequest* request,
                          pb::PutModuleReply* reply) override
   {
     ++put_calls;
+    if (hang_uploads) {
+      auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (!context->IsCancelled() && std::chrono::steady_clock::now() < give_up) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+      return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "fake daemon hung on the upload");
+    }
     std::lock_guard lock(mutex);
     last_put = *request;
     reply->set_stored_bytes(static_cast<int64_t>(request->ptx().size()));
@@ -86,7 +93,8 @@ public:
   std::atomic<int> prepare_calls{0};
   std::atomic<int> put_calls{0};
   std::atomic<int> resolve_calls{0};
-  std::atomic<bool> hang{false};
+  std::atomic<bool> hang{false};         // Resolve never answers
+  std::atomic<bool> hang_uploads{false}; // PutModule never answers
   bool need_module_bytes = false;
   std::mutex mutex;
   ResolveFn on_resolve; // under mutex

@@ -471,6 +471,10 @@ TEST_F(ClientResolve, PrepareSendsIdentityAndUploadsWhenAsked)
   EXPECT_EQ(info.module_hash, 0x26332c9543501ce9ULL);
   EXPECT_EQ(info.entry_count, 2U);
   EXPECT_EQ(m_daemon->service.prepare_calls.load(), 1);
+  // The upload runs on the client's own thread, after prepare returned.
+  for (int i = 0; i < 500 && m_daemon->service.put_calls.load() == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   EXPECT_EQ(m_daemon->service.put_calls.load(), 1);
   std::lock_guard lock(m_daemon->service.mutex);
   const pb::PrepareRequest& prepare = m_daemon->service.last_prepare;
@@ -481,6 +485,38 @@ TEST_F(ClientResolve, PrepareSendsIdentityAndUploadsWhenAsked)
   EXPECT_EQ(prepare.entries(1), "dl4rt_input_kernel");
   EXPECT_EQ(m_daemon->service.last_put.ptx(), ptx);
   EXPECT_EQ(m_daemon->service.last_put.module().fnv1a64(), 0x26332c9543501ce9ULL);
+}
+
+TEST_F(ClientResolve, AHungUploadNeitherDelaysTheGameNorSilencesResolves)
+{
+  std::ifstream file(std::string(D4R_TEST_SOURCE_DIR) + "/ptx/rr_module.ptx", std::ios::binary);
+  std::string ptx((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  m_daemon->service.need_module_bytes = true;
+  m_daemon->service.hang_uploads = true;
+  answer([&](const pb::ResolveRequest& request, pb::ResolveReply& reply) {
+    fill_ready(reply, request.kernel(), "bytes");
+  });
+  d4rk_client* client = make_client();
+  auto start = std::chrono::steady_clock::now();
+  d4rk_module_info info{};
+  ASSERT_EQ(d4rk_prepare_module(client, ptx.data(), ptx.size(), &info), D4RK_OK);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(500));
+  for (int i = 0; i < 500 && m_daemon->service.put_calls.load() == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(m_daemon->service.put_calls.load(), 1) << "the upload never started";
+  // While it hangs, resolves are asked and answered.
+  d4rk_kernel* kernel = nullptr;
+  EXPECT_EQ(d4rk_resolve(client, info.module_hash, "cuda_dldn_engine_test_kernel", &kernel),
+            D4RK_READY)
+      << d4rk_last_reason();
+  d4rk_kernel_free(kernel);
+  EXPECT_EQ(m_daemon->service.resolve_calls.load(), 1);
+  // Destroying the client cancels the hung upload instead of waiting for it.
+  auto closing = std::chrono::steady_clock::now();
+  std::erase(m_clients, client);
+  d4rk_client_destroy(client);
+  EXPECT_LT(std::chrono::steady_clock::now() - closing, std::chrono::seconds(2));
 }
 
 TEST_F(ClientResolve, PrepareWithoutUploadRequest)

@@ -144,7 +144,7 @@ TEST_F(KernelCoreTest, DefaultModeComesFromTheConfiguration)
             expected);
 }
 
-TEST_F(KernelCoreTest, PrepareListsServableEntriesAndAsksForBytes)
+TEST_F(KernelCoreTest, PrepareListsServableEntriesAndAsksForBytesOnlyWhereARecipeTranslates)
 {
   std::unique_ptr<KernelCore> core = make_core();
   PrepareQuery prepare;
@@ -154,9 +154,23 @@ TEST_F(KernelCoreTest, PrepareListsServableEntriesAndAsksForBytes)
                      "bad/name", "unknown_kernel"};
   Expected<PrepareAnswer> answer = core->prepare(prepare);
   ASSERT_TRUE(answer) << answer.error().message;
-  EXPECT_TRUE(answer->need_module_bytes);
+  // Served from the release: nothing would read the module, so it is not asked for.
+  EXPECT_FALSE(answer->need_module_bytes);
   std::vector<std::string> expected = {"d4r_test_layer", "d4r_test_simple"};
   EXPECT_EQ(answer->servable_entries, expected);
+
+  // A recipe that translates this module's PTX needs its text.
+  std::filesystem::path recipes = m_dir / "recipes";
+  std::filesystem::create_directories(recipes);
+  std::ofstream(recipes / "translate.recipe")
+      << "recipe = translate\nversion = 1\nkernels = cuda_dldn_engine_test_kernel\nmodules = "
+      << hash_to_hex(k_sr_hash) << "\nlanguage = ptx\n";
+  m_config.recipes_dir = recipes;
+  core.reset();
+  core = make_core();
+  answer = core->prepare(prepare);
+  ASSERT_TRUE(answer) << answer.error().message;
+  EXPECT_TRUE(answer->need_module_bytes);
 }
 
 TEST_F(KernelCoreTest, PutModuleChecksBothHashes)
