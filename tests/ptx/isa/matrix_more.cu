@@ -454,3 +454,35 @@ extern "C" __global__ void movmatrix_stmatrix(const unsigned* w, unsigned* out)
         __syncwarp();
     }
 }
+
+// The other m8n8k4 .f16 forms (as mma_m8n8k4_f16's inputs): col.row with f32 C/D (out[8 l ..]),
+// row.row with f16 C/D (outh[4 l ..] as f16x2 words) and col.col with f16 C and f32 D
+// (out[256 + 8 l ..]; the ISA has no f32 C with f16 D for this shape).
+extern "C" __global__ void mma_m8n8k4_more(const unsigned* h, const float* f, float* out,
+                                           unsigned* outh)
+{
+    const unsigned l = lane_id();
+    const unsigned* ha = h + 8 * l;
+    const unsigned* hb = h + 256 + 4 * l;
+    const unsigned* hc = h + 512 + 4 * l;
+    const float* fc = f + 512 + 8 * l;
+    float* d = out + 8 * l;
+    unsigned* dh = outh + 4 * l;
+    asm volatile("mma.sync.aligned.m8n8k4.col.row.f32.f16.f16.f32 {%0, %1, %2, %3, %4, %5, %6, %7}, "
+                 "{%8, %9}, {%10, %11}, {%12, %13, %14, %15, %16, %17, %18, %19};"
+                 : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3]), "=f"(d[4]), "=f"(d[5]),
+                   "=f"(d[6]), "=f"(d[7])
+                 : "r"(ha[0]), "r"(ha[1]), "r"(hb[0]), "r"(hb[1]), "f"(fc[0]), "f"(fc[1]),
+                   "f"(fc[2]), "f"(fc[3]), "f"(fc[4]), "f"(fc[5]), "f"(fc[6]), "f"(fc[7]));
+    asm volatile("mma.sync.aligned.m8n8k4.row.row.f16.f16.f16.f16 {%0, %1, %2, %3}, {%4, %5}, "
+                 "{%6, %7}, {%8, %9, %10, %11};"
+                 : "=r"(dh[0]), "=r"(dh[1]), "=r"(dh[2]), "=r"(dh[3])
+                 : "r"(ha[0]), "r"(ha[1]), "r"(hb[0]), "r"(hb[1]), "r"(hc[0]), "r"(hc[1]),
+                   "r"(hc[2]), "r"(hc[3]));
+    asm volatile("mma.sync.aligned.m8n8k4.col.col.f32.f16.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7}, "
+                 "{%8, %9}, {%10, %11}, {%12, %13, %14, %15};"
+                 : "=f"(d[256]), "=f"(d[257]), "=f"(d[258]), "=f"(d[259]), "=f"(d[260]),
+                   "=f"(d[261]), "=f"(d[262]), "=f"(d[263])
+                 : "r"(ha[0]), "r"(ha[1]), "r"(hb[0]), "r"(hb[1]), "r"(hc[0]), "r"(hc[1]),
+                   "r"(hc[2]), "r"(hc[3]));
+}
