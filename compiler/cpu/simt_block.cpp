@@ -355,7 +355,8 @@ bool SimtBlock::complete_warp(int64_t warp)
     }
     collective = collective || (t.state == FiberState::waiting && t.wait != WaitKind::barrier &&
                                 t.wait != WaitKind::none);
-    movable = movable || t.state == FiberState::runnable;
+    // A lane spinning on an unchanged mbarrier word (rule 5) moves nothing until others do.
+    movable = movable || (t.state == FiberState::runnable && !t.idle);
   }
   if (!collective) {
     return false;
@@ -367,7 +368,8 @@ bool SimtBlock::complete_warp(int64_t warp)
   // with every lane after a shfl.sync of some of them). Lanes still running (a barrier released
   // them in this round) are not held anywhere yet: they run first, so lanes that left a divergent
   // loop or a barrier at different times meet again, as on the H200 (random program r370: every
-  // lane in activemask after per-lane loops and a bar.red the last lanes completed).
+  // lane in activemask after per-lane loops and a bar.red the last lanes completed). A lane that
+  // only spins in a wait loop is not running toward the collective: the others go without it.
   bool moved = release_ready_groups(warp, live, false);
   moved = complete_warp_sync_across_sites(warp, live) || moved;
   return moved || (!movable && release_ready_groups(warp, live, true));

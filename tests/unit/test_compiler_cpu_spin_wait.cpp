@@ -158,5 +158,47 @@ TEST(CpuSpinWait, ALongSpinBesideAWorkingThreadIsNoDeadlock)
   EXPECT_EQ(out, 1000U);
 }
 
+// Lane 0 spins until lane 1 sets a flag; lane 1 first asks for the active mask (a collective
+// naming no members) and sets the flag after it. The spinning lane is not converging toward the
+// activemask, so lane 1 gets its answer without it (bit 1 only) instead of a deadlock.
+const char* k_activemask_ir = R"(
+declare void @d4r_rt_yield(ptr, i32, i64)
+define void @mask(ptr %params, ptr %t) {
+entry:
+  %out = load ptr, ptr %params
+  %tx = load i32, ptr %t
+  %pshared = getelementptr i8, ptr %t, i64 64
+  %shared = load ptr, ptr %pshared
+  %is0 = icmp eq i32 %tx, 0
+  br i1 %is0, label %spin, label %ask
+ask:
+  %m = call i32 @d4r_rt_warp_ballot(ptr %t, i32 5, i32 0, i32 1)
+  store i32 %m, ptr %out
+  store atomic i32 1, ptr %shared release, align 4
+  ret void
+spin:
+  %v = load atomic i32, ptr %shared acquire, align 4
+  %ready = icmp ne i32 %v, 0
+  br i1 %ready, label %done, label %yield
+yield:
+  %w = zext i32 %v to i64
+  call void @d4r_rt_yield(ptr %t, i32 6, i64 %w)
+  br label %spin
+done:
+  ret void
+}
+)";
+
+TEST(CpuSpinWait, ASpinningLaneDoesNotHoldAnActivemask)
+{
+  std::unique_ptr<Executor> executor = executor_from_ir(k_activemask_ir, {signature("mask", 8, 8)});
+  ASSERT_TRUE(executor);
+  uint32_t out = 0;
+  Expected<LaunchStats> r =
+      executor->launch("mask", LaunchShape{{1, 1, 1}, {2, 1, 1}, 0}, params(&out));
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(out, 2U);
+}
+
 } // namespace
 } // namespace d4r::compiler::cpu
