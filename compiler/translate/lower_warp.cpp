@@ -100,7 +100,10 @@ void scan_counted(const ptx::Block& block, uint32_t& bits)
 // Whether barrier `id_operand` may be one that some bar/barrier of the module uses with a thread
 // count. Then a form without a count must meet those at the same barrier, so it counts the whole
 // block explicitly (%ntid.x * %ntid.y * %ntid.z): AMDGPU runs counted barriers in LDS and
-// count-less ones on s_barrier, which would never meet.
+// count-less ones on s_barrier, which would never meet. An immediate id is matched against the
+// counted forms' immediate ids only: libraries keep barrier 0 for __syncthreads and give their
+// named barriers (ids in registers, CUTLASS) ids from 1, and counting the whole block would make
+// a barrier 0 wait for threads that exited, which a count-less one does not.
 bool shares_counted_barrier(FunctionTranslator& t, const ptx::Operand& id_operand)
 {
   std::optional<uint32_t>& counted = t.module().counted_barriers;
@@ -117,7 +120,7 @@ bool shares_counted_barrier(FunctionTranslator& t, const ptx::Operand& id_operan
                                       ? parse_integer(id_operand.text)
                                       : std::nullopt;
   if (value && *value < 16) {
-    return (*counted & ((uint32_t{1} << *value) | (uint32_t{1} << 16))) != 0;
+    return (*counted & (uint32_t{1} << *value)) != 0;
   }
   return *counted != 0;
 }
