@@ -32,8 +32,8 @@
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async-bulk
 
 #include "compiler/translate/function_translator.hpp"
-#include "compiler/translate/lowering.hpp"
 #include "compiler/translate/lower_mbarrier.hpp"
+#include "compiler/translate/lowering.hpp"
 #include "compiler/translate/lowering_support.hpp"
 #include "compiler/translate/ptx_values.hpp"
 
@@ -238,13 +238,11 @@ Expected<llvm::Value*> bulk_tail(FunctionTranslator& t, const ptx::Instruction& 
                                  const BulkForm& form, bool hint, bool multicast = false)
 {
   const std::vector<ptx::Operand>& ops = instruction.operands;
-  const size_t expected =
-      3 + (form.mbarrier ? 1U : 0U) + (multicast ? 1U : 0U) + (hint ? 1U : 0U);
+  const size_t expected = 3 + (form.mbarrier ? 1U : 0U) + (multicast ? 1U : 0U) + (hint ? 1U : 0U);
   if (ops.size() != expected) {
-    return std::unexpected(t.error(instruction, "takes [dst], [src], size" +
-                                                    std::string(form.mbarrier ? ", [mbar]" : "") +
-                                                    (multicast ? ", ctaMask" : "") +
-                                                    (hint ? ", cache-policy" : "")));
+    return std::unexpected(t.error(
+        instruction, "takes [dst], [src], size" + std::string(form.mbarrier ? ", [mbar]" : "") +
+                         (multicast ? ", ctaMask" : "") + (hint ? ", cache-policy" : "")));
   }
   if (hint) {
     TRY_ASSIGN(llvm::Value * policy, t.read(ops.back(), PtxType{PtxType::Kind::bits, 64, false}));
@@ -264,9 +262,11 @@ Expected<llvm::Value*> bulk_tail(FunctionTranslator& t, const ptx::Instruction& 
 // that do not exist: undefined), so the copy happens when bit 0 is set.
 Expected<void> lower_bulk_copy(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
-  static constexpr std::string_view k_known[] = {
-      "async", "bulk", "shared::cluster", "shared::cta", "global", "mbarrier::complete_tx::bytes",
-      "bulk_group", "multicast::cluster", "L2::cache_hint"};
+  static constexpr std::string_view k_known[] = {"async",           "bulk",
+                                                 "shared::cluster", "shared::cta",
+                                                 "global",          "mbarrier::complete_tx::bytes",
+                                                 "bulk_group",      "multicast::cluster",
+                                                 "L2::cache_hint"};
   TRY(known_modifiers(t, instruction, k_known));
   const std::vector<std::string>& m = instruction.modifiers;
   const bool hint = has_modifier(instruction, "L2::cache_hint");
@@ -367,8 +367,7 @@ Expected<void> lower_bulk_reduce(FunctionTranslator& t, const ptx::Instruction& 
   llvm::SyncScope::ID sync = t.hooks().sync_scope(t.context(), scope);
   llvm::Value* count = b.CreateLShr(size, type->bits == 32 ? 2 : 3);
   element_loop(t, count, [&](llvm::Value* index) {
-    llvm::Value* value =
-        b.CreateAlignedLoad(element, b.CreateGEP(element, source, index), align);
+    llvm::Value* value = b.CreateAlignedLoad(element, b.CreateGEP(element, source, index), align);
     b.CreateAtomicRMW(*op, b.CreateGEP(element, target, index), value, align,
                       llvm::AtomicOrdering::Monotonic, sync);
   });
@@ -381,14 +380,15 @@ Expected<void> lower_bulk_reduce(FunctionTranslator& t, const ptx::Instruction& 
 // cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr].
 Expected<void> lower_cp_async_arrive(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
-  static constexpr std::string_view k_known[] = {"async", "mbarrier", "arrive", "noinc",
+  static constexpr std::string_view k_known[] = {"async",  "mbarrier",    "arrive", "noinc",
                                                  "shared", "shared::cta", "b64"};
   TRY(known_modifiers(t, instruction, k_known));
   TRY(expect_operands(t, instruction, 1));
   if (instruction.modifiers.back() != "b64") {
     return std::unexpected(t.unsupported(instruction));
   }
-  const bool shared = has_modifier(instruction, "shared") || has_modifier(instruction, "shared::cta");
+  const bool shared =
+      has_modifier(instruction, "shared") || has_modifier(instruction, "shared::cta");
   TRY_ASSIGN(llvm::Value * pointer,
              mbarrier_pointer(t, instruction, instruction.operands[0], shared ? "shared" : ""));
   if (has_modifier(instruction, "noinc")) {
@@ -409,7 +409,8 @@ Expected<void> lower_bulk_group(FunctionTranslator& t, const ptx::Instruction& i
   }
   TRY(expect_operands(t, instruction, 1));
   if (instruction.operands[0].kind != ptx::OperandKind::integer) {
-    return std::unexpected(t.error(instruction, "cp.async.bulk.wait_group takes an integer constant"));
+    return std::unexpected(
+        t.error(instruction, "cp.async.bulk.wait_group takes an integer constant"));
   }
   return {};
 }
@@ -420,8 +421,8 @@ Expected<void> lower_bulk_group(FunctionTranslator& t, const ptx::Instruction& i
 Expected<void> lower_bulk_prefetch(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
   static constexpr std::string_view k_known[] = {
-      "async", "bulk", "prefetch", "tensor", "1d", "2d", "3d", "4d", "5d", "L2", "global", "tile",
-      "im2col", "L2::cache_hint"};
+      "async", "bulk", "prefetch", "tensor", "1d",   "2d",     "3d",
+      "4d",    "5d",   "L2",       "global", "tile", "im2col", "L2::cache_hint"};
   TRY(known_modifiers(t, instruction, k_known));
   if (!has_modifier(instruction, "L2") || !has_modifier(instruction, "global")) {
     return std::unexpected(t.unsupported(instruction));
@@ -474,9 +475,22 @@ Expected<void> lower_cp(FunctionTranslator& t, const ptx::Instruction& instructi
 
 Expected<void> lower_st_async(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
-  static constexpr std::string_view k_known[] = {
-      "async", "weak", "release", "cluster", "shared::cluster", "mbarrier::complete_tx::bytes",
-      "v2", "v4", "b32", "b64", "u32", "s32", "u64", "s64", "f32", "f64"};
+  static constexpr std::string_view k_known[] = {"async",
+                                                 "weak",
+                                                 "release",
+                                                 "cluster",
+                                                 "shared::cluster",
+                                                 "mbarrier::complete_tx::bytes",
+                                                 "v2",
+                                                 "v4",
+                                                 "b32",
+                                                 "b64",
+                                                 "u32",
+                                                 "s32",
+                                                 "u64",
+                                                 "s64",
+                                                 "f32",
+                                                 "f64"};
   TRY(known_modifiers(t, instruction, k_known));
   TRY(one_type(t, instruction));
   TRY(expect_operands(t, instruction, 3));
@@ -490,8 +504,8 @@ Expected<void> lower_st_async(FunctionTranslator& t, const ptx::Instruction& ins
   std::vector<ptx::Operand> elements =
       values.kind == ptx::OperandKind::vector ? values.elements : std::vector<ptx::Operand>{values};
   if (static_cast<int>(elements.size()) != width) {
-    return std::unexpected(t.error(instruction, "the vector operand needs " +
-                                                    std::to_string(width) + " elements"));
+    return std::unexpected(
+        t.error(instruction, "the vector operand needs " + std::to_string(width) + " elements"));
   }
   TRY_ASSIGN(llvm::Value * target,
              mbarrier_pointer(t, instruction, instruction.operands[0], "shared::cluster"));
@@ -511,9 +525,25 @@ Expected<void> lower_st_async(FunctionTranslator& t, const ptx::Instruction& ins
 
 Expected<void> lower_red_async(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
-  static constexpr std::string_view k_known[] = {
-      "async", "relaxed", "cluster", "shared::cluster", "mbarrier::complete_tx::bytes", "add",
-      "inc", "dec", "min", "max", "and", "or", "xor", "b32", "b64", "u32", "s32", "u64", "s64"};
+  static constexpr std::string_view k_known[] = {"async",
+                                                 "relaxed",
+                                                 "cluster",
+                                                 "shared::cluster",
+                                                 "mbarrier::complete_tx::bytes",
+                                                 "add",
+                                                 "inc",
+                                                 "dec",
+                                                 "min",
+                                                 "max",
+                                                 "and",
+                                                 "or",
+                                                 "xor",
+                                                 "b32",
+                                                 "b64",
+                                                 "u32",
+                                                 "s32",
+                                                 "u64",
+                                                 "s64"};
   TRY(known_modifiers(t, instruction, k_known));
   TRY(one_type(t, instruction));
   TRY(expect_operands(t, instruction, 3));

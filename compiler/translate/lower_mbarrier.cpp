@@ -73,8 +73,8 @@ llvm::Value* changed_word(Builder& b, llvm::Value* word, const Change& change)
       b.CreateAnd(b.CreateSub(field(b, word, k_expected_shift), change.dropped), mask);
   llvm::Value* tx = b.CreateAnd(b.CreateAdd(field(b, word, k_tx_shift), change.tx), mask);
   llvm::Value* phase = b.CreateLShr(word, k_phase_shift);
-  llvm::Value* complete = b.CreateAnd(b.CreateICmpEQ(pending, b.getInt64(0)),
-                                      b.CreateICmpEQ(tx, b.getInt64(0)));
+  llvm::Value* complete =
+      b.CreateAnd(b.CreateICmpEQ(pending, b.getInt64(0)), b.CreateICmpEQ(tx, b.getInt64(0)));
   pending = b.CreateSelect(complete, expected, pending);
   phase = b.CreateXor(phase, b.CreateZExt(complete, b.getInt64Ty()));
   llvm::Value* result = b.CreateOr(pending, b.CreateShl(expected, k_expected_shift));
@@ -120,8 +120,8 @@ std::string_view space_of(const ptx::Instruction& instruction)
 Order order_of(FunctionTranslator& t, const ptx::Instruction& instruction, bool wait)
 {
   const bool relaxed = has_modifier(instruction, "relaxed");
-  llvm::AtomicOrdering ordering = wait ? llvm::AtomicOrdering::Acquire
-                                       : llvm::AtomicOrdering::Release;
+  llvm::AtomicOrdering ordering =
+      wait ? llvm::AtomicOrdering::Acquire : llvm::AtomicOrdering::Release;
   if (relaxed) {
     ordering = llvm::AtomicOrdering::Monotonic;
   }
@@ -163,7 +163,8 @@ Expected<void> lower_arrive(FunctionTranslator& t, const ptx::Instruction& instr
     return std::unexpected(t.error(instruction, "mbarrier." + instruction.modifiers[0] +
                                                     " takes state, [addr]{, count}"));
   }
-  TRY_ASSIGN(llvm::Value * pointer, mbarrier_pointer(t, instruction, ops[1], space_of(instruction)));
+  TRY_ASSIGN(llvm::Value * pointer,
+             mbarrier_pointer(t, instruction, ops[1], space_of(instruction)));
   Builder& b = t.builder();
   Change change{b.getInt64(1), b.getInt64(0), b.getInt64(0)};
   if (ops.size() == 3) {
@@ -207,8 +208,8 @@ void yield_if_not(FunctionTranslator& t, llvm::Value* done, llvm::Value* word)
   b.SetInsertPoint(spin);
   llvm::Module& module = *b.GetInsertBlock()->getModule();
   llvm::FunctionCallee callee = module.getOrInsertFunction(
-      "d4r_rt_yield",
-      llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), b.getInt32Ty(), b.getInt64Ty()}, false));
+      "d4r_rt_yield", llvm::FunctionType::get(
+                          b.getVoidTy(), {b.getPtrTy(), b.getInt32Ty(), b.getInt64Ty()}, false));
   b.CreateCall(callee, {t.env().thread, b.getInt32(t.next_site()), word});
   b.CreateBr(next);
   b.SetInsertPoint(next);
@@ -228,7 +229,8 @@ Expected<void> lower_wait(FunctionTranslator& t, const ptx::Instruction& instruc
     return std::unexpected(t.error(instruction, "mbarrier." + instruction.modifiers[0] +
                                                     " takes waitComplete, [addr], state"));
   }
-  TRY_ASSIGN(llvm::Value * pointer, mbarrier_pointer(t, instruction, ops[1], space_of(instruction)));
+  TRY_ASSIGN(llvm::Value * pointer,
+             mbarrier_pointer(t, instruction, ops[1], space_of(instruction)));
   Builder& b = t.builder();
   llvm::Value* expected_phase = nullptr;
   if (parity) {
@@ -264,10 +266,10 @@ Expected<void> lower_pending_count(FunctionTranslator& t, const ptx::Instruction
 Expected<void> lower_mbarrier(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
   static constexpr std::string_view k_known[] = {
-      "init",      "inval",   "arrive",  "arrive_drop", "expect_tx",   "complete_tx",
-      "test_wait", "try_wait", "pending_count", "parity", "noComplete", "release",
-      "relaxed",   "acquire", "cta",     "cluster",     "shared",      "shared::cta",
-      "shared::cluster", "b64"};
+      "init",        "inval",     "arrive",      "arrive_drop",     "expect_tx",
+      "complete_tx", "test_wait", "try_wait",    "pending_count",   "parity",
+      "noComplete",  "release",   "relaxed",     "acquire",         "cta",
+      "cluster",     "shared",    "shared::cta", "shared::cluster", "b64"};
   TRY(known_modifiers(t, instruction, k_known));
   const std::vector<std::string>& m = instruction.modifiers;
   if (m.empty() || m.back() != "b64") {

@@ -409,21 +409,24 @@ Expected<llvm::Value*> lower_half_atomic(FunctionTranslator& t, const ptx::Instr
         t.error(instruction, instruction.opcode + "." + (add ? "add" : "min/max") +
                                  " on a half type needs .noftz"));
   }
-  const HalfOp op = add ? HalfOp::add : has_modifier(instruction, "min") ? HalfOp::min : HalfOp::max;
+  const HalfOp op = add                                ? HalfOp::add
+                    : has_modifier(instruction, "min") ? HalfOp::min
+                                                       : HalfOp::max;
   return atomic_half(t, pointer, operand, half, op, order);
 }
 
 // atom/red: the spaces (generic without one), the orderings and scopes (a .cluster scope is
 // widened to .gpu, which is stronger), the operations, .noftz (half types), one type, the vector
-// forms (.v2/.v4/.v8, sm_90: element-wise), .b16 (cas) and .b128 (exch, cas), and
-// .L2::cache_hint (a hint: its policy operand is read and ignored). .shared::cluster and
-// anything else are "unsupported".
+// forms (.v2/.v4/.v8, sm_90: element-wise), .b16 (cas) and .b128 (exch, cas),
+// .L2::cache_hint (a hint: its policy operand is read and ignored) and .shared::cluster (the own
+// CTA's .shared where clusters are one CTA, access_space). Anything else is "unsupported".
 Expected<void> atomic_modifiers(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
   static constexpr std::string_view k_known[] = {
       "global", "shared", "shared::cta", "relaxed", "acquire", "release", "acq_rel", "cta",
-      "gpu", "sys", "cluster", "add", "inc", "dec", "exch", "cas", "and", "or", "xor", "min",
-      "max", "noftz", "b16", "b32", "b64", "b128", "u32", "u64", "s32", "s64", "f32", "f64",
+      "gpu", "sys", "cluster", "shared::cluster", "add", "inc", "dec", "exch", "cas", "and", "or",
+      "xor", "min", "max", "noftz", "b16", "b32", "b64", "b128", "u32", "u64", "s32", "s64",
+      "f32", "f64",
       "f16", "bf16", "f16x2", "bf16x2", "v2", "v4", "v8", "L2::cache_hint"};
   static constexpr std::string_view k_operations[] = {"add", "inc", "dec", "exch", "cas",
                                                       "and", "or",  "xor", "min",  "max"};
@@ -482,8 +485,8 @@ llvm::Value* locked_b128(FunctionTranslator& t, llvm::Value* pointer, llvm::Valu
   b.CreateCondBr(taken, held, latch);
   b.SetInsertPoint(held);
   llvm::Value* old = b.CreateAlignedLoad(b.getInt128Ty(), pointer, llvm::Align(16));
-  llvm::Value* store = desired == nullptr ? operand
-                                          : b.CreateSelect(b.CreateICmpEQ(old, operand), desired, old);
+  llvm::Value* matches = b.CreateICmpEQ(old, operand);
+  llvm::Value* store = desired == nullptr ? operand : b.CreateSelect(matches, desired, old);
   b.CreateAlignedStore(store, pointer, llvm::Align(16));
   b.CreateAlignedStore(b.getInt32(0), lock, llvm::Align(4))
       ->setAtomic(llvm::AtomicOrdering::Release, order.scope);
@@ -558,7 +561,7 @@ Expected<void> lower_atomic(FunctionTranslator& t, const ptx::Instruction& instr
   const int width = vector_width(instruction);
   const size_t at = returns ? 1 : 0;
   TRY(expect_operands(t, instruction, at + (cas ? 3 : 2) + (hint ? 1 : 0)));
-  Space space = space_of(instruction);
+  TRY_ASSIGN(Space space, access_space(t, instruction)); // .shared::cluster: clusters of one CTA
   if (space != Space::global && space != Space::shared && space != Space::generic) {
     return std::unexpected(t.unsupported(instruction));
   }
@@ -581,7 +584,8 @@ Expected<void> lower_atomic(FunctionTranslator& t, const ptx::Instruction& instr
   std::vector<ptx::Operand> values = elements_of(instruction.operands[at + 1]);
   std::vector<ptx::Operand> results =
       returns ? elements_of(instruction.operands[0]) : std::vector<ptx::Operand>{};
-  if (static_cast<int>(values.size()) != width || (returns && static_cast<int>(results.size()) != width)) {
+  const bool results_fit = !returns || static_cast<int>(results.size()) == width;
+  if (static_cast<int>(values.size()) != width || !results_fit) {
     return std::unexpected(t.error(instruction, "the vector operands need " +
                                                     std::to_string(width) + " elements"));
   }

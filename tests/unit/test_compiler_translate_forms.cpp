@@ -114,6 +114,7 @@ const char* const k_accepted[] = {
     "  atom.global.add.L2::cache_hint.u32 %r1, [%rd1], %r2, %rd3;",
     "  atom.global.add.v2.f32 {%f1, %f2}, [%rd1], {%f3, %f4};",
     "  atom.global.max.noftz.v2.bf16x2 {%r1, %r2}, [%rd1], {%r3, %r4};",
+    "  red.shared::cluster.add.u32 [%r2], %r1;", // the own CTA: clusters of one CTA
     "  red.release.gpu.global.add.f32 [%rd1], %f1;",
     "  red.global.add.noftz.bf16x2 [%rd1], %r1;",
     "  fence.acq_rel.sys;",
@@ -234,7 +235,7 @@ const char* const k_rejected[] = {
     "  atom.global.add.u32.s32 %r1, [%rd1], %r2;",
     "  atom.global.cas.u16 %rs1, [%rd1], %rs2, %rs3;",
     "  atom.global.min.f32 %f1, [%rd1], %f2;",
-    "  red.shared::cluster.add.u32 [%r2], %r1;",
+    "  atom.shared::cluster.exch.b16 %rs1, [%r2], %rs2;",
     "  atom.local.add.u32 %r1, [%rd1], %r2;",
     "  fence.acq_rel.sync_restrict::shared::cluster.cluster;",
     // Warp and control.

@@ -1,9 +1,10 @@
 // mbarrier, the bulk asynchronous copies, st.async/red.async and the sm_90 atom forms
-// (lower_mbarrier.cpp, lower_async_copy.cpp, lower_memory.cpp): the phase and transaction accounting of one barrier run step by step on
-// the CPU executor, spin-wait loops that only finish because a failed wait yields to the other
-// threads (simt_block.cpp rule 5), a spin loop nobody can end reported as a deadlock instead of
-// hanging, the bulk copies and reductions with their complete-tx, every form translated for the
-// AMDGPU targets (64-bit LDS compare-and-swap loops), and the forms that stay unsupported.
+// (lower_mbarrier.cpp, lower_async_copy.cpp, lower_memory.cpp): the phase and transaction
+// accounting of one barrier run step by step on the CPU executor, spin-wait loops that only finish
+// because a failed wait yields to the other threads (simt_block.cpp rule 5), a spin loop nobody can
+// end reported as a deadlock instead of hanging, the bulk copies and reductions with their
+// complete-tx, every form translated for the AMDGPU targets (64-bit LDS compare-and-swap loops),
+// and the forms that stay unsupported.
 
 #include "compiler/cpu/executor.hpp"
 #include "tests/unit/test_compiler_translate_host_run.hpp"
@@ -44,25 +45,25 @@ std::vector<uint32_t> run_host(const std::string& body, uint32_t threads, size_t
 const std::string k_accounting =
     "  .shared .align 8 .b64 bar;\n"
     "  mbarrier.init.shared::cta.b64 [bar], 3;\n"
-    "  mbarrier.arrive.shared::cta.b64 %rd3, [bar], 2;\n"            // pending 1
+    "  mbarrier.arrive.shared::cta.b64 %rd3, [bar], 2;\n" // pending 1
     "  mbarrier.pending_count.b64 %r1, %rd3;\n"
     "  mbarrier.test_wait.parity.shared::cta.b64 %p1, [bar], 0;\n"   // phase 0 open: false
     "  mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [bar], 100;\n" // tx 100
     "  mbarrier.arrive.shared::cta.b64 %rd4, [bar];\n"               // pending 0, tx 100: open
     "  mbarrier.pending_count.b64 %r2, %rd4;\n"
-    "  mbarrier.test_wait.shared::cta.b64 %p2, [bar], %rd4;\n"       // false
+    "  mbarrier.test_wait.shared::cta.b64 %p2, [bar], %rd4;\n" // false
     "  mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [bar], 60;\n"
-    "  mbarrier.test_wait.parity.shared::cta.b64 %p3, [bar], 0;\n"   // still false
+    "  mbarrier.test_wait.parity.shared::cta.b64 %p3, [bar], 0;\n"    // still false
     "  mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [bar], 40;\n" // phase 0 completes
-    "  mbarrier.test_wait.shared::cta.b64 %p4, [bar], %rd4;\n"       // true
-    "  mbarrier.test_wait.parity.shared::cta.b64 %p5, [bar], 1;\n"   // phase 1 open: false
-    "  mbarrier.arrive_drop.shared::cta.b64 %rd5, [bar];\n"          // pending 2, expected 2
+    "  mbarrier.test_wait.shared::cta.b64 %p4, [bar], %rd4;\n"        // true
+    "  mbarrier.test_wait.parity.shared::cta.b64 %p5, [bar], 1;\n"    // phase 1 open: false
+    "  mbarrier.arrive_drop.shared::cta.b64 %rd5, [bar];\n"           // pending 2, expected 2
     "  mbarrier.pending_count.b64 %r3, %rd5;\n"
-    "  mbarrier.arrive.expect_tx.shared::cta.b64 %rd6, [bar], 0;\n"  // pending 1
+    "  mbarrier.arrive.expect_tx.shared::cta.b64 %rd6, [bar], 0;\n" // pending 1
     "  mbarrier.arrive.noComplete.shared.b64 _, [bar], 0;\n"
-    "  mbarrier.arrive.release.cta.shared::cta.b64 _, [bar];\n"      // phase 1 completes
-    "  mbarrier.try_wait.parity.shared::cta.b64 %p6, [bar], 1;\n"    // true
-    "  mbarrier.arrive.shared::cta.b64 %rd7, [bar];\n"               // phase 2: 2 expected
+    "  mbarrier.arrive.release.cta.shared::cta.b64 _, [bar];\n"   // phase 1 completes
+    "  mbarrier.try_wait.parity.shared::cta.b64 %p6, [bar], 1;\n" // true
+    "  mbarrier.arrive.shared::cta.b64 %rd7, [bar];\n"            // phase 2: 2 expected
     "  mbarrier.pending_count.b64 %r4, %rd7;\n"
     "  selp.u32 %r5, 1, 0, %p1;\n  selp.u32 %r6, 1, 0, %p2;\n  selp.u32 %r7, 1, 0, %p3;\n"
     "  selp.u32 %r8, 1, 0, %p4;\n  selp.u32 %r9, 1, 0, %p5;\n  selp.u32 %r10, 1, 0, %p6;\n"
@@ -82,19 +83,18 @@ TEST(TranslateMbarrier, HostPhaseAndTransactionAccounting)
 // completed phase; thread order reversed (warp 1 produces) makes the consumers spin first.
 std::string producer_consumer(const char* producer_test)
 {
-  return std::string(
-             "  .shared .align 8 .b64 bar;\n"
-             "  .shared .align 4 .b32 data[32];\n"
-             "  mov.u32 %r1, %tid.x;\n"
-             "  setp.ne.u32 %p1, %r1, 0;\n"
-             "  @%p1 bra INITED;\n"
-             "  mbarrier.init.shared.b64 [bar], 32;\n"
-             "INITED:\n"
-             "  bar.sync 0;\n"
-             "  and.b32 %r2, %r1, 31;\n"
-             "  shl.b32 %r3, %r2, 2;\n"
-             "  mov.u32 %r4, data;\n"
-             "  add.u32 %r5, %r4, %r3;\n") +
+  return std::string("  .shared .align 8 .b64 bar;\n"
+                     "  .shared .align 4 .b32 data[32];\n"
+                     "  mov.u32 %r1, %tid.x;\n"
+                     "  setp.ne.u32 %p1, %r1, 0;\n"
+                     "  @%p1 bra INITED;\n"
+                     "  mbarrier.init.shared.b64 [bar], 32;\n"
+                     "INITED:\n"
+                     "  bar.sync 0;\n"
+                     "  and.b32 %r2, %r1, 31;\n"
+                     "  shl.b32 %r3, %r2, 2;\n"
+                     "  mov.u32 %r4, data;\n"
+                     "  add.u32 %r5, %r4, %r3;\n") +
          producer_test +
          "  @%p2 bra CONSUME;\n"
          "  mad.lo.u32 %r6, %r1, 7, 3;\n"
@@ -121,7 +121,7 @@ std::string with_index_store(std::string body)
 
 TEST(TranslateMbarrier, HostSpinWaitsYieldToTheThreadsTheyWaitFor)
 {
-  for (const char* producer : {"  setp.ge.u32 %p2, %r1, 32;\n",   // warp 0 produces
+  for (const char* producer : {"  setp.ge.u32 %p2, %r1, 32;\n",    // warp 0 produces
                                "  setp.lt.u32 %p2, %r1, 32;\n"}) { // warp 1 does: consumers spin
     std::vector<uint32_t> out = run_host(with_index_store(producer_consumer(producer)), 64, 32);
     ASSERT_EQ(out.size(), 32U);
@@ -141,8 +141,8 @@ TEST(TranslateMbarrier, HostSpinNobodyEndsIsADeadlock)
   std::unique_ptr<cpu::Executor> executor = host_executor(kernel_text(body));
   ASSERT_TRUE(executor);
   std::vector<uint32_t> out(32);
-  Expected<cpu::LaunchStats> r = executor->launch(
-      "k", cpu::LaunchShape{{1, 1, 1}, {64, 1, 1}, 0}, pointer_params(out.data(), nullptr));
+  Expected<cpu::LaunchStats> r = executor->launch("k", cpu::LaunchShape{{1, 1, 1}, {64, 1, 1}, 0},
+                                                  pointer_params(out.data(), nullptr));
   ASSERT_FALSE(r);
   const std::string& m = r.error().message;
   EXPECT_NE(m.find("deadlock: block (0,0,0): every running thread spins on an mbarrier"),
@@ -168,7 +168,8 @@ const std::string k_bulk =
     "  mov.u32 %r2, 10;\n  mov.u32 %r3, 20;\n  mov.u32 %r4, 30;\n  mov.u32 %r5, 40;\n"
     "  st.shared.v4.u32 [acc+16], {%r2, %r3, %r4, %r5};\n"
     "  mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 64;\n"
-    "  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf], [%rd2], 64, [bar];\n"
+    "  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf], [%rd2], 64, "
+    "[bar];\n"
     "WAIT0:\n"
     "  bar.sync 0;\n"
     "LOOP0:\n"
@@ -177,13 +178,17 @@ const std::string k_bulk =
     "  bar.sync 0;\n" // nobody may still wait for parity 0 when phase 1 completes
     "  @%p1 bra WAIT1;\n"
     "  mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], 64;\n"
-    "  cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [buf+64], [buf], 32, [bar];\n"
-    "  cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.add.u32 [acc], [buf], 16, [bar];\n"
+    "  cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [buf+64], [buf], 32, "
+    "[bar];\n"
+    "  cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.add.u32 "
+    "[acc], [buf], 16, [bar];\n"
     "  st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [buf+96], {%r1, %r1}, [bar];\n"
     "  mov.u32 %r8, 5;\n"
-    "  red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [acc+16], %r8, [bar];\n"
+    "  red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [acc+16], "
+    "%r8, [bar];\n"
     "  mov.u32 %r9, 7;\n"
-    "  red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [acc+20], %r9, [bar];\n"
+    "  red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [acc+20], "
+    "%r9, [bar];\n"
     "WAIT1:\n"
     "LOOP1:\n"
     "  mbarrier.test_wait.parity.shared::cta.b64 %p2, [bar], 1;\n"
@@ -268,12 +273,16 @@ const std::string k_all_forms =
     "  mbarrier.inval.shared::cta.b64 [bar];\n"
     "  cp.async.mbarrier.arrive.shared.b64 [bar];\n"
     "  cp.async.mbarrier.arrive.noinc.shared::cta.b64 [bar];\n"
-    "  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [buf], [%rd2], 32, [bar], %rd3;\n"
+    "  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [buf], "
+    "[%rd2], 32, [bar], %rd3;\n"
     "  cp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint [%rd1], [buf], 32, %rd3;\n"
     "  cp.reduce.async.bulk.global.shared::cta.bulk_group.min.s64 [%rd1], [buf], 32;\n"
-    "  cp.reduce.async.bulk.global.shared::cta.bulk_group.L2::cache_hint.inc.u32 [%rd1], [buf], 32, %rd3;\n"
-    "  st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32 [buf], {%f1, %f2, %f3, %f4}, [bar];\n"
-    "  red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.max.s32 [buf], %r1, [bar];\n"
+    "  cp.reduce.async.bulk.global.shared::cta.bulk_group.L2::cache_hint.inc.u32 [%rd1], [buf], "
+    "32, %rd3;\n"
+    "  st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32 [buf], {%f1, %f2, %f3, %f4}, "
+    "[bar];\n"
+    "  red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.max.s32 [buf], %r1, "
+    "[bar];\n"
     "  cp.async.bulk.prefetch.tensor.2d.L2.global [%rd1, {%r1, %r1}];\n"
     "  selp.u32 %r2, 1, 0, %p1;\n  selp.u32 %r3, 1, 0, %p2;\n"
     "  selp.u32 %r4, 1, 0, %p3;\n  selp.u32 %r5, 1, 0, %p4;\n"
@@ -310,14 +319,13 @@ const std::string k_atom_forms =
     "  st.global.v4.f32 [%rd1], {%f1, %f2, %f3, %f4};\n"
     "  st.global.v4.u16 [%rd1], {%rs1, %rs2, %rs3, %rs4};\n";
 
-const std::string k_b128 =
-    "  .reg .b128 %q<4>;\n"
-    "  mov.b128 %q1, {%rd3, %rd4};\n"
-    "  mov.b128 %q2, {%rd4, %rd3};\n"
-    "  atom.global.exch.b128 %q3, [%rd1], %q1;\n"
-    "  atom.global.cas.b128 %q3, [%rd1], %q3, %q2;\n"
-    "  mov.b128 {%rd5, %rd6}, %q3;\n"
-    "  st.global.v2.u64 [%rd1], {%rd5, %rd6};\n";
+const std::string k_b128 = "  .reg .b128 %q<4>;\n"
+                           "  mov.b128 %q1, {%rd3, %rd4};\n"
+                           "  mov.b128 %q2, {%rd4, %rd3};\n"
+                           "  atom.global.exch.b128 %q3, [%rd1], %q1;\n"
+                           "  atom.global.cas.b128 %q3, [%rd1], %q3, %q2;\n"
+                           "  mov.b128 {%rd5, %rd6}, %q3;\n"
+                           "  st.global.v2.u64 [%rd1], {%rd5, %rd6};\n";
 
 TEST(TranslateMbarrier, AtomFormsForEveryTarget)
 {
@@ -325,7 +333,8 @@ TEST(TranslateMbarrier, AtomFormsForEveryTarget)
     std::string text = amdgpu_disassembly(kernel_text(k_atom_forms), target);
     EXPECT_GE(occurrences(text, "global_atomic_cmpswap_b32"), 5) << target << "\n" << text;
     EXPECT_EQ(occurrences(text, "s_trap"), 0) << target << "\n" << text;
-    // .b128 under a spin lock: a 32-bit compare-and-swap takes it, 16-byte accesses, a store frees it.
+    // .b128 under a spin lock: a 32-bit compare-and-swap takes it, 16-byte accesses, a store frees
+    // it.
     std::string b128 = amdgpu_disassembly(kernel_text(k_b128), target);
     EXPECT_GE(occurrences(b128, "global_atomic_cmpswap_b32"), 2) << target << "\n" << b128;
     EXPECT_GE(occurrences(b128, "global_load_b128"), 2) << target << "\n" << b128;
@@ -345,8 +354,8 @@ TEST(TranslateMbarrier, HostB128ExchangeAndCompareAndSwap)
       "  .reg .b128 %q<4>;\n"
       "  ld.global.v2.u64 {%rd3, %rd4}, [%rd2];\n"
       "  mov.b128 %q1, {%rd3, %rd4};\n"
-      "  atom.global.exch.b128 %q2, [%rd1], %q1;\n"       // out = in, %q2 = the old out
-      "  atom.global.cas.b128 %q3, [%rd1], %q2, %q2;\n"   // no match: out stays
+      "  atom.global.exch.b128 %q2, [%rd1], %q1;\n"        // out = in, %q2 = the old out
+      "  atom.global.cas.b128 %q3, [%rd1], %q2, %q2;\n"    // no match: out stays
       "  atom.global.cas.b128 %q3, [%rd1+16], %q2, %q1;\n" // match: out+16 = in
       "  mov.b128 {%rd5, %rd6}, %q3;\n"
       "  st.global.v2.u64 [%rd1+32], {%rd5, %rd6};\n";
@@ -354,8 +363,8 @@ TEST(TranslateMbarrier, HostB128ExchangeAndCompareAndSwap)
   ASSERT_TRUE(executor);
   std::vector<uint64_t> out = {1, 2, 1, 2, 0, 0};
   const std::vector<uint64_t> in = {0x1111, 0x2222};
-  Expected<cpu::LaunchStats> r = executor->launch(
-      "k", cpu::LaunchShape{{1, 1, 1}, {1, 1, 1}, 0}, pointer_params(out.data(), in.data()));
+  Expected<cpu::LaunchStats> r = executor->launch("k", cpu::LaunchShape{{1, 1, 1}, {1, 1, 1}, 0},
+                                                  pointer_params(out.data(), in.data()));
   ASSERT_TRUE(r) << r.error().message;
   const std::vector<uint64_t> expected = {0x1111, 0x2222, 0x1111, 0x2222, 1, 2};
   EXPECT_EQ(out, expected);
