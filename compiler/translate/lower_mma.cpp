@@ -428,6 +428,7 @@ Expected<void> lower_native(FunctionTranslator& t, const ptx::Instruction& instr
 struct OtherForm {
   MmaProduct product;
   Fragment a, b, c;
+  std::optional<Fragment> d; // where D's layout is not C's
 };
 
 bool one_of(MmaElement e, std::initializer_list<MmaElement> set)
@@ -488,14 +489,15 @@ std::optional<MmaShape> parse_shape(const std::string& name)
   return MmaShape{m, n, k};
 }
 
-// mma.sync.aligned.m8n8k4.ALAYOUT.BLAYOUT.D.f16.f16.C with D = C (f16 or f32): the quad-pair
-// fragments (mma_m8n8k4_fragment). A mixed f16/f32 C and D is rejected: their layouts differ, so
-// C would have to move between lanes first.
+// mma.sync.aligned.m8n8k4.ALAYOUT.BLAYOUT.D.f16.f16.C with D = C (f16 or f32), or f16 C and f32
+// D (the ISA has no f32 C with f16 D for this shape): the quad-pair fragments
+// (mma_m8n8k4_fragment); with f16 C and f32 D, C's elements move to D's layout first.
 std::optional<OtherForm> parse_m8n8k4_f16(const std::vector<std::string>& m)
 {
   bool layouts = (m[3] == "row" || m[3] == "col") && (m[4] == "row" || m[4] == "col");
   if (m.size() != 9 || m[0] != "sync" || m[1] != "aligned" || m[2] != "m8n8k4" || !layouts || m[6] != "f16" || m[7] != "f16" ||
-      m[5] != m[8] || (m[5] != "f16" && m[5] != "f32")) {
+      (m[5] != "f16" && m[5] != "f32") || (m[8] != "f16" && m[8] != "f32") ||
+      (m[5] == "f16" && m[8] == "f32")) {
     return std::nullopt;
   }
   OtherForm form;
@@ -503,12 +505,14 @@ std::optional<OtherForm> parse_m8n8k4_f16(const std::vector<std::string>& m)
   p.shape = MmaShape{32, 32, 4};
   p.a = MmaElement::f16;
   p.b = MmaElement::f16;
-  p.c = m[5] == "f16" ? MmaElement::f16 : MmaElement::f32;
-  p.d = p.c;
-  int c_bits = mma_element_bits(p.c);
+  p.c = m[8] == "f16" ? MmaElement::f16 : MmaElement::f32;
+  p.d = m[5] == "f16" ? MmaElement::f16 : MmaElement::f32;
   form.a = mma_m8n8k4_fragment(MmaOperand::a, m[3] == "row", 16);
   form.b = mma_m8n8k4_fragment(MmaOperand::b, m[4] == "row", 16);
-  form.c = mma_m8n8k4_fragment(MmaOperand::c, true, c_bits);
+  form.c = mma_m8n8k4_fragment(MmaOperand::c, true, mma_element_bits(p.c));
+  if (p.d != p.c) {
+    form.d = mma_m8n8k4_fragment(MmaOperand::c, true, mma_element_bits(p.d));
+  }
   return form;
 }
 
@@ -578,7 +582,7 @@ Expected<void> lower_other(FunctionTranslator& t, const ptx::Instruction& instru
   TRY_ASSIGN(Values a, read_fragment(t, instruction, 1, form.a.registers, form.a.register_bits));
   TRY_ASSIGN(Values b, read_fragment(t, instruction, 2, form.b.registers, form.b.register_bits));
   TRY_ASSIGN(Values c, read_fragment(t, instruction, 3, form.c.registers, form.c.register_bits));
-  Values d = emit_mma_product(t, p, form.a, form.b, form.c, a, b, c);
+  Values d = emit_mma_product(t, p, form.a, form.b, form.c, a, b, c, form.d ? &*form.d : nullptr);
   return write_fragment(t, instruction, 0, d, form.c.register_bits);
 }
 

@@ -31,13 +31,15 @@ bool is_float_input(MmaElement e)
 // all of them (64-bit registers as two words), on AMDGPU ds_bpermute per word.
 class Exchange {
 public:
-  Exchange(FunctionTranslator& t, const Values& a, const Values& b) : m_t(t), m_regs{a, b}
+  // c: C's registers where D's layout differs from C's (empty otherwise: not exchanged).
+  Exchange(FunctionTranslator& t, const Values& a, const Values& b, const Values& c)
+      : m_t(t), m_regs{a, b, c}
   {
     if (t.hooks().kind() != TargetKind::host) {
       return;
     }
     Values words;
-    for (int operand = 0; operand < 2; ++operand) {
+    for (int operand = 0; operand < 3; ++operand) {
       m_offset[operand] = static_cast<int>(words.size());
       for (llvm::Value* reg : m_regs[operand]) {
         append_words(words, reg);
@@ -47,7 +49,7 @@ public:
     m_all = gather(words);
   }
 
-  // Register `reg` of operand 0 (A) or 1 (B) of lane `source_lane`.
+  // Register `reg` of operand 0 (A), 1 (B) or 2 (C) of lane `source_lane`.
   llvm::Value* fetch(int operand, llvm::Value* source_lane, int reg)
   {
     Builder& b = m_t.builder();
@@ -124,8 +126,8 @@ private:
   }
 
   FunctionTranslator& m_t;
-  Values m_regs[2];
-  int m_offset[2] = {0, 0};
+  Values m_regs[3];
+  int m_offset[3] = {0, 0, 0};
   int m_stride = 0;
   llvm::Value* m_all = nullptr;
 };
@@ -427,22 +429,57 @@ llvm::Value* mma_lane_table(FunctionTranslator& t, const std::vector<uint32_t>& 
   return b.CreateLoad(b.getInt32Ty(), slot);
 }
 
+// Element `i` of D's layout taken from C's (another lane's, another register): an f32 (f16 C).
+llvm::Value* moved_c_element(FunctionTranslator& t, Exchange& exchange, const Fragment& c,
+                             const Values& c_regs, const Fragment& d, int i, llvm::Value* lane)
+{
+  Builder& b = t.builder();
+  std::map<std::pair<int, int>, std::vector<FragmentElement>> holders;
+  for (int l = 0; l < k_lanes; ++l) {
+    for (int reg = 0; reg < c.registers; ++reg) {
+      for (int sub = 0; sub < c.per_register(); ++sub) {
+        MatrixPos pos = c.at(l, reg, sub);
+        holders[{pos.row, pos.col}].push_back(FragmentElement{l, reg, sub});
+      }
+    }
+  }
+  MmaWordRemap one;
+  one.words = 1;
+  std::vector<uint32_t> shifts(k_lanes);
+  for (int l = 0; l < k_lanes; ++l) {
+    MatrixPos pos = d.at(l, i / d.per_register(), i % d.per_register());
+    const std::vector<FragmentElement>& found = holders.at({pos.row, pos.col});
+    FragmentElement chosen = found.front();
+    for (const FragmentElement& holder : found) {
+      chosen = holder.lane == l ? holder : chosen;
+    }
+    one.sources.push_back(MmaWordSource{chosen.lane, chosen.reg});
+    shifts[static_cast<size_t>(l)] = static_cast<uint32_t>(chosen.sub * c.element_bits);
+  }
+  llvm::Value* reg = fetch_line(t, exchange, c_regs, 2, one, lane).front();
+  llvm::Value* half = b.CreateTrunc(b.CreateLShr(reg, mma_lane_table(t, shifts, lane)), b.getInt16Ty());
+  return b.CreateFPExt(b.CreateBitCast(half, b.getHalfTy()), b.getFloatTy());
+}
+
 Values emit_mma_product(FunctionTranslator& t, const MmaProduct& product, const Fragment& a,
                         const Fragment& b_fragment, const Fragment& c, const Values& a_regs,
-                        const Values& b_regs, const Values& c_regs)
+                        const Values& b_regs, const Values& c_regs, const Fragment* d_layout)
 {
   Builder& b = t.builder();
   llvm::Value* lane = t.hooks().special_register(t.env(), "%laneid");
-  Exchange exchange(t, a_regs, b_regs);
+  bool moved = d_layout != nullptr;
+  assert((!moved || product.c == MmaElement::f16) && "only an f16 C moves to D's layout");
+  Exchange exchange(t, a_regs, b_regs, moved ? c_regs : Values{});
+  const Fragment& d_fragment = moved ? *d_layout : c;
   std::map<std::vector<int>, Values> rows;
   std::map<std::vector<int>, Values> cols;
   Values d;
-  int elements = c.registers * c.per_register();
+  int elements = d_fragment.registers * d_fragment.per_register();
   for (int i = 0; i < elements; ++i) {
     std::vector<int> row_of(k_lanes);
     std::vector<int> col_of(k_lanes);
     for (int l = 0; l < k_lanes; ++l) {
-      MatrixPos pos = c.at(l, i / c.per_register(), i % c.per_register());
+      MatrixPos pos = d_fragment.at(l, i / d_fragment.per_register(), i % d_fragment.per_register());
       row_of[static_cast<size_t>(l)] = pos.row;
       col_of[static_cast<size_t>(l)] = pos.col;
     }
@@ -455,7 +492,8 @@ Values emit_mma_product(FunctionTranslator& t, const MmaProduct& product, const 
     }
     const Values& av = rows[row_of];
     const Values& bv = cols[col_of];
-    llvm::Value* ci = c_element(b, product.c, c_regs, i);
+    llvm::Value* ci = moved ? moved_c_element(t, exchange, c, c_regs, d_fragment, i, lane)
+                            : c_element(b, product.c, c_regs, i);
     if (b1) {
       d.push_back(popc_sum(b, product, av, bv, ci));
     } else if (product.a == MmaElement::f16) {

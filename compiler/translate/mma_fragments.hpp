@@ -44,11 +44,14 @@ struct MmaProduct {
   int f64_rounding = 0; // f64: 0 rn, 1 rz, 2 rm, 3 rp (the support library's numbering)
 };
 
-// Registers are i32, or i64 for f64 fragments; D comes back the same way (f32 as its bits).
+// Registers are i32, or i64 for f64 fragments; D comes back the same way (f32 as its bits), in
+// C's layout, or in `d_layout` where D's differs (mma.m8n8k4 f16 C with f32 D: C's elements move
+// to the lanes that hold them in D).
 [[nodiscard]] std::vector<llvm::Value*>
 emit_mma_product(FunctionTranslator& t, const MmaProduct& product, const Fragment& a,
                  const Fragment& b, const Fragment& c, const std::vector<llvm::Value*>& a_regs,
-                 const std::vector<llvm::Value*>& b_regs, const std::vector<llvm::Value*>& c_regs);
+                 const std::vector<llvm::Value*>& b_regs, const std::vector<llvm::Value*>& c_regs,
+                 const Fragment* d_layout = nullptr);
 
 // entries[lane] as an i32 of the calling lane: a constant when uniform, else a load from a
 // [32 x i32] table in the constant space (one global per distinct table in the module).

@@ -156,9 +156,8 @@ TEST(TranslateMma, OtherShapesAndFormsAreUnsupported)
     const char* modifiers;
     int a, b, c;
   };
-  // m8n8k4 .f16 with f16 C and f32 D (their quad-pair layouts differ; not lowered yet), then forms
-  // the ISA does not have (the other shapes and types: test_compiler_translate_mma_forms.cpp).
-  for (const Form& form : {Form{"m8n8k4.row.col.f32.f16.f16.f16", 2, 2, 2},
+  // Forms the ISA does not have (the other shapes and types: test_compiler_translate_mma_forms.cpp).
+  for (const Form& form : {Form{"m8n8k4.row.col.f16.f16.f16.f32", 2, 2, 4},
                            Form{"m16n8k16.row.col.f16.bf16.bf16.f16", 4, 2, 2},
                            Form{"m16n8k8.row.col.f32.tf32.tf32.f16", 4, 2, 2},
                            Form{"m16n8k16.row.col.satfinite.f32.f16.f16.f32", 4, 2, 4},

@@ -690,6 +690,81 @@ TEST(TranslateMmaForms, MmaM8n8k4F16ColumnMajorAAndRowMajorB)
   }
 }
 
+// mma_m8n8k4_more: col.row f32 C/D, row.row f16 C/D, col.col f16 C with f32 D, from the ISA's
+// quad-pair formulas (9.7.14.5.1; MmaM8n8k4F16FollowsTheQuadPairFragments has them in words).
+TEST(TranslateMmaForms, MmaM8n8k4OtherLayoutsAndAccumulators)
+{
+  std::optional<CaseRun> run = run_case("mat_mma_m8n8k4_more");
+  ASSERT_TRUE(run);
+  auto half_at = [&](int64_t word, int i) { return f16_value(at<uint16_t>(run->inputs[0], 2 * word + i)); };
+  struct Layouts {
+    bool a_row, b_row;
+  };
+  // Block q's A (8x4) and B (4x8) as the lanes' registers hold them in `layouts`.
+  auto matrices = [&](Layouts layouts, double (&a)[4][8][4], double (&b)[4][4][8]) {
+    for (int lane = 0; lane < 32; ++lane) {
+      int q = (lane % 16) / 4;
+      int hi = lane >= 16 ? 4 : 0;
+      for (int i = 0; i < 4; ++i) {
+        double av = half_at(8 * lane + i / 2, i % 2);
+        double bv = half_at(256 + 4 * lane + i / 2, i % 2);
+        if (layouts.a_row) {
+          a[q][lane % 4 + hi][i] = av;
+        } else {
+          a[q][i % 4 + hi][lane % 4] = av;
+        }
+        if (layouts.b_row) {
+          b[q][lane % 4][i + hi] = bv;
+        } else {
+          b[q][i][lane % 4 + hi] = bv;
+        }
+      }
+    }
+  };
+  // (row, col) of accumulator element i of lane `lane` in block q's 8x8.
+  auto f32_pos = [](int lane, int i) {
+    return std::pair<int, int>{(lane & 1) + (i & 2) + (lane >= 16 ? 4 : 0), (i & 4) + (lane & 2) + (i & 1)};
+  };
+  auto f16_pos = [](int lane, int i) { return std::pair<int, int>{lane % 4 + (lane >= 16 ? 4 : 0), i}; };
+  struct Form {
+    Layouts layouts;
+    bool c_f16, d_f16;
+  };
+  const Form forms[3] = {{{false, true}, false, false}, {{true, true}, true, true}, {{false, false}, true, false}};
+  int mismatches = 0;
+  for (int f = 0; f < 3; ++f) {
+    double a[4][8][4] = {};
+    double b[4][4][8] = {};
+    matrices(forms[f].layouts, a, b);
+    double c[4][8][8] = {};
+    for (int lane = 0; lane < 32; ++lane) {
+      int q = (lane % 16) / 4;
+      for (int i = 0; i < 8; ++i) {
+        auto [r, col] = forms[f].c_f16 ? f16_pos(lane, i) : f32_pos(lane, i);
+        c[q][r][col] = forms[f].c_f16 ? half_at(512 + 4 * lane + i / 2, i % 2)
+                                      : static_cast<double>(at<float>(run->inputs[1], 512 + 8 * lane + i));
+      }
+    }
+    for (int lane = 0; lane < 32; ++lane) {
+      int q = (lane % 16) / 4;
+      for (int i = 0; i < 8; ++i) {
+        auto [r, col] = forms[f].d_f16 ? f16_pos(lane, i) : f32_pos(lane, i);
+        double want = c[q][r][col];
+        for (int k = 0; k < 4; ++k) {
+          want += a[q][r][k] * b[q][k][col];
+        }
+        double got = forms[f].d_f16
+                         ? f16_value(at<uint16_t>(run->outputs[1], 2 * (4 * lane + i / 2) + i % 2))
+                         : static_cast<double>(at<float>(run->outputs[0], (f == 2 ? 256 : 0) + 8 * lane + i));
+        if (got != want && ++mismatches < 20) {
+          ADD_FAILURE() << "form " << f << " lane " << lane << " element " << i << ": " << got << ", want " << want;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(mismatches, 0);
+}
+
 TEST(TranslateMmaForms, MovmatrixAndStmatrixPlaceElementsAsTheIsa)
 {
   std::optional<CaseRun> run = run_case("mat_movmatrix_stmatrix");
@@ -768,7 +843,8 @@ TEST(TranslateMmaForms, EveryKernelBuildsForGfx11AndGfx12)
 {
   std::string text = read_text(k_repo / "tests/ptx/isa/matrix_more.sm_90.ptx");
   for (const char* kernel : {"wmma_f16", "wmma_bf16", "wmma_int8", "wmma_tf32_f64", "wmma_sub_byte",
-                             "mma_int", "mma_float", "mma_m8n8k4_f16", "movmatrix_stmatrix"}) {
+                             "mma_int", "mma_float", "mma_m8n8k4_f16", "mma_m8n8k4_more",
+                             "movmatrix_stmatrix"}) {
     for (const char* target : {"gfx1100", "gfx1201"}) {
       SCOPED_TRACE(std::string(kernel) + " " + target);
       PtxBuild build;
