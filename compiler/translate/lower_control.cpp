@@ -361,9 +361,10 @@ Expected<void> lower_indirect_call(FunctionTranslator& t, const ptx::Instruction
   }
   llvm::Type* result = results_types.empty()      ? b.getVoidTy()
                        : results_types.size() == 1 ? results_types.front()
-                                                   : llvm::StructType::get(t.context(), results_types);
+                       : llvm::StructType::get(t.context(), results_types);
   llvm::FunctionType* type = llvm::FunctionType::get(result, params, false);
-  TRY_ASSIGN(llvm::Value * address, t.read(target, PtxType{PtxType::Kind::unsigned_int, 64, false}));
+  const PtxType u64{PtxType::Kind::unsigned_int, 64, false};
+  TRY_ASSIGN(llvm::Value * address, t.read(target, u64));
   llvm::Value* pointer = b.CreateIntToPtr(address, b.getPtrTy(0));
   return emit_call(t, instruction, llvm::FunctionCallee(type, pointer), prototype->params,
                    prototype->returns, arguments, results, can_exit);
@@ -462,7 +463,8 @@ ThreadStack thread_stack(FunctionTranslator& t)
 void trap_if(FunctionTranslator& t, llvm::Value* overflow)
 {
   llvm::IRBuilder<>& b = t.builder();
-  llvm::BasicBlock* trap = llvm::BasicBlock::Create(t.context(), "stack.overflow", &t.llvm_function());
+  llvm::BasicBlock* trap =
+      llvm::BasicBlock::Create(t.context(), "stack.overflow", &t.llvm_function());
   llvm::BasicBlock* next = llvm::BasicBlock::Create(t.context(), "stack.ok", &t.llvm_function());
   b.CreateCondBr(overflow, trap, next);
   b.SetInsertPoint(trap);

@@ -54,7 +54,8 @@ struct BarrierOperands {
 };
 
 // The id and count operands of a bar/barrier instruction (nullptr where there is none).
-std::pair<const ptx::Operand*, const ptx::Operand*> id_and_count(const ptx::Instruction& instruction)
+std::pair<const ptx::Operand*, const ptx::Operand*>
+id_and_count(const ptx::Instruction& instruction)
 {
   const std::vector<ptx::Operand>& ops = instruction.operands;
   switch (bar_kind(instruction)) {

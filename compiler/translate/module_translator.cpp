@@ -216,7 +216,8 @@ struct AddressResolver {
     }
     llvm::Constant* at = llvm::ConstantExpr::getGetElementPtr(
         llvm::Type::getInt8Ty(context), base,
-        llvm::ConstantInt::get(llvm::Type::getInt64Ty(context), static_cast<uint64_t>(init.offset)));
+        llvm::ConstantInt::get(llvm::Type::getInt64Ty(context),
+                               static_cast<uint64_t>(init.offset)));
     return llvm::ConstantExpr::getPtrToInt(at, type);
   }
 };
@@ -303,8 +304,8 @@ byte_value(llvm::LLVMContext& context, const ptx::Variable& variable, int64_t co
                                           ": unsupported: bytes of an address that are not its "
                                           "4 or 8 bytes in order"));
     }
-    TRY_ASSIGN(llvm::Constant * address,
-               resolver(first->address, llvm::Type::getIntNTy(context, static_cast<unsigned>(8 * run))));
+    llvm::Type* width = llvm::Type::getIntNTy(context, static_cast<unsigned>(8 * run));
+    TRY_ASSIGN(llvm::Constant * address, resolver(first->address, width));
     fields.push_back(address);
     i += run;
   }
@@ -469,7 +470,8 @@ ExitFacts exiting_functions(const ptx::Module& module,
   std::map<std::string, BodyFacts> facts;
   std::set<std::string> address_taken;
   for (const ptx::Item& item : module.items) {
-    if (const auto* function = std::get_if<ptx::Function>(&item.value); function && function->body) {
+    const auto* function = std::get_if<ptx::Function>(&item.value);
+    if (function != nullptr && function->body) {
       BodyFacts& own = facts[function->name];
       body_facts(*function->body, own);
       for (const std::string& name : own.named) {
@@ -522,7 +524,8 @@ public:
   ModuleTranslator(const ptx::Module& module, const TranslateOptions& options,
                    Translation& translation, TargetHooks& hooks)
       : m_ptx(module), m_options(options), m_translation(translation),
-        m_state{*translation.context, *translation.module, hooks, options, {}, {}, {}, {}, {}, 0, 1, {}, false}
+        m_state{*translation.context, *translation.module, hooks, options, {}, {}, {}, {}, {},
+                0, 1, {}, false}
   {
   }
 

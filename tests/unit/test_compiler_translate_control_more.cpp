@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -20,6 +21,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace d4r::compiler::translate::test {
@@ -260,8 +262,9 @@ TEST(TranslateControlMore, IndirectCallsNeedAPrototype)
 TEST(TranslateControlMore, IndirectCallsThroughACalltargetsList)
 {
   std::string text = k_indirect_module;
-  text.replace(text.find("  proto: .callprototype (.param .b32 _) _ (.param .b32 _, .param .b32 _);"),
-               73, "  proto: .calltargets twice, square;");
+  const std::string prototype =
+      "  proto: .callprototype (.param .b32 _) _ (.param .b32 _, .param .b32 _);";
+  text.replace(text.find(prototype), prototype.size(), "  proto: .calltargets twice, square;");
   std::vector<uint32_t> out = run_host(text, 32, 32);
   ASSERT_EQ(out.size(), 32U);
   for (uint32_t t = 0; t < 32; ++t) {
@@ -531,6 +534,115 @@ TEST(TranslateControlMore, NvccControlMore2RunsAsItsSourceSays)
       EXPECT_EQ(mixed[block * 128 + t], a[63 - u] * 3 + u + a[127 - t]) << block << " " << t;
     }
   }
+}
+
+// --- a host model of AMDGPU's counted barrier ------------------------------------------------
+
+// The protocol hooks_amdgpu.cpp's counted_barrier builds, with std::atomic in place of the LDS
+// word and a thread in place of a wave: the same fields (arrived, phase, sum, last sum; 16 bits
+// each), the same arrival add, completion delta and phase test. The GPU cannot run here; the
+// model shows that the arithmetic keeps the fields apart over more than 65 536 phases (the phase
+// wraps) and that bar.red sums and producer/consumer rounds come out right.
+uint64_t field(uint64_t word, int index)
+{
+  return (word >> (16 * index)) & 0xffff;
+}
+
+uint32_t model_barrier(std::atomic<uint64_t>& word, uint64_t lanes, uint64_t popc, uint64_t needed,
+                       bool wait)
+{
+  const uint64_t old = word.fetch_add(lanes | popc << 32);
+  const uint64_t phase = field(old, 1);
+  const bool last = field(old, 0) + lanes >= needed;
+  const uint64_t total = (field(old, 2) + popc) & 0xffff;
+  if (last) {
+    const uint64_t step = phase == 0xffff ? 0 - (uint64_t{0xffff} << 16) : uint64_t{1} << 16;
+    word.fetch_add(step - needed + (((total - field(old, 3)) << 48) - (total << 32)));
+  }
+  if (!wait) {
+    return 0;
+  }
+  if (last) {
+    return static_cast<uint32_t>(total);
+  }
+  for (;;) {
+    const uint64_t now = word.load();
+    if (field(now, 1) != phase) {
+      return static_cast<uint32_t>(field(now, 3));
+    }
+    std::this_thread::yield();
+  }
+}
+
+TEST(TranslateControlMore, CountedBarrierModelSumsOverWrappingPhases)
+{
+  constexpr int k_waves = 3;
+  constexpr uint32_t k_rounds = 70000; // past the 16-bit phase
+  std::atomic<uint64_t> word{0};
+  std::atomic<int> wrong{0};
+  auto popc_of = [](uint32_t round, int wave) {
+    return (round * 7U + static_cast<uint32_t>(wave) * 13U) % 33U;
+  };
+  std::vector<std::thread> waves;
+  for (int wave = 0; wave < k_waves; ++wave) {
+    waves.emplace_back([&, wave] {
+      for (uint32_t round = 0; round < k_rounds; ++round) {
+        uint32_t expected = 0;
+        for (int w = 0; w < k_waves; ++w) {
+          expected += popc_of(round, w);
+        }
+        if (model_barrier(word, 32, popc_of(round, wave), 32 * k_waves, true) != expected) {
+          ++wrong;
+        }
+      }
+    });
+  }
+  for (std::thread& thread : waves) {
+    thread.join();
+  }
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(field(word.load(), 0), 0U);                  // nothing left arrived
+  EXPECT_EQ(field(word.load(), 1), k_rounds % 65536U);   // the phase wrapped once
+  EXPECT_EQ(field(word.load(), 2), 0U);                  // no sum left over
+}
+
+// Two producer waves and two consumer waves over a "full" and an "empty" barrier, as the
+// ctl_named_barriers case: every round's data arrives whole.
+TEST(TranslateControlMore, CountedBarrierModelHandsOffProducerConsumerRounds)
+{
+  constexpr uint32_t k_rounds = 3000;
+  std::atomic<uint64_t> full{0};
+  std::atomic<uint64_t> empty{0};
+  std::vector<uint32_t> buffer(64, 0);
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> waves;
+  for (int wave = 0; wave < 4; ++wave) {
+    waves.emplace_back([&, wave] {
+      const bool producer = wave < 2;
+      for (uint32_t round = 0; round < k_rounds; ++round) {
+        if (producer) {
+          model_barrier(empty, 32, 0, 128, true);
+          for (int lane = 0; lane < 32; ++lane) {
+            const uint32_t slot = static_cast<uint32_t>(wave * 32 + lane);
+            buffer[slot] = round * 64 + slot;
+          }
+          std::atomic_thread_fence(std::memory_order_release);
+          model_barrier(full, 32, 0, 128, false);
+        } else {
+          model_barrier(empty, 32, 0, 128, false);
+          model_barrier(full, 32, 0, 128, true);
+          std::atomic_thread_fence(std::memory_order_acquire);
+          for (uint32_t i = 0; i < 64; ++i) {
+            wrong += buffer[i] == round * 64 + i ? 0 : 1;
+          }
+        }
+      }
+    });
+  }
+  for (std::thread& thread : waves) {
+    thread.join();
+  }
+  EXPECT_EQ(wrong.load(), 0);
 }
 
 } // namespace

@@ -115,14 +115,15 @@ TEST(TranslateSyncExtras, AmdgpuThreadCountsCountInLds)
   for (const char* target : k_targets) {
     std::string text = amdgpu_disassembly(kernel_text(k_counted), target);
     bool gfx12 = std::string(target).starts_with("gfx12");
-    EXPECT_EQ(occurrences(text, gfx12 ? "s_barrier_wait" : "s_barrier "), 1) << target << "\n" << text;
+    const char* barrier = gfx12 ? "s_barrier_wait" : "s_barrier ";
+    EXPECT_EQ(occurrences(text, barrier), 1) << target << "\n" << text;
     // Per barrier: the wave's arrival (its old value read) and the phase's completion.
     EXPECT_EQ(occurrences(text, "ds_add_rtn_u64"), 2) << target << "\n" << text;
     EXPECT_EQ(occurrences(text, "ds_add_u64"), 2) << target << "\n" << text;
     EXPECT_EQ(occurrences(text, "s_trap"), 0) << target << "\n" << text;
     // Without a count the barrier is the whole block's, whatever its id.
     text = amdgpu_disassembly(kernel_text("  bar.sync 1;\n"), target);
-    EXPECT_EQ(occurrences(text, gfx12 ? "s_barrier_wait" : "s_barrier "), 1) << target << "\n" << text;
+    EXPECT_EQ(occurrences(text, barrier), 1) << target << "\n" << text;
     EXPECT_EQ(occurrences(text, "ds_add_rtn_u64"), 0) << target << "\n" << text;
   }
 }
