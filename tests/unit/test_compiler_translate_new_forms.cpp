@@ -142,12 +142,12 @@ const char* const k_rejected[] = {
     "  vadd4.u32.u32.u32 %r1.b02, %r2, %r3, %r4;",
     "  vadd4.u32.u32.u32 %r1, %r2.b3218, %r3, %r4;",
     "  vmad.s32.s32.s32.po %r1, -%r2, %r3, %r4;", // ptxas rejects a negation with .po
-    "  cp.async.mbarrier.arrive.shared.b64 [%rd3];",
-    "  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd3], 16, [%r2];",
+    "  cp.async.mbarrier.arrive.shared.b32 [%rd3];", // .b64 only
+    "  cp.async.bulk.global.global.bulk_group [%rd3], [%rd3], 16;", // no global -> global form
     "  cp.async.ca.shared::cluster.global [%r1], [%rd3], 4;",
     "  cp.async.ca.global.shared [%rd3], [%r1], 4;",
     "  cp.async.ca.cg.shared.global [%r1], [%rd3], 16;",
-    "  cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd3], [%r1], 16;",
+    "  cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%rd3], [%r1], 16;",
     "  ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r1, %r3}, [%r2];",
     "  ldmatrix.sync.aligned.m8n8.x3.shared.b16 {%r1, %r3, %r4}, [%r2];",
     "  ldmatrix.sync.aligned.m8n8.x1.x2.shared.b16 {%r1}, [%r2];",
