@@ -402,6 +402,11 @@ Expected<Variable> Parser::qualifiers()
 
 Expected<void> Parser::qualifier_part(Variable& var, std::string_view part, bool& in_pointer)
 {
+  if (part == ".attribute") {
+    // Found by fuzz_ptx_parser: in ".attribute.u32" the word was kept as a plain attribute (or,
+    // after .ptr, a pointer word), which prints as ".attribute .u32" and does not parse again.
+    return error_at(peek(), "expected '(' after '.attribute'");
+  }
   if (in_pointer || part == ".ptr") {
     in_pointer = true;
     var.pointer.emplace_back(part);
@@ -413,10 +418,6 @@ Expected<void> Parser::qualifier_part(Variable& var, std::string_view part, bool
     var.space = std::string(part);
   } else if (part == ".v2" || part == ".v4" || part == ".v8") {
     var.vector = std::string(part);
-  } else if (part == ".attribute") {
-    // Found by fuzz_ptx_parser: in ".attribute.u32" the word was kept as a plain attribute, which
-    // prints as ".attribute .u32", and that does not parse again.
-    return error_at(peek(), "expected '(' after '.attribute'");
   } else if (part == ".entry" || part == ".func") {
     // Found by fuzz_ptx_parser: ".visible .entry.align 4 ..." was a variable with an ".entry"
     // attribute, which prints as the start of a function.

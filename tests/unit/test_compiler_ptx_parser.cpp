@@ -430,6 +430,7 @@ TEST(PtxParser, ErrorsNameLineAndColumn)
       {".visible .entry.align 4 .f64 s = 1;\n", "ptx:1:", "'.entry' cannot qualify a declaration"},
       // Found by fuzz_ptx_parser: ".attribute" joined to the next word printed apart from it.
       {".entry k(.param .attribute.u32 a)\n{\n}\n", "ptx:1:", "expected '(' after '.attribute'"},
+      {".entry k(.param .u64 .ptr .attribute.u32 a)\n{\n}\n", "ptx:1:", "expected '(' after '.attribute'"},
   };
   for (const BadInput& bad : cases) {
     SCOPED_TRACE(bad.text);
