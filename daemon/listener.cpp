@@ -1,6 +1,7 @@
 #include "daemon/listener.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 namespace d4r::daemon {
@@ -20,13 +22,16 @@ std::string errno_text(int error)
 }
 
 // The socket folder must be ours and closed to others: a folder another user can write to would
-// let them replace the socket.
+// let them replace the socket. A folder we make is 0700; one that exists is checked, never
+// changed (`--socket ~/k.sock` must not chmod the home folder).
 Expected<void> prepare_socket_folder(const std::filesystem::path& folder)
 {
   std::error_code ec;
-  std::filesystem::create_directories(folder, ec);
-  if (ec) {
-    return make_error(ErrorCode::io, "socket folder " + folder.string() + ": " + ec.message());
+  if (!std::filesystem::exists(folder, ec)) {
+    std::filesystem::create_directories(folder.parent_path(), ec);
+    if (::mkdir(folder.c_str(), 0700) != 0 && errno != EEXIST) {
+      return make_error(ErrorCode::io, "socket folder " + folder.string() + ": " + errno_text(errno));
+    }
   }
   struct stat info {};
   if (lstat(folder.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) {
@@ -37,10 +42,35 @@ Expected<void> prepare_socket_folder(const std::filesystem::path& folder)
                       "socket folder " + folder.string() + " belongs to uid " +
                           std::to_string(info.st_uid) + ", not to us");
   }
-  if (chmod(folder.c_str(), 0700) != 0) {
-    return make_error(ErrorCode::io, "socket folder " + folder.string() + ": " + errno_text(errno));
+  if ((info.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof(mode), "%04o", static_cast<unsigned>(info.st_mode & 07777));
+    return make_error(ErrorCode::permission_denied,
+                      "socket folder " + folder.string() + " is writable by others (mode " + mode +
+                          "): give the socket a folder of its own");
   }
   return {};
+}
+
+// Held for as long as the daemon listens, so that two daemons started at once cannot both take
+// one socket path between the stale-socket probe and the bind (the second would unlink the
+// first's socket and serve the same cache beside it). Never unlinked: that would race too.
+Expected<FileDescriptor> lock_socket_path(const std::filesystem::path& path)
+{
+  std::filesystem::path lock_path = path.string() + ".lock";
+  FileDescriptor lock(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (lock.get() < 0) {
+    return make_error(ErrorCode::io, "socket lock " + lock_path.string() + ": " + errno_text(errno));
+  }
+  if (::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK) {
+      return make_error(ErrorCode::unavailable, "another d4r-kerneld is already listening on " +
+                                                    path.string() + " (it holds " +
+                                                    lock_path.string() + ")");
+    }
+    return make_error(ErrorCode::io, "socket lock " + lock_path.string() + ": " + errno_text(errno));
+  }
+  return lock;
 }
 
 Expected<sockaddr_un> unix_address(const std::filesystem::path& path)
@@ -80,9 +110,9 @@ Expected<void> remove_stale_socket(const std::filesystem::path& path, const sock
   return {};
 }
 
+// Called with the folder prepared and the path's lock held (lock_socket_path).
 Expected<int> bind_socket(const std::filesystem::path& path)
 {
-  TRY(prepare_socket_folder(path.parent_path()));
   TRY_ASSIGN(sockaddr_un address, unix_address(path));
   TRY(remove_stale_socket(path, address));
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -104,14 +134,14 @@ Expected<int> bind_socket(const std::filesystem::path& path)
 
 } // namespace
 
-Listener::Listener(int fd, bool from_systemd, std::filesystem::path path)
-    : m_fd(fd), m_from_systemd(from_systemd), m_path(std::move(path))
+Listener::Listener(int fd, bool from_systemd, std::filesystem::path path, FileDescriptor lock)
+    : m_fd(fd), m_from_systemd(from_systemd), m_path(std::move(path)), m_lock(std::move(lock))
 {
 }
 
 Listener::Listener(Listener&& other) noexcept
     : m_fd(std::exchange(other.m_fd, -1)), m_from_systemd(other.m_from_systemd),
-      m_path(std::move(other.m_path))
+      m_path(std::move(other.m_path)), m_lock(std::move(other.m_lock))
 {
 }
 
@@ -144,8 +174,11 @@ Expected<Listener> Listener::open(const std::filesystem::path& socket_path)
     fcntl(fd, F_SETFD, FD_CLOEXEC);
     return Listener(fd, true, socket_path);
   }
+  TRY(unix_address(socket_path)); // a path too long fails before anything is made
+  TRY(prepare_socket_folder(socket_path.parent_path()));
+  TRY_ASSIGN(FileDescriptor lock, lock_socket_path(socket_path));
   TRY_ASSIGN(int fd, bind_socket(socket_path));
-  return Listener(fd, false, socket_path);
+  return Listener(fd, false, socket_path, std::move(lock));
 }
 
 Expected<int> Listener::accept_connection() const

@@ -5,6 +5,7 @@
 // before gRPC sees a byte.
 
 #include "util/error.hpp"
+#include "util/file_descriptor.hpp"
 
 #include <sys/types.h>
 
@@ -37,10 +38,11 @@ public:
   [[nodiscard]] Expected<int> accept_connection() const;
 
 private:
-  Listener(int fd, bool from_systemd, std::filesystem::path path);
+  Listener(int fd, bool from_systemd, std::filesystem::path path, FileDescriptor lock = FileDescriptor());
   int m_fd = -1;
   bool m_from_systemd = false;
   std::filesystem::path m_path; // unlinked at destruction when we bound it
+  FileDescriptor m_lock;         // <socket>.lock, held while we listen on a socket we bound
 };
 
 [[nodiscard]] Expected<PeerCredentials> peer_credentials(int connection_fd);

@@ -13,6 +13,7 @@
 #include <grpcpp/impl/rpc_method.h>
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -441,6 +442,93 @@ TEST(DaemonStartup, SocketFolderAndSocketArePrivate)
   EXPECT_EQ(socket.st_mode & 0777, 0600u);
   EXPECT_EQ(daemon.stop(), 0);
   EXPECT_FALSE(std::filesystem::exists(daemon.socket_path())) << "socket removed at exit";
+}
+
+// Runs the daemon on `socket` with its own cache; its exit status, or -1 if still running after
+// `wait` (then it is stopped).
+pid_t spawn_daemon(const std::filesystem::path& socket, const std::filesystem::path& cache,
+                   const std::filesystem::path& err)
+{
+  pid_t pid = fork();
+  if (pid == 0) {
+    int fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(fd, STDERR_FILENO);
+    std::string binary = daemon_binary().string();
+    std::string socket_text = socket.string();
+    std::string cache_text = cache.string();
+    const char* argv[] = {binary.c_str(), "--foreground", "--gpu-arch", "gfx1101", "--socket",
+                          socket_text.c_str(), "--cache-dir", cache_text.c_str(), nullptr};
+    execv(argv[0], const_cast<char* const*>(argv));
+    _exit(127);
+  }
+  return pid;
+}
+
+TEST(DaemonStartup, DaemonsStartedAtOnceOnOneSocketLeaveExactlyOneServing)
+{
+  TempDir dir;
+  std::filesystem::path socket = dir.path() / "run" / "socket";
+  std::vector<pid_t> pids;
+  for (int i = 0; i < 6; ++i) {
+    pids.push_back(spawn_daemon(socket, dir.path() / ("cache" + std::to_string(i)),
+                                dir.path() / ("err" + std::to_string(i))));
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  int serving = 0;
+  int refused = 0;
+  for (size_t i = 0; i < pids.size(); ++i) {
+    int status = 0;
+    if (waitpid(pids[i], &status, WNOHANG) == 0) {
+      ++serving;
+      continue;
+    }
+    std::string err = read_file(dir.path() / ("err" + std::to_string(i)));
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << err;
+    EXPECT_NE(err.find("already listening"), std::string::npos) << err;
+    ++refused;
+    pids[i] = -1;
+  }
+  EXPECT_EQ(serving, 1);
+  EXPECT_EQ(refused, 5);
+  EXPECT_TRUE(std::filesystem::exists(socket)) << "the one serving lost its socket";
+  for (pid_t pid : pids) {
+    if (pid > 0) {
+      kill(pid, SIGTERM);
+      waitpid(pid, nullptr, 0);
+    }
+  }
+}
+
+TEST(DaemonStartup, AnExistingSocketFolderIsCheckedNotChanged)
+{
+  TempDir dir;
+  std::filesystem::path home = dir.path() / "home";
+  std::filesystem::create_directories(home);
+  ::chmod(home.c_str(), 0755);
+  DaemonOptions options(dir.path());
+  options.extra_args = {"--socket", (home / "k.sock").string()};
+  {
+    DaemonProcess daemon(options);
+    pid_t pid = spawn_daemon(home / "k.sock", dir.path() / "cache", dir.path() / "err");
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    EXPECT_EQ(waitpid(pid, nullptr, WNOHANG), 0) << read_file(dir.path() / "err");
+    struct stat info {};
+    ASSERT_EQ(stat(home.c_str(), &info), 0);
+    EXPECT_EQ(info.st_mode & 0777, 0755u) << "the daemon changed a folder it did not make";
+    kill(pid, SIGTERM);
+    waitpid(pid, nullptr, 0);
+  }
+  // A folder others may write to could have the socket replaced under us: refused, unchanged.
+  ::chmod(home.c_str(), 0777);
+  pid_t pid = spawn_daemon(home / "k.sock", dir.path() / "cache", dir.path() / "err");
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+  EXPECT_NE(read_file(dir.path() / "err").find("is writable by others (mode 0777)"), std::string::npos)
+      << read_file(dir.path() / "err");
+  struct stat info {};
+  ASSERT_EQ(stat(home.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0777u);
 }
 
 } // namespace
