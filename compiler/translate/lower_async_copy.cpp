@@ -13,21 +13,22 @@
 //     cp.async copies completed (they have). Without .noinc the pending count is first raised by
 //     one, so the two cancel: nothing changes (a phase waiting only for its tx-count cannot
 //     complete through it either, the tx-count is not zero). .noinc: one arrival.
-//   - cp.async.bulk global -> .shared::cta/.shared::cluster and .shared::cta -> .shared::cluster
-//     with .mbarrier::complete_tx::bytes: the copy, then complete-tx of `size` bytes on the
-//     barrier (release ordering, so a waiter that acquires the phase sees the data).
+//   - cp.async.bulk global -> .shared::cta/.shared::cluster with .mbarrier::complete_tx::bytes
+//     (and .multicast::cluster: ctaMask bit 0 is the own CTA): the copy, then complete-tx of
+//     `size` bytes on the barrier (release, so a waiter that acquires the phase sees the data).
 //   - cp.async.bulk .shared::cta -> global with .bulk_group: the copy; cp.async.bulk.commit_group
 //     and wait_group(.read) N are then no-ops, as for cp.async.
-//   - cp.reduce.async.bulk: each element of the destination combined with the source's by an
-//     atomic read-modify-write (.add .min .max .inc .dec .and .or .xor on the integer types),
-//     then complete-tx or nothing (bulk groups). Float reductions are rejected (their rounding
-//     and subnormal handling have no golden yet).
+//   - cp.reduce.async.bulk .global from .shared::cta (.bulk_group): each element of the
+//     destination combined with the source's by an atomic read-modify-write (.add .min .max .inc
+//     .dec .and .or .xor on the integer types). Float reductions are rejected (their rounding and
+//     subnormal handling have no golden yet).
 //   - cp.async.bulk.prefetch{.tensor}: a cache hint, a no-op.
-//   - st.async / red.async (lower_memory.cpp's st and red delegate): the store or the atomic, then
-//     complete-tx of its bytes.
+//   - st.async / red.async (lower_memory.cpp's st and red delegate) and the .shared::cta ->
+//     .shared::cluster copy and reduction write a peer CTA: the H200 refuses them in a launch
+//     without clusters (illegal instruction), so they are "unsupported" (see lower_st_async).
 // .shared::cluster addresses are the CTA's own shared addresses where every cluster is one CTA
-// (one_cta_clusters, lower_cluster.cpp); elsewhere those forms are "unsupported", as are
-// .multicast::cluster and the tensor copies (cp.async.bulk.tensor needs the tensor map's layout).
+// (one_cta_clusters, lower_cluster.cpp); elsewhere those forms are "unsupported", as are the
+// tensor copies (cp.async.bulk.tensor needs the tensor map's layout).
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async-bulk
 
@@ -222,10 +223,9 @@ std::optional<BulkForm> bulk_form(const std::vector<std::string>& m, size_t firs
   if (to_shared && src == "global" && completion == "mbarrier::complete_tx::bytes") {
     return BulkForm{dst, src, true};
   }
-  if (dst == "shared::cluster" && src == "shared::cta" &&
-      completion == "mbarrier::complete_tx::bytes") {
-    return BulkForm{dst, src, true};
-  }
+  // .shared::cluster from .shared::cta (copy or reduction) writes a peer CTA's shared memory: in a
+  // launch without clusters the H200 stops such a kernel with an illegal instruction
+  // (mbar_bulk_shared), so a cluster of one CTA cannot run it either: unsupported.
   if (dst == "global" && src == "shared::cta" && completion == "bulk_group") {
     return BulkForm{dst, src, false};
   }
@@ -473,100 +473,18 @@ Expected<void> lower_cp(FunctionTranslator& t, const ptx::Instruction& instructi
 
 } // namespace
 
+// st.async and red.async write a peer CTA's shared memory and signal its barrier; in a launch
+// without clusters (a cluster of one CTA, the only kind AMD can run) the H200 stops a kernel that
+// uses them on its own CTA with an illegal instruction (mbar_st_async), so no cluster this
+// translator serves can run them: unsupported.
 Expected<void> lower_st_async(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
-  static constexpr std::string_view k_known[] = {"async",
-                                                 "weak",
-                                                 "release",
-                                                 "cluster",
-                                                 "shared::cluster",
-                                                 "mbarrier::complete_tx::bytes",
-                                                 "v2",
-                                                 "v4",
-                                                 "b32",
-                                                 "b64",
-                                                 "u32",
-                                                 "s32",
-                                                 "u64",
-                                                 "s64",
-                                                 "f32",
-                                                 "f64"};
-  TRY(known_modifiers(t, instruction, k_known));
-  TRY(one_type(t, instruction));
-  TRY(expect_operands(t, instruction, 3));
-  if (!has_modifier(instruction, "shared::cluster") ||
-      !has_modifier(instruction, "mbarrier::complete_tx::bytes")) {
-    return std::unexpected(t.unsupported(instruction));
-  }
-  TRY_ASSIGN(PtxType type, last_type(t, instruction));
-  const int width = has_modifier(instruction, "v4") ? 4 : has_modifier(instruction, "v2") ? 2 : 1;
-  const ptx::Operand& values = instruction.operands[1];
-  std::vector<ptx::Operand> elements =
-      values.kind == ptx::OperandKind::vector ? values.elements : std::vector<ptx::Operand>{values};
-  if (static_cast<int>(elements.size()) != width) {
-    return std::unexpected(
-        t.error(instruction, "the vector operand needs " + std::to_string(width) + " elements"));
-  }
-  TRY_ASSIGN(llvm::Value * target,
-             mbarrier_pointer(t, instruction, instruction.operands[0], "shared::cluster"));
-  TRY_ASSIGN(llvm::Value * barrier,
-             mbarrier_pointer(t, instruction, instruction.operands[2], "shared::cluster"));
-  Builder& b = t.builder();
-  llvm::Type* element = llvm_type(t.context(), type);
-  const llvm::Align align(static_cast<uint64_t>(type.bits / 8));
-  for (int i = 0; i < width; ++i) {
-    TRY_ASSIGN(llvm::Value * part, t.read(elements[static_cast<size_t>(i)], type));
-    b.CreateAlignedStore(part, b.CreateConstGEP1_32(element, target, static_cast<unsigned>(i)),
-                         align);
-  }
-  mbarrier_complete_tx(t, barrier, b.getInt32(static_cast<uint32_t>(width * type.bits / 8)));
-  return {};
+  return std::unexpected(t.unsupported(instruction));
 }
 
 Expected<void> lower_red_async(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
-  static constexpr std::string_view k_known[] = {"async",
-                                                 "relaxed",
-                                                 "cluster",
-                                                 "shared::cluster",
-                                                 "mbarrier::complete_tx::bytes",
-                                                 "add",
-                                                 "inc",
-                                                 "dec",
-                                                 "min",
-                                                 "max",
-                                                 "and",
-                                                 "or",
-                                                 "xor",
-                                                 "b32",
-                                                 "b64",
-                                                 "u32",
-                                                 "s32",
-                                                 "u64",
-                                                 "s64"};
-  TRY(known_modifiers(t, instruction, k_known));
-  TRY(one_type(t, instruction));
-  TRY(expect_operands(t, instruction, 3));
-  const std::vector<std::string>& m = instruction.modifiers;
-  if (!has_modifier(instruction, "shared::cluster") ||
-      !has_modifier(instruction, "mbarrier::complete_tx::bytes") || m.size() < 2) {
-    return std::unexpected(t.unsupported(instruction));
-  }
-  TRY_ASSIGN(PtxType type, last_type(t, instruction));
-  std::optional<llvm::AtomicRMWInst::BinOp> op = reduce_operation(m[m.size() - 2], type);
-  if (!op) {
-    return std::unexpected(t.unsupported(instruction));
-  }
-  TRY_ASSIGN(llvm::Value * target,
-             mbarrier_pointer(t, instruction, instruction.operands[0], "shared::cluster"));
-  TRY_ASSIGN(llvm::Value * value, t.read(instruction.operands[1], type));
-  TRY_ASSIGN(llvm::Value * barrier,
-             mbarrier_pointer(t, instruction, instruction.operands[2], "shared::cluster"));
-  Builder& b = t.builder();
-  b.CreateAtomicRMW(*op, target, value, llvm::Align(static_cast<uint64_t>(type.bits / 8)),
-                    llvm::AtomicOrdering::Monotonic, t.hooks().sync_scope(t.context(), "gpu"));
-  mbarrier_complete_tx(t, barrier, b.getInt32(static_cast<uint32_t>(type.bits / 8)));
-  return {};
+  return std::unexpected(t.unsupported(instruction));
 }
 
 void add_async_copy_lowerings(LoweringTable& table)

@@ -15,6 +15,10 @@
 //   cp.reduce.async.bulk's integer operations (store), .multicast::cluster with ctaMask 1
 //   (multicast); cp.async.mbarrier.arrive(.noinc)
 //   (mbar_cp_async_arrive); st.async and red.async to the own CTA (mbar_st_async).
+//   The H200 stops mbar_bulk_shared and mbar_st_async with an illegal instruction in a launch
+//   without clusters (they write a peer CTA; a cluster of one has none): those kernels have no
+//   case, the translator rejects their forms, and mbar_bulk_s2s_copy / _s2s_reduce /
+//   mbar_red_async try each form alone.
 // - atom_extras: atom.cas.b16, .b128 exch/cas, vector add on f32/f16/bf16, half min/max,
 //   .L2::cache_hint.
 #include "isa_common.cuh"
@@ -328,6 +332,69 @@ extern "C" __global__ void mbar_bulk_shared(const unsigned* src, unsigned* out)
         to[k] = copy[k];
     }
     to[256 + t] = acc[t];
+}
+
+// The two halves of mbar_bulk_shared (which the H200 stopped with an illegal instruction in a
+// launch without clusters), one kernel each, to tell which form it refuses.
+extern "C" __global__ void mbar_bulk_s2s_copy(const unsigned* src, unsigned* out)
+{
+    D4R_BULK_SETUP
+    __shared__ __align__(128) unsigned copy[256];
+    bulk_load(data, smem(&bar), from);
+    __syncthreads();
+    if (t == 0) {
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 1024;"
+                     :: "r"(smem(&bar)) : "memory");
+        asm volatile("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes "
+                     "[%0], [%1], 1024, [%2];" :: "r"(smem(copy)), "r"(smem(data + 128)),
+                     "r"(smem(&bar)) : "memory");
+    }
+    wait_parity(smem(&bar), 1);
+    for (unsigned k = t; k < 256; k += 64) {
+        to[k] = copy[k];
+    }
+}
+
+extern "C" __global__ void mbar_bulk_s2s_reduce(const unsigned* src, unsigned* out)
+{
+    D4R_BULK_SETUP
+    __shared__ __align__(16) unsigned acc[64];
+    acc[t] = t * 0x01010101u;
+    bulk_load(data, smem(&bar), from);
+    __syncthreads();
+    if (t == 0) {
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 16;"
+                     :: "r"(smem(&bar)) : "memory");
+        asm volatile("cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes"
+                     ".add.u32 [%0], [%1], 16, [%2];" :: "r"(smem(acc)), "r"(smem(data + 4)),
+                     "r"(smem(&bar)) : "memory");
+    }
+    wait_parity(smem(&bar), 1);
+    to[t] = acc[t];
+}
+
+// red.async alone (mbar_st_async has st.async and red.async; the H200 refused that kernel).
+extern "C" __global__ void mbar_red_async(const unsigned* src, unsigned* out)
+{
+    __shared__ __align__(8) unsigned long long bar;
+    __shared__ __align__(16) unsigned small[64];
+    const unsigned t = threadIdx.x;
+    const unsigned* from = src + blockIdx.x * 1024;
+    unsigned* to = out + blockIdx.x * 1024;
+    small[t] = from[768 + t];
+    if (t == 0) {
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(smem(&bar)) : "memory");
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 64;"
+                     :: "r"(smem(&bar)) : "memory");
+    }
+    __syncthreads();
+    if (t < 16) {
+        asm volatile("red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 "
+                     "[%0], %1, [%2];" :: "r"(smem(small + (t & 7u))), "r"(from[1000 + t]),
+                     "r"(smem(&bar)) : "memory");
+    }
+    wait_parity(smem(&bar), 0);
+    to[t] = small[t];
 }
 
 // shared -> global (bulk groups): a copy and the global reductions on red (inout, 512 words per
