@@ -7,6 +7,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -125,6 +127,9 @@ struct ChildPlan {
   std::vector<char*> argv;
   rlimit cpu{};
   rlimit memory{};
+  rlimit file_size{};
+  rlimit files{};
+  pid_t parent = 0;
   int stdin_fd = -1;
   int output_fd = -1;
   int exec_error_fd = -1;
@@ -150,8 +155,20 @@ struct ChildPlan {
   }
   if (::setpgid(0, 0) != 0 || ::sigprocmask(SIG_SETMASK, &none, nullptr) != 0 ||
       ::setrlimit(RLIMIT_CPU, &plan.cpu) != 0 || ::setrlimit(RLIMIT_AS, &plan.memory) != 0 ||
-      ::setrlimit(RLIMIT_CORE, &no_core) != 0) {
+      ::setrlimit(RLIMIT_CORE, &no_core) != 0 || ::setrlimit(RLIMIT_FSIZE, &plan.file_size) != 0 ||
+      ::setrlimit(RLIMIT_NOFILE, &plan.files) != 0) {
     child_fail(plan);
+  }
+  // What an unprivileged process can give up. A worker outlives no daemon (a daemon killed with
+  // SIGKILL cannot kill its workers itself), gains no privileges through exec (set-uid binaries),
+  // and reaches no network (a fresh network namespace, inside a user namespace where the kernel
+  // allows one: a parser exploit cannot talk to anything; where it does not, this step is skipped).
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != plan.parent ||
+      ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+    child_fail(plan);
+  }
+  if (::unshare(CLONE_NEWNET) != 0) {
+    (void)::unshare(CLONE_NEWUSER | CLONE_NEWNET);
   }
   if (::dup2(plan.stdin_fd, STDIN_FILENO) < 0 || ::dup2(plan.output_fd, STDOUT_FILENO) < 0 ||
       ::dup2(plan.output_fd, STDERR_FILENO) < 0) {
@@ -192,6 +209,12 @@ ChildPlan make_plan(const std::filesystem::path& binary, const std::filesystem::
   plan.cpu = limit_of(RLIMIT_CPU, cpu, cpu + 1);
   auto memory = static_cast<rlim_t>(limits.memory_bytes);
   plan.memory = limit_of(RLIMIT_AS, memory, memory);
+  // No file a compile writes comes near this (the output is checked at max_output_bytes); a
+  // runaway write fills the scratch folder no further.
+  auto file_size = static_cast<rlim_t>(std::max<int64_t>(limits.max_output_bytes, 1) * 4);
+  plan.file_size = limit_of(RLIMIT_FSIZE, file_size, file_size);
+  plan.files = limit_of(RLIMIT_NOFILE, 1024, 1024);
+  plan.parent = ::getpid();
   return plan;
 }
 

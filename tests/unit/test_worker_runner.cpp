@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <sched.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 
 #include <chrono>
 #include <filesystem>
@@ -322,6 +324,70 @@ TEST_F(WorkerRunnerTest, StopKillsTheRunningWorkerAndRefusesNewOnes)
   ASSERT_FALSE(later.result);
   EXPECT_TRUE(contains(later.result.error().message, "the daemon is stopping"));
   expect_no_scratch_left();
+}
+
+// A line of /proc/PID/status ("NoNewPrivs:\t1" gives "1"), or empty.
+std::string status_field(int pid, const std::string& name)
+{
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.starts_with(name + ":")) {
+      return line.substr(line.find_first_not_of(" \t", name.size() + 1));
+    }
+  }
+  return "";
+}
+
+TEST_F(WorkerRunnerTest, TheWorkerGivesUpPrivilegesAndNetworkAndDiesWithItsDaemon)
+{
+  // The daemon is a child of this test, so that it can be killed as `kill -9` would.
+  pid_t daemon = fork();
+  ASSERT_GE(daemon, 0);
+  if (daemon == 0) {
+    WorkerLimits limits;
+    limits.wall = 30000ms;
+    (void)runner(limits).attempt(simple_hip_job("gfx1101"), "llvm", "sleep");
+    _exit(0);
+  }
+  int worker = -1;
+  for (int i = 0; i < 500 && worker < 0; ++i) {
+    std::this_thread::sleep_for(10ms);
+    for (int pid : live_processes_mentioning(m_scratch.string())) {
+      if (status_field(pid, "PPid") == std::to_string(daemon)) {
+        worker = pid;
+      }
+    }
+  }
+  ASSERT_GT(worker, 0) << "the worker never ran";
+  EXPECT_EQ(status_field(worker, "NoNewPrivs"), "1");
+  // Whether this machine lets an unprivileged process have a network namespace at all.
+  pid_t probe = fork();
+  if (probe == 0) {
+    _exit(::unshare(CLONE_NEWNET) == 0 || ::unshare(CLONE_NEWUSER | CLONE_NEWNET) == 0 ? 0 : 1);
+  }
+  int probe_status = 0;
+  ::waitpid(probe, &probe_status, 0);
+  std::error_code ec;
+  if (WIFEXITED(probe_status) && WEXITSTATUS(probe_status) == 0) {
+    EXPECT_NE(std::filesystem::read_symlink("/proc/" + std::to_string(worker) + "/ns/net", ec),
+              std::filesystem::read_symlink("/proc/self/ns/net", ec))
+        << "the worker shares the daemon's network namespace";
+  } else {
+    std::printf("this machine allows no network namespace here; the worker keeps the network\n");
+  }
+  ::kill(daemon, SIGKILL);
+  ::waitpid(daemon, nullptr, 0);
+  bool gone = false;
+  for (int i = 0; i < 200 && !gone; ++i) {
+    std::this_thread::sleep_for(10ms);
+    gone = process_gone_or_zombie(worker);
+  }
+  EXPECT_TRUE(gone) << "the worker outlived its daemon";
+  // Its own child (the sleep fault's) is orphaned with it; end it so nothing lingers.
+  for (int pid : live_processes_mentioning(m_scratch.string())) {
+    ::kill(pid, SIGKILL);
+  }
 }
 
 TEST_F(WorkerRunnerTest, FourParallelRunsAllSucceed)
