@@ -11,11 +11,11 @@
 // fetches rows g and g + 8 of A and columns 2t and 2t + 1 of B from the lanes that hold them (on
 // the host one d4r_rt_warp_gather of every lane's A and B registers, on AMDGPU one ds_bpermute per
 // word), then computes its own four D elements. Arithmetic: every product of two f16, bf16 or FP8
-// values is exact in f32; NVIDIA leaves the tensor core's accumulation unspecified. f16: as the
-// H200 sums (mma_fragments.hpp, mma_f16_tensor_sum: terms truncated to 25 bits below the largest
-// exponent estimate; corpus_gemm_f16_random and mat_wmma_f16_random bit-exact). bf16 and FP8 (no
-// golden with rounding yet): the 16 products and C summed exactly in f64 and rounded once to f32
-// toward zero. NaN results become NVIDIA's
+// values is exact in f32; NVIDIA leaves the tensor core's accumulation unspecified. f16 and bf16:
+// as the H200 sums (mma_fragments.hpp, mma_tensor_sum: terms truncated to 25 bits below the
+// largest exponent estimate; corpus_gemm_f16_random and the mat_*_random goldens bit-exact). FP8
+// (no golden with rounding yet): the 16 products and C summed exactly in f64 and rounded once to
+// f32 toward zero. NaN results become NVIDIA's
 // canonical 0x7fffffff (f16 D: 0x7fff). FP8 bytes decode through a 256-entry f64 table (exact by
 // construction), and each product is one multiply-add in f64 (exact products, so fused or not).
 //
@@ -337,8 +337,9 @@ Expected<void> lower_portable(FunctionTranslator& t, const ptx::Instruction& ins
       }
     }
     llvm::Value* c = c_element(b, in.c, form.c_f32, i);
-    d.push_back(form.input == MmaInput::f16 ? mma_f16_tensor_sum(b, a_values, b_values, c)
-                                            : accumulate(b, a_values, b_values, c));
+    bool tensor = form.input == MmaInput::f16 || form.input == MmaInput::bf16;
+    d.push_back(tensor ? mma_tensor_sum(b, a_values, b_values, c, 0)
+                       : accumulate(b, a_values, b_values, c));
   }
   return write_d(t, instruction, form.d_f32, d);
 }

@@ -339,6 +339,9 @@ std::optional<MmaProduct> parse_product(const ptx::Instruction& instruction)
     return std::nullopt;
   }
   p.f64_rounding = std::max(rounding, 0);
+  // ptxas runs wmma.m16n16k8 .tf32 as k = 4 tensor-core steps (mat_wmma_tf32_f64_random: every
+  // result as two rounded steps, a third of them off as one).
+  p.k_group = p.a == MmaElement::tf32 ? 4 : 0;
   return p;
 }
 

@@ -226,11 +226,7 @@ llvm::Value* float_sum(FunctionTranslator& t, const Values& a, const Values& bv,
   Builder& b = t.builder();
   llvm::Type* f64 = b.getDoubleTy();
   llvm::Value* sum = b.CreateFPExt(c, f64);
-  for (size_t k = 0; k < a.size(); ++k) {
-    if (a[k]->getType()->isFloatTy()) { // bf16: the f32 product, as lower_mma.cpp's m16n8k16
-      sum = b.CreateFAdd(sum, b.CreateFPExt(b.CreateFMul(a[k], bv[k]), f64));
-      continue;
-    }
+  for (size_t k = 0; k < a.size(); ++k) { // FP8: exact f64 products (fused or not)
     sum = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f64}, {a[k], bv[k], sum});
   }
   return canonical_nan(b, mma_round_f32_toward_zero(b, sum));
@@ -496,8 +492,9 @@ Values emit_mma_product(FunctionTranslator& t, const MmaProduct& product, const 
                             : c_element(b, product.c, c_regs, i);
     if (b1) {
       d.push_back(popc_sum(b, product, av, bv, ci));
-    } else if (product.a == MmaElement::f16) {
-      d.push_back(mma_f16_tensor_sum(b, av, bv, ci));
+    } else if (product.a == MmaElement::f16 || product.a == MmaElement::bf16 ||
+               product.a == MmaElement::tf32) {
+      d.push_back(mma_tensor_sum(b, av, bv, ci, product.k_group));
     } else if (is_float_input(product.a)) {
       d.push_back(float_sum(t, av, bv, ci));
     } else if (product.a == MmaElement::f64) {
@@ -564,20 +561,31 @@ llvm::Value* power_of_two(Builder& b, llvm::Value* e)
 
 } // namespace
 
-llvm::Value* mma_f16_tensor_sum(Builder& b, const Values& a, const Values& bv, llvm::Value* c)
+namespace {
+
+llvm::Value* widened(Builder& b, llvm::Value* value)
+{
+  return value->getType()->isDoubleTy() ? value : b.CreateFPExt(value, b.getDoubleTy());
+}
+
+// One tensor-core step: C (f32) + the products of a[first, last), rounded toward zero to f32.
+llvm::Value* tensor_step(Builder& b, const Values& a, const Values& bv, size_t first, size_t last,
+                         llvm::Value* c)
 {
   constexpr int k_absent = -900; // below every real term; keeps 2^(E - 25) a normal f64
   llvm::Value* c64 = b.CreateFPExt(c, b.getDoubleTy());
   llvm::Value* emax = exponent_of(b, c64, k_absent);
   Values products;
-  for (size_t k = 0; k < a.size(); ++k) {
-    llvm::Value* ea = exponent_of(b, a[k], k_absent);
-    llvm::Value* eb = exponent_of(b, bv[k], k_absent);
+  for (size_t k = first; k < last; ++k) {
+    llvm::Value* x = widened(b, a[k]);
+    llvm::Value* y = widened(b, bv[k]);
+    llvm::Value* ea = exponent_of(b, x, k_absent);
+    llvm::Value* eb = exponent_of(b, y, k_absent);
     llvm::Value* absent = b.CreateOr(b.CreateICmpEQ(ea, b.getInt32(static_cast<uint32_t>(k_absent))),
                                      b.CreateICmpEQ(eb, b.getInt32(static_cast<uint32_t>(k_absent))));
     llvm::Value* e = b.CreateSelect(absent, b.getInt32(static_cast<uint32_t>(k_absent)), b.CreateAdd(ea, eb));
     emax = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, emax, e);
-    products.push_back(b.CreateFMul(a[k], bv[k])); // exact: 22 bits
+    products.push_back(b.CreateFMul(x, y)); // exact: at most 22 significant bits
   }
   // An infinite or NaN term (exponent 1024) makes every finite one vanish: the sum is that term's.
   emax = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, emax, b.getInt32(1000));
@@ -591,7 +599,19 @@ llvm::Value* mma_f16_tensor_sum(Builder& b, const Values& a, const Values& bv, l
   for (llvm::Value* product : products) {
     sum = b.CreateFAdd(sum, truncated(product)); // multiples of 2^(E-25) below 2^(E+7): exact
   }
-  return canonical_nan(b, mma_round_f32_toward_zero(b, sum));
+  return mma_round_f32_toward_zero(b, sum);
+}
+
+} // namespace
+
+llvm::Value* mma_tensor_sum(Builder& b, const Values& a, const Values& bv, llvm::Value* c, int group)
+{
+  size_t step = group > 0 ? static_cast<size_t>(group) : a.size();
+  llvm::Value* acc = c;
+  for (size_t first = 0; first < a.size(); first += step) {
+    acc = tensor_step(b, a, bv, first, std::min(a.size(), first + step), acc);
+  }
+  return canonical_nan(b, acc);
 }
 
 llvm::Value* mma_round_f32_toward_zero(Builder& b, llvm::Value* sum)

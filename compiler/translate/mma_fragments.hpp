@@ -7,15 +7,16 @@
 // ds_bpermute per 32-bit word; no exchange where the lane holds the register itself), then sums.
 //
 // Arithmetic (NVIDIA leaves the tensor cores' summation order unspecified; the order is ours):
-//   f16 with f32 or f16 C: as the H200's tensor cores (mma_f16_tensor_sum below, measured).
-//   bf16, tf32, e4m3, e5m2: every product is exact (in f64; bf16 products in f32, whose range
-//     ends are part of the results, as lower_mma.cpp's m16n8k16), the K products and C are summed
-//     exactly in f64 and rounded once to f32 toward zero (no golden with rounding for these yet).
+//   f16, bf16, tf32 with f32 or f16 C: as the H200's tensor cores (mma_tensor_sum below, measured
+//     on random goldens).
+//   e4m3, e5m2: every product is exact in f64, the K products and C are summed exactly in f64 and
+//     rounded once to f32 toward zero (no FP8 golden with rounding yet).
 //   NaN gives 0x7fffffff; an f16 D is the f32 rounded to nearest (NaN 0x7fff), as the H200 wrote
 //   every f16 D of mat_wmma_f16_random. tf32 inputs are f32 bits whose low 13 mantissa bits are
 //   ignored.
 //   f64: fma in k order from C, each rounded in the instruction's mode (.rn unless wmma's .rnd
-//     says otherwise), NaN as f64 fma.
+//     says otherwise), NaN as f64 fma: every f64 result of mat_wmma_tf32_f64_random and
+//     mat_mma_float_random (an exact sum rounded once misses a sixth of them).
 //   s8, u8, s4, u4: exact products summed with C in 64 bits; the s32 D wraps, or with .satfinite
 //     clamps to [INT32_MIN, INT32_MAX]. b1: C + popc(A row AND / XOR B column) per word.
 
@@ -42,6 +43,7 @@ struct MmaProduct {
   bool satfinite = false;
   bool b1_and = false;  // b1: .and.popc (else .xor.popc)
   int f64_rounding = 0; // f64: 0 rn, 1 rz, 2 rm, 3 rp (the support library's numbering)
+  int k_group = 0;      // f16/bf16/tf32: products per tensor-core step (0: all K)
 };
 
 // Registers are i32, or i64 for f64 fragments; D comes back the same way (f32 as its bits), in
@@ -67,16 +69,19 @@ emit_mma_product(FunctionTranslator& t, const MmaProduct& product, const Fragmen
                                             const ptx::Instruction& instruction, size_t index,
                                             const std::vector<llvm::Value*>& regs, int bits);
 
-// C + the products of f16 A and B elements (f64 values, exact) as the H200's tensor cores sum
-// them, then rounded toward zero to f32: with each term's exponent estimated as
+// C + the products of f16, bf16 or tf32 A and B elements (f64 or f32 values, exact) as the H200's
+// tensor cores sum them, rounded toward zero to f32: with each term's exponent estimated as
 // floor(log2 |a|) + floor(log2 |b|) (floor(log2 |c|) for C, zeros left out) and E their maximum,
 // every term is truncated toward zero to a multiple of 2^(E - 25) and the truncated terms are
-// added exactly. This reproduces all 7,168 f32 and 3,072 f16 results of the golden case
-// mat_wmma_f16_random (f16 in [-1, 1), C in [-4, 4]), where an exact sum rounded once misses 1,292
-// f32 results by an ulp or more (up to 230 ulp after cancellation).
-[[nodiscard]] llvm::Value* mma_f16_tensor_sum(llvm::IRBuilder<>& b,
-                                              const std::vector<llvm::Value*>& a,
-                                              const std::vector<llvm::Value*>& bv, llvm::Value* c);
+// added exactly. With `group` > 0 the products go in steps of `group`, each step's f32 result the
+// next one's C (wmma.m16n16k8 .tf32 runs as k = 4 steps; 0: one step). Measured on the goldens:
+// every result of mat_wmma_f16_random (7,168 f32, 3,072 f16), mat_wmma_bf16_random (6,144),
+// mat_wmma_tf32_f64_random (2,048 tf32, steps of 4) and mat_mma_float_random (m16n8k8 f16, bf16,
+// tf32 in one step, m16n8k4 tf32), where an exact sum rounded once misses up to a third of them
+// (by up to 230 ulp after cancellation). tf32 inputs are truncated to tf32 first (decode()).
+[[nodiscard]] llvm::Value* mma_tensor_sum(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& a,
+                                          const std::vector<llvm::Value*>& bv, llvm::Value* c,
+                                          int group);
 
 // f64 -> f32 rounded toward zero (the f64 is an exact sum; NaN and infinities pass through).
 [[nodiscard]] llvm::Value* mma_round_f32_toward_zero(llvm::IRBuilder<>& b, llvm::Value* sum);
