@@ -458,6 +458,32 @@ extern "C" __global__ void mbar_bulk_multicast(const unsigned* src, unsigned* ou
     }
 }
 
+// cp.reduce.async.bulk's float forms into global memory (the translator rejects them until this
+// golden says how they round and treat subnormals): add.f32, add.f64, add.noftz.f16,
+// min.noftz.bf16, max.noftz.f16 on red (inout), 16 words each.
+extern "C" __global__ void mbar_bulk_reduce_float(const unsigned* src, unsigned* out, unsigned* red)
+{
+    D4R_BULK_SETUP
+    unsigned* r = red + blockIdx.x * 512;
+    bulk_load(data, smem(&bar), from);
+    __syncthreads();
+    if (t == 0) {
+        asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], 64;"
+                     :: "l"(r), "r"(smem(data)) : "memory");
+        asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f64 [%0], [%1], 64;"
+                     :: "l"(r + 16), "r"(smem(data + 16)) : "memory");
+        asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.noftz.f16 [%0], [%1], 64;"
+                     :: "l"(r + 32), "r"(smem(data + 32)) : "memory");
+        asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.min.bf16 [%0], [%1], 64;"
+                     :: "l"(r + 48), "r"(smem(data + 48)) : "memory");
+        asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.max.f16 [%0], [%1], 64;"
+                     :: "l"(r + 64), "r"(smem(data + 64)) : "memory");
+        asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+        asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+    }
+    to[t] = 0;
+}
+
 // cp.async tracked by a barrier of 64 arrivals: each thread copies 4 words, then arrives through
 // cp.async.mbarrier.arrive (odd threads without .noinc plus an arrive of their own).
 extern "C" __global__ void mbar_cp_async_arrive(const unsigned* src, unsigned* out)
