@@ -486,3 +486,33 @@ extern "C" __global__ void mma_m8n8k4_more(const unsigned* h, const float* f, fl
                  : "r"(ha[0]), "r"(ha[1]), "r"(hb[0]), "r"(hb[1]), "r"(hc[0]), "r"(hc[1]),
                    "r"(hc[2]), "r"(hc[3]));
 }
+
+// mma.sync with FP8 inputs on raw words (as mma_int): lane l takes A from in[8 l ..], B from
+// in[256 + 4 l ..], f32 C from c[4 l ..]; D to out[128 f + 4 l ..] for form f: m16n8k16
+// e4m3.e4m3, m16n8k16 e5m2.e4m3, m16n8k32 e4m3.e4m3, m16n8k32 e5m2.e5m2.
+extern "C" __global__ void mma_fp8(const unsigned* in, const float* cin, float* out)
+{
+    const unsigned l = lane_id();
+    const unsigned* a = in + 8 * l;
+    const unsigned* b = in + 256 + 4 * l;
+    const float* c = cin + 4 * l;
+    float* d = out + 4 * l;
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.e4m3.e4m3.f32 {%0, %1, %2, %3}, {%4, %5}, "
+                 "{%6}, {%7, %8, %9, %10};"
+                 : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(b[0]), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.e5m2.e4m3.f32 {%0, %1, %2, %3}, {%4, %5}, "
+                 "{%6}, {%7, %8, %9, %10};"
+                 : "=f"(d[128]), "=f"(d[129]), "=f"(d[130]), "=f"(d[131])
+                 : "r"(a[0]), "r"(a[1]), "r"(b[0]), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
+    asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0, %1, %2, %3}, "
+                 "{%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+                 : "=f"(d[256]), "=f"(d[257]), "=f"(d[258]), "=f"(d[259])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]),
+                   "f"(c[1]), "f"(c[2]), "f"(c[3]));
+    asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32 {%0, %1, %2, %3}, "
+                 "{%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"
+                 : "=f"(d[384]), "=f"(d[385]), "=f"(d[386]), "=f"(d[387])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]),
+                   "f"(c[1]), "f"(c[2]), "f"(c[3]));
+}
