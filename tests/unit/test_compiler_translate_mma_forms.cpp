@@ -844,7 +844,7 @@ TEST(TranslateMmaForms, EveryKernelBuildsForGfx11AndGfx12)
   std::string text = read_text(k_repo / "tests/ptx/isa/matrix_more.sm_90.ptx");
   for (const char* kernel : {"wmma_f16", "wmma_bf16", "wmma_int8", "wmma_tf32_f64", "wmma_sub_byte",
                              "mma_int", "mma_float", "mma_m8n8k4_f16", "mma_m8n8k4_more",
-                             "movmatrix_stmatrix"}) {
+                             "mma_fp8", "movmatrix_stmatrix"}) {
     for (const char* target : {"gfx1100", "gfx1201"}) {
       SCOPED_TRACE(std::string(kernel) + " " + target);
       PtxBuild build;
