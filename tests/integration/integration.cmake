@@ -35,6 +35,13 @@ d4r_test(test_integration_daemon
   TIMEOUT 180)
 add_dependencies(test_integration_daemon d4r-kerneld d4r-test-counters d4r_release_fixture)
 
+# kill -9 of the daemon during builds (D4R_FAULT_TRIALS kills; a bounded sample here).
+d4r_test(test_integration_faults
+  SOURCES ${D4R_INTEGRATION}/test_integration_faults.cpp
+  LIBS d4r_test_harness d4r_proto d4r_compiler d4r_util
+  TIMEOUT 600)
+add_dependencies(test_integration_faults d4r-kerneld d4r-kernel-worker)
+
 d4r_test(test_integration_builds
   SOURCES ${D4R_INTEGRATION}/test_integration_builds.cpp
   LIBS d4r_test_harness d4r_proto d4r_compiler d4r_util
