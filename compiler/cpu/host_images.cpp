@@ -37,8 +37,12 @@
 //     the face coordinates (sc / |ma| + 1) / 2, as CUDA's cube map table lists them; each face is
 //     then sampled as a 2D texture with normalised coordinates and clamp (filtering does not cross
 //     face edges here).
-//   - Integer coordinates (.s32) are texel indices, point-sampled, after the address mode.
-//     Offsets are added to the texel index (after normalised coordinates are scaled). A buffer
+//   - Integer coordinates (.s32) are texel indices, point-sampled, with no address mode and no
+//     normalisation: a texel outside reads 0; on a 1D array (not a buffer texture) every read is
+//     0 (img_tex_int_coords*). Offsets are 4-bit signed (-8..7, larger ones wrap) and added to
+//     the texel index, after normalised coordinates are scaled (img_tex_offset_*).
+//   - 3D linear filtering is not exact yet: img_tex_3d_f16x4_linear differs in 36 of 256
+//     samples (by up to about 1e-2); the 1D, 2D, layered and cube filters match bit for bit. A buffer
 //     texture (tex1Dfetch) reads 0 past its end. tld4 returns the channel of the four texels the
 //     bilinear footprint takes, in the order (i, j+1), (i+1, j+1), (i+1, j), (i, j). f16x2
 //     results are the f32 results rounded to f16 (nearest even).
@@ -465,7 +469,11 @@ void sample(const d4r_host_image& image, const d4r_host_tex_request& request, ui
       x[d] *= static_cast<float>(grid.size[d]);
     }
   }
-  const std::array<int32_t, 3> offsets = {request.offsets[0], request.offsets[1], request.offsets[2]};
+  // Texel offsets are 4-bit signed fields (-8..7): larger ones wrap (img_tex_offset_*).
+  std::array<int32_t, 3> offsets{};
+  for (size_t d = 0; d < 3; ++d) {
+    offsets[d] = ((request.offsets[d] + 8) & 15) - 8;
+  }
   const bool integer_result = (request.flags & d4r_tex_integer_result) != 0;
   if (request.gather >= 0) {
     gather(grid, x, offsets, static_cast<size_t>(request.gather), integer_result, out4);
@@ -481,12 +489,20 @@ void sample(const d4r_host_image& image, const d4r_host_tex_request& request, ui
                                                                          static_cast<int32_t>(request.coords[1]),
                                                                          static_cast<int32_t>(request.coords[2])}
                                                 : point_index(grid, x, offsets);
+  Grid target = grid;
   if (integer_coords) {
+    // Texel indices: no address mode, a texel outside reads 0; a 1D array read so is a buffer
+    // fetch of a texture that is not one, 0 everywhere (img_tex_int_coords*).
     for (size_t d = 0; d < 3; ++d) {
       index[d] += offsets[d];
     }
+    if (grid.dims == 1 && !grid.buffer) {
+      std::memset(out4, 0, 4 * sizeof(uint32_t));
+      return;
+    }
+    target.buffer = true;
   }
-  const Texel texel = fetch(grid, index);
+  const Texel texel = fetch(target, index);
   for (size_t c = 0; c < 4; ++c) {
     out4[c] = integer_result ? texel.raw[c] : std::bit_cast<uint32_t>(texel.value[c]);
   }

@@ -34,9 +34,10 @@
 // ac_prepare_cube_coords does (sc / |ma| + 1.5, face + 8 * layer for cube arrays). .level and
 // .grad are sample.l / sample.d (a texture without mip levels samples level 0 either way),
 // offsets the .o variants (6 bits a component), tld4 is gather4 with the channel's dmask, f16
-// results are d16 samples. Integer coordinates are image.load at the texel (plus offsets); a
-// tex.1d with .s32 coordinates is tex1Dfetch, which HIP reads from a buffer texture's descriptor
-// with buffer_load_format (__ockl_image_load_1Db), and so do we. sured is image.atomic; txq/suq
+// results are d16 samples. Integer coordinates are image.load at the texel (plus offsets), which
+// reads 0 outside as the H200 does (img_tex_int_coords*); a tex.1d with .s32 coordinates is
+// tex1Dfetch, which HIP reads from a buffer texture's descriptor with buffer_load_format
+// (__ockl_image_load_1Db), and so do we (on a 1D array the H200 reads 0; here it is undefined). sured is image.atomic; txq/suq
 // read image.getresinfo, the descriptor's TYPE (dword 3, bits 28-31) and the sampler's clamp,
 // filter and unnormalised bits (S# dword 0 bits 0-8 and 15, dword 2 bits 20-21).
 
@@ -103,6 +104,13 @@ llvm::Value* sampler_of(llvm::IRBuilder<>& b, llvm::Value* handle)
   return descriptor(b, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), base, k_sampler_offset_bytes), 4);
 }
 
+// A texel offset as NVIDIA reads it: a 4-bit signed field, -8..7, larger ones wrap (golden
+// img_tex_offset_*): ((o + 8) & 15) - 8.
+llvm::Value* wrapped_offset(llvm::IRBuilder<>& b, llvm::Value* offset)
+{
+  return b.CreateSub(b.CreateAnd(b.CreateAdd(offset, b.getInt32(8)), b.getInt32(15)), b.getInt32(8));
+}
+
 // Texel offsets packed as the .o variants take them: 6 bits a component, x in bits 0-5.
 llvm::Value* packed_offsets(llvm::IRBuilder<>& b, const TextureAccess& access)
 {
@@ -111,7 +119,7 @@ llvm::Value* packed_offsets(llvm::IRBuilder<>& b, const TextureAccess& access)
     if (access.offsets[d] == nullptr) {
       continue;
     }
-    llvm::Value* field = b.CreateShl(b.CreateAnd(access.offsets[d], b.getInt32(0x3f)), 8 * d);
+    llvm::Value* field = b.CreateShl(b.CreateAnd(wrapped_offset(b, access.offsets[d]), b.getInt32(0x3f)), 8 * d);
     packed = b.CreateOr(packed, field);
   }
   return packed;
@@ -205,7 +213,7 @@ llvm::Value* load_texel(llvm::IRBuilder<>& b, const TextureAccess& access, llvm:
   for (int d = 0; d < spatial_dims(access.geometry); ++d) {
     llvm::Value* coordinate = access.coords[static_cast<size_t>(d)];
     llvm::Value* offset = access.offsets[static_cast<size_t>(d)];
-    coords.push_back(offset != nullptr ? b.CreateAdd(coordinate, offset) : coordinate);
+    coords.push_back(offset != nullptr ? b.CreateAdd(coordinate, wrapped_offset(b, offset)) : coordinate);
   }
   if (access.geometry == ImageGeometry::d1) {
     llvm::Value* buffer = b.CreateShuffleVector(rsrc, {0, 1, 2, 3});

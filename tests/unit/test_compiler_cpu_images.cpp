@@ -305,8 +305,9 @@ TEST(CpuImages, SurfaceReductionsCombineTheTexelWord)
   EXPECT_EQ(word(1), 0xffffffffu);
 }
 
-// A buffer texture (tex1Dfetch) reads 0 past either end instead of clamping; an array reads the
-// edge texel; a 3D point sample takes floor(z) as the slice.
+// A buffer texture (tex1Dfetch) reads 0 past either end; integer coordinates on a 1D array read
+// 0 everywhere and on a 2D one 0 outside, whatever the address mode (goldens img_tex_int_coords*);
+// a 3D point sample takes floor(z) as the slice; offsets are 4-bit signed fields.
 TEST(CpuImages, FetchesByGeometry)
 {
   Image image = make_image(3, 1, d4r_image_u32, 1, 4);
@@ -323,8 +324,15 @@ TEST(CpuImages, FetchesByGeometry)
     return out[0];
   };
   image.desc.shape = d4r_shape_1d;
-  EXPECT_EQ(fetch(-1), 10u);
-  EXPECT_EQ(fetch(5), 12u);
+  EXPECT_EQ(fetch(1), 0u);
+  image.desc.shape = d4r_shape_2d;
+  d4r_host_tex_request at{d4r_geom_2d, d4r_tex_integer_coords | d4r_tex_integer_result, 0, -1, {2, 0, 0}, {0, 0, 0}};
+  std::array<uint32_t, 4> texel{};
+  d4r_rt_tex(&thread, image.handle(), &at, texel.data());
+  EXPECT_EQ(texel[0], 12u);
+  at.coords[0] = 3;
+  d4r_rt_tex(&thread, image.handle(), &at, texel.data());
+  EXPECT_EQ(texel[0], 0u) << "no clamp for integer coordinates";
   image.desc.shape = d4r_shape_buffer;
   EXPECT_EQ(fetch(-1), 0u);
   EXPECT_EQ(fetch(1), 11u);
@@ -347,6 +355,9 @@ TEST(CpuImages, FetchesByGeometry)
   request.offsets[2] = 1;
   d4r_rt_tex(&thread, volume.handle(), &request, out.data());
   EXPECT_EQ(out[0], 9u) << "an offset moves the texel index";
+  request.offsets[2] = 15; // -1 as a 4-bit field
+  d4r_rt_tex(&thread, volume.handle(), &request, out.data());
+  EXPECT_EQ(out[0], 0u);
 }
 
 
