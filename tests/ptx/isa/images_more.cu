@@ -11,13 +11,31 @@
 // d4r-isa-ptx: images_sured_2d.sm_90.ptx -arch=sm_90 -O3 -DD4R_PART_SURED_2D=1
 // d4r-isa-ptx: images_sured_1d_3d.sm_90.ptx -arch=sm_90 -O3 -DD4R_PART_SURED_1D_3D=1
 // d4r-isa-ptx: images_surf.sm_90.ptx -arch=sm_90 -O3 -DD4R_PART_SURF=1
+// d4r-isa-ptx: images_txq_width.sm_90.ptx -arch=sm_90 -O3 -DD4R_TXQ_ONE=width
+// d4r-isa-ptx: images_txq_height.sm_90.ptx -arch=sm_90 -O3 -DD4R_TXQ_ONE=height
+// d4r-isa-ptx: images_txq_depth.sm_90.ptx -arch=sm_90 -O3 -DD4R_TXQ_ONE=depth
+// d4r-isa-ptx: images_txq_normalized_coords.sm_90.ptx -arch=sm_90 -O3 -DD4R_TXQ_ONE=normalized_coords
+// d4r-isa-ptx: images_txq_filter_mode.sm_90.ptx -arch=sm_90 -O3 -DD4R_TXQ_ONE=filter_mode
+// d4r-isa-ptx: images_txq_addr_mode_0.sm_90.ptx -arch=sm_90 -O3 -DD4R_TXQ_ONE=addr_mode_0
+// d4r-isa-ptx: images_txq_addr_mode_1.sm_90.ptx -arch=sm_90 -O3 -DD4R_TXQ_ONE=addr_mode_1
+// d4r-isa-ptx: images_txq_addr_mode_2.sm_90.ptx -arch=sm_90 -O3 -DD4R_TXQ_ONE=addr_mode_2
+// d4r-isa-ptx: images_txq_array_size.sm_90.ptx -arch=sm_90 -O3 -DD4R_TXQ_ONE=array_size
+// d4r-isa-ptx: images_txq_num_mipmap_levels.sm_90.ptx -arch=sm_90 -O3 -DD4R_TXQ_ONE=num_mipmap_levels
+// d4r-isa-ptx: images_txq_num_samples.sm_90.ptx -arch=sm_90 -O3 -DD4R_TXQ_ONE=num_samples
+// d4r-isa-ptx: images_suq_width.sm_90.ptx -arch=sm_90 -O3 -DD4R_SUQ_ONE=width
+// d4r-isa-ptx: images_suq_height.sm_90.ptx -arch=sm_90 -O3 -DD4R_SUQ_ONE=height
+// d4r-isa-ptx: images_suq_depth.sm_90.ptx -arch=sm_90 -O3 -DD4R_SUQ_ONE=depth
+// d4r-isa-ptx: images_suq_array_size.sm_90.ptx -arch=sm_90 -O3 -DD4R_SUQ_ONE=array_size
+// d4r-isa-ptx: images_suq_memory_layout.sm_90.ptx -arch=sm_90 -O3 -DD4R_SUQ_ONE=memory_layout
 // Texture and surface forms beyond tex.{2d,a2d} and suld/sust.2d (images.cu, tex_extras.cu,
 // surface_modes.cu): other geometries (1d, a1d, 3d, cube, acube), integer coordinates, explicit
 // levels and gradients, texel offsets, f16x2 results, tld4 gathers, txq / suq queries, sured
 // reductions and suld/sust on 1d, 3d, a1d and a2d surfaces. Forms CUDA C++ has no function for
 // are written as inline PTX. Each kernel reads its coordinates from buffers (the cases push them
 // past every edge) and writes what it read, so the H200 fixes the semantics. Each group of kernels
-// becomes its own PTX file (D4R_PART_*), so that a form the driver refuses costs only its cases.
+// becomes its own PTX file (D4R_PART_*), so that a form the driver refuses costs only its cases;
+// each txq and suq query has a module of its own too (D4R_TXQ_ONE, D4R_SUQ_ONE): the H200 driver
+// refused the module of all the suq queries (CUDA_ERROR_NOT_SUPPORTED) and lost txq_all.
 #include "isa_common.cuh"
 
 #include <cstdint>
@@ -314,5 +332,32 @@ extern "C" __global__ void surf_geometries(cudaSurfaceObject_t in1, cudaSurfaceO
     surf3Dwrite(make_uint2(c.y, c.x ^ 0x5555u), out3, x * 8, y, z, cudaBoundaryModeZero);
     const unsigned short d = surf2DLayeredread<unsigned short>(in_a2, x * 2, y, z, cudaBoundaryModeZero);
     surf2DLayeredwrite(static_cast<unsigned short>(d ^ 0x8001u), out_a2, x * 2, y, z, cudaBoundaryModeZero);
+}
+#endif
+
+#define D4R_STRING_OF(x) #x
+#define D4R_STRING(x) D4R_STRING_OF(x)
+
+#ifdef D4R_TXQ_ONE
+// One txq query of four textures: out[k] for texture k.
+extern "C" __global__ void txq_one(cudaTextureObject_t t0, cudaTextureObject_t t1, cudaTextureObject_t t2,
+                                   cudaTextureObject_t t3, unsigned* out)
+{
+    D4R_TXQ(D4R_STRING(D4R_TXQ_ONE), out[0], t0);
+    D4R_TXQ(D4R_STRING(D4R_TXQ_ONE), out[1], t1);
+    D4R_TXQ(D4R_STRING(D4R_TXQ_ONE), out[2], t2);
+    D4R_TXQ(D4R_STRING(D4R_TXQ_ONE), out[3], t3);
+}
+#endif
+
+#ifdef D4R_SUQ_ONE
+// One suq query of four surfaces: out[k] for surface k.
+extern "C" __global__ void suq_one(cudaSurfaceObject_t s0, cudaSurfaceObject_t s1, cudaSurfaceObject_t s2,
+                                   cudaSurfaceObject_t s3, unsigned* out)
+{
+    D4R_SUQ(D4R_STRING(D4R_SUQ_ONE), out[0], s0);
+    D4R_SUQ(D4R_STRING(D4R_SUQ_ONE), out[1], s1);
+    D4R_SUQ(D4R_STRING(D4R_SUQ_ONE), out[2], s2);
+    D4R_SUQ(D4R_STRING(D4R_SUQ_ONE), out[3], s3);
 }
 #endif
