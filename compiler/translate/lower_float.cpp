@@ -158,16 +158,18 @@ llvm::Value* rounded(FunctionTranslator& t, const std::string& name, const Float
                                       : result;
 }
 
-// fma.rn.oob{.relu|.sat}: the PTX ISA makes the result +0 when an operand is the "OOB NaN" a
-// tensor copy's out-of-bounds fill writes, and names no 16-bit pattern for it. On the H200 no
-// operand tried gives +0: 0x7fff, 0xffff, 0x7e00, 0x7c01 (f16) and 0x7fc0 (bf16) are ordinary NaNs
-// (half_fma_oob_*: the canonical NaN, as without .oob), so .oob is the plain fma here; every
-// pattern is tried by half_oob_scan. ptxas 13 rejects .ftz with .oob.
+// fma.rn.oob{.relu|.sat} a, b, c: +0 when a or b is the "OOB NaN" a tensor copy's out-of-bounds
+// fill writes (PTX ISA, fma), the fma otherwise. The ISA names no 16-bit pattern; on the H200
+// it is 0x7ff7 with either sign, as a multiplicand only (half_oob_scan: every pattern in a, b and
+// c, f16 and bf16, scalar and packed); every other NaN is an ordinary one (the canonical NaN).
+// ptxas 13 rejects .ftz with .oob.
 llvm::Value* out_of_bounds_zero(Builder& b, const FloatOp& op, llvm::Value* result)
 {
-  (void)b;
-  (void)op;
-  return result;
+  llvm::Value* oob = b.getFalse();
+  for (size_t i = 0; i < 2; ++i) {
+    oob = b.CreateOr(oob, b.CreateICmpEQ(b.CreateAnd(op.in[i], 0x7fff), b.getInt16(0x7ff7)));
+  }
+  return b.CreateSelect(oob, b.getInt16(0), result);
 }
 
 // add/sub/mul/fma on f16 and bf16 scalars (their bits), before .oob.
@@ -301,6 +303,23 @@ Expected<void> lower_testp(FunctionTranslator& t, const ptx::Instruction& instru
   return t.write(instruction.operands[0], result, pred_type());
 }
 
+// min/max of a register with itself is that register, NaN bits included (even a signalling
+// NaN), for f32, f64 and scalar f16 without modifiers: ptxas folds them (max.f32 x, x of
+// 0xffa00000 is 0xffa00000 on an H200, rd_same_operand; min.f16 x, x of 0x7e00 is 0x7e00,
+// half_same_edges). With .ftz, .NaN or .xorsign.abs, and on bf16, f16x2 and bf16x2, it is an
+// arithmetic result (the canonical NaN), as for two registers (half_same_edges). A register
+// declared in an inline-asm block without '%' is a symbol operand to the parser.
+bool same_register_kept(const ptx::Instruction& instruction, const FloatOp& op)
+{
+  const ptx::Operand& first = instruction.operands[1];
+  bool is_register = first.kind == ptx::OperandKind::reg || first.kind == ptx::OperandKind::symbol;
+  bool scalar_f16 = op.type.bits == 16 && !op.type.bf16 && !has_packed_type(instruction);
+  return is_register && first == instruction.operands[2] && !op.ftz &&
+         !has_modifier(instruction, "NaN") && !has_modifier(instruction, "xorsign") &&
+         !has_modifier(instruction, "abs") &&
+         (op.type.bits == 32 || op.type.bits == 64 || scalar_f16);
+}
+
 // min/max on f16/bf16 bits with .ftz (f16), .NaN and .xorsign.abs (minmax.c has the rules).
 Expected<llvm::Value*> half_min_max(FunctionTranslator& t, const ptx::Instruction& instruction,
                                     const FloatOp& op)
@@ -308,6 +327,9 @@ Expected<llvm::Value*> half_min_max(FunctionTranslator& t, const ptx::Instructio
   bool xorsign = has_modifier(instruction, "xorsign");
   if (xorsign != has_modifier(instruction, "abs")) {
     return std::unexpected(t.unsupported(instruction)); // .abs alone is sm_100's 3-operand form
+  }
+  if (same_register_kept(instruction, op)) {
+    return op.in[0];
   }
   llvm::Value* is_max = t.i32(instruction.opcode == "max");
   llvm::Value* nan = t.i32(has_modifier(instruction, "NaN"));
@@ -358,14 +380,7 @@ Expected<llvm::Value*> min_max(FunctionTranslator& t, const ptx::Instruction& in
 {
   const std::string& name = instruction.opcode;
   llvm::Type* type = op.in[0]->getType();
-  // min/max of a register with itself is that register, NaN bits included (even a signalling
-  // NaN: max.f32 x, x of 0xffa00000 is 0xffa00000 on an H200, rd_same_operand; ptxas folds it);
-  // with .ftz or .NaN it is an arithmetic result (the canonical NaN), as for two registers.
-  const ptx::Operand& first = instruction.operands[1];
-  const ptx::Operand& second = instruction.operands[2];
-  if (first.kind == ptx::OperandKind::reg && first == second && !op.ftz &&
-      !has_modifier(instruction, "NaN") && !has_modifier(instruction, "xorsign") &&
-      !has_modifier(instruction, "abs") && (op.type.bits == 32 || op.type.bits == 64)) {
+  if (same_register_kept(instruction, op)) { // same_register_kept says why
     return op.in[0];
   }
   if (op.type.bits == 64) {

@@ -188,6 +188,14 @@ const Value k_values[] = {
      " or.b32 %r9, %r5, %r6;", 1, ".ftz flushes the f16 subnormal"},
     {"mov.b16 %rs1, 0x7e01;\n mov.b16 %rs2, 0x3c00;\n fma.rn.oob.f16 %rs3, %rs1, %rs2, %rs2;\n"
      " cvt.u32.u16 %r9, %rs3;", 0x7fff, "a NaN operand: the canonical NaN (H200, half_fma_oob_*)"},
+    {"mov.b16 %rs1, 0xfff7;\n mov.b16 %rs2, 0x3c00;\n fma.rn.oob.f16 %rs3, %rs2, %rs1, %rs2;\n"
+     " cvt.u32.u16 %r9, %rs3;", 0, "the OOB NaN (0x7ff7, either sign) as a multiplicand: +0"},
+    {"mov.b16 %rs1, 0x7ff7;\n mov.b16 %rs2, 0x3c00;\n fma.rn.oob.f16 %rs3, %rs2, %rs2, %rs1;\n"
+     " cvt.u32.u16 %r9, %rs3;", 0x7fff, "as the addend it is an ordinary NaN (H200, half_oob_scan)"},
+    {"mov.b16 %rs1, 0x7e00;\n min.f16 %rs3, %rs1, %rs1;\n cvt.u32.u16 %r9, %rs3;", 0x7e00,
+     "min.f16 x, x keeps x's bits (ptxas folds it)"},
+    {"mov.b16 %rs1, 0x7e00;\n min.NaN.f16 %rs3, %rs1, %rs1;\n cvt.u32.u16 %r9, %rs3;", 0x7fff,
+     "with .NaN it is arithmetic"},
     {"mov.b16 %rs1, 0x3c00;\n mov.b16 %rs2, 0x4000;\n fma.rn.oob.f16 %rs3, %rs1, %rs2, %rs1;\n"
      " cvt.u32.u16 %r9, %rs3;", 0x4200, "1 * 2 + 1"},
     {"mov.b32 %r2, 5;\n cvt.rn.sat.f16.s32 %rs3, %r2;\n cvt.u32.u16 %r9, %rs3;", 0x3c00,
