@@ -118,11 +118,11 @@ TEST(TranslateHalfExtras, RejectedFormsAreUnsupported)
   }
 }
 
-// tests/ptx/isa/half_extras, half_same and half_oob (nvcc from our .cu) translate for the host and
-// make code objects for gfx1100 and gfx1201.
+// tests/ptx/isa/half_extras, half_same, half_oob and half_fold (nvcc from our .cu) translate for
+// the host and make code objects for gfx1100 and gfx1201.
 TEST(TranslateHalfExtras, IsaKernelsMakeCodeObjects)
 {
-  for (const char* name : {"half_extras", "half_same", "half_oob"}) {
+  for (const char* name : {"half_extras", "half_same", "half_oob", "half_fold"}) {
     std::ifstream file(std::string(D4R_TEST_SOURCE_DIR) + "/ptx/isa/" + name + ".sm_90.ptx");
     ASSERT_TRUE(file) << name;
     const std::string text((std::istreambuf_iterator<char>(file)),
