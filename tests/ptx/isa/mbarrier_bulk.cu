@@ -23,7 +23,6 @@
 //   .L2::cache_hint.
 #include "isa_common.cuh"
 
-#include <cuda_fp16.h>
 
 __device__ __forceinline__ unsigned smem(const void* p)
 {
