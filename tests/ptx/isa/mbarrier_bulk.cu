@@ -23,7 +23,6 @@
 //   .L2::cache_hint.
 #include "isa_common.cuh"
 
-
 __device__ __forceinline__ unsigned smem(const void* p)
 {
     return static_cast<unsigned>(__cvta_generic_to_shared(p));
