@@ -123,6 +123,9 @@ void classify(const ptx::Instruction& instruction, int register_bits, Writers& w
     // Only the producers the H200 was seen to convert after (gap_store_wide_*, rd_same_operand,
     // rd_cvt_widen_*, gap_select_*); cvt.ftz.f64.f32 keeps the low bits there (rd_cvt_ftz_*), as
     // if ptxas typed its result as bits; any other float producer is not guessed.
+    // cvt only from another float (f32/f16 -> f64, f64 -> f32); no .sat form was seen: ptxas
+    // keeps the bits of some producers (64-bit shift amounts after mul.sat.f32, cvt.f32.s8 or
+    // cvt.f32.bf16 in random programs r10, r44, r57, but converts after add/max/mad.f32).
     static constexpr std::string_view k_converted[] = {"ld",  "add", "sub", "mul", "fma",
                                                        "mad", "min", "max", "slct", "cvt"};
     bool as_wide = type->bits == register_bits && !type->bf16 && type->bits >= 32;
@@ -131,13 +134,23 @@ void classify(const ptx::Instruction& instruction, int register_bits, Writers& w
       known = known || instruction.opcode == opcode;
     }
     bool ftz = false;
+    bool sat = false;
+    int types = 0;
+    bool from_float = true;
     for (const std::string& modifier : instruction.modifiers) {
       ftz = ftz || modifier == "ftz";
+      sat = sat || modifier == "sat" || modifier == "satfinite";
+      if (std::optional<PtxType> each = parse_type(modifier); each && ++types == 2) {
+        from_float = each->is_float() && !each->bf16;
+      }
     }
+    known = known && !sat && (instruction.opcode != "cvt" || from_float);
     if (as_wide && instruction.opcode == "cvt" && ftz) {
-      writers.integer = true;
+      (type->bits == 64 && from_float ? writers.integer : writers.other) = true; // cvt.ftz.f64.f32
+    } else if (as_wide && known) {
+      writers.floating = true;
     } else {
-      (as_wide && known ? writers.floating : writers.other) = true;
+      writers.other = true;
     }
   } else if (type->kind == PtxType::Kind::pred) {
     writers.other = true;
@@ -163,6 +176,16 @@ void collect(const ptx::Block& block, const std::string& name, int register_bits
   }
 }
 
+Writers writers_of(FunctionTranslator& t, const ptx::Instruction& reader, const std::string& name,
+                   int register_bits)
+{
+  bool found = false;
+  const ptx::Block* scope = declaring_block(*t.function().body, reader, name, nullptr, found);
+  Writers writers;
+  collect(scope != nullptr ? *scope : *t.function().body, name, register_bits, writers);
+  return writers;
+}
+
 } // namespace
 
 Expected<llvm::Value*> read_store_source(FunctionTranslator& t, const ptx::Instruction& store,
@@ -178,10 +201,7 @@ Expected<llvm::Value*> read_store_source(FunctionTranslator& t, const ptx::Instr
   if (!wider) {
     return t.read(source, type);
   }
-  bool found = false;
-  const ptx::Block* scope = declaring_block(*t.function().body, store, source.text, nullptr, found);
-  Writers writers;
-  collect(scope != nullptr ? *scope : *t.function().body, source.text, declared.bits, writers);
+  Writers writers = writers_of(t, store, source.text, declared.bits);
   if (writers.other || (writers.integer && writers.floating)) {
     return std::unexpected(t.unsupported(store));
   }
