@@ -54,9 +54,11 @@ namespace {
 constexpr unsigned k_constant_space = 4;
 constexpr uint64_t k_sampler_offset_bytes = 12 * 4; // HIP_SAMPLER_OBJECT_OFFSET_DWORD
 
-// NVIDIA's txq encodings (golden img_txq_*): address modes by CUDA's CUaddress_mode numbering,
-// indexed by the S# clamp field (0 wrap, 1 mirror, 2 clamp to last texel, 6 clamp to border).
-constexpr uint32_t k_nv_address_by_clamp = 0x3333'1210u; // 4 bits an entry
+// txq's encodings, as the host runtime returns them (host_surfaces.cpp): address modes 0 clamp,
+// 1 wrap, 2 mirror, 3 border, indexed by the S# clamp field (0 wrap, 1 mirror, 2 clamp to last
+// texel, 3 mirror once, 4-7 the border modes), 4 bits an entry. Not yet checked against the H200
+// (img_txq_* pending).
+constexpr uint32_t k_nv_address_by_clamp = 0x3333'2021u;
 constexpr uint32_t k_nv_non_3d_depth = 1;
 constexpr uint32_t k_nv_num_samples = 1;
 constexpr uint32_t k_nv_memory_layout = 0;
