@@ -178,10 +178,10 @@ extern "C" uint32_t d4r_rt_image_query(d4r_host_thread* /*thread*/, uint64_t han
   switch (query) {
   case d4r_query_width:
     return image.width;
-  case d4r_query_height:
-    return image.height;
-  case d4r_query_depth:
-    return image.shape == d4r_shape_3d ? image.depth : 1;
+  case d4r_query_height: // 0 for a 1D image (H200: img_suq_height)
+    return image.shape == d4r_shape_1d || image.shape == d4r_shape_buffer ? 0 : image.height;
+  case d4r_query_depth: // a 3D image's depth, else its layers (cubes), 0 unlayered (img_*_depth)
+    return image.shape == d4r_shape_3d ? image.depth : image.layers;
   case d4r_query_channel_data_type: // lower_image.cpp rejects these two
   case d4r_query_channel_order:
     return 0;

@@ -59,7 +59,6 @@ constexpr uint64_t k_sampler_offset_bytes = 12 * 4; // HIP_SAMPLER_OBJECT_OFFSET
 // texel, 3 mirror once, 4-7 the border modes), 4 bits an entry. Not yet checked against the H200
 // (img_txq_* pending).
 constexpr uint32_t k_nv_address_by_clamp = 0x3333'2021u;
-constexpr uint32_t k_nv_non_3d_depth = 1;
 constexpr uint32_t k_nv_num_samples = 1;
 constexpr uint32_t k_nv_memory_layout = 0;
 
@@ -371,15 +370,18 @@ private:
                                        {b.getInt32(0xf), b.getInt32(0), rsrc, b.getInt32(0), b.getInt32(0)});
     auto lane = [&](uint64_t i) { return b.CreateBitCast(b.CreateExtractElement(info, i), b.getInt32Ty()); };
     llvm::Value* type = b.CreateLShr(b.CreateExtractElement(rsrc, uint64_t{3}), 28);
+    // As the H200 answers (img_txq_*, img_suq_*): .height 0 for 1D images (TYPE 8, 12), .depth a
+    // 3D image's depth or an array's layers, 0 otherwise.
+    llvm::Value* one_d = b.CreateOr(b.CreateICmpEQ(type, b.getInt32(8)), b.CreateICmpEQ(type, b.getInt32(12)));
+    llvm::Value* array = b.CreateOr(b.CreateICmpEQ(type, b.getInt32(12)),
+                                    b.CreateOr(b.CreateICmpEQ(type, b.getInt32(13)), b.CreateICmpEQ(type, b.getInt32(15))));
     switch (query) {
     case ImageQuery::width: return lane(0);
-    case ImageQuery::height: return lane(1);
+    case ImageQuery::height: return b.CreateSelect(one_d, b.getInt32(0), lane(1));
     case ImageQuery::num_mipmap_levels: return lane(3);
     case ImageQuery::depth:
-      return b.CreateSelect(b.CreateICmpEQ(type, b.getInt32(10)), lane(2), b.getInt32(k_nv_non_3d_depth));
+      return b.CreateSelect(b.CreateOr(b.CreateICmpEQ(type, b.getInt32(10)), array), lane(2), b.getInt32(0));
     default: {
-      llvm::Value* array = b.CreateOr(b.CreateICmpEQ(type, b.getInt32(12)),
-                                      b.CreateOr(b.CreateICmpEQ(type, b.getInt32(13)), b.CreateICmpEQ(type, b.getInt32(15))));
       return b.CreateSelect(array, lane(2), b.getInt32(0));
     }
     }

@@ -455,19 +455,13 @@ Expected<void> lower_query(FunctionTranslator& t, const ptx::Instruction& instru
     bool texture;
     bool surface;
   };
+  // The H200's driver (CUDA 13) refuses a module with txq's sampler, array-size, mip-level or
+  // sample-count queries (the kernel is dropped) or suq's .array_size/.memory_layout
+  // (CUDA_ERROR_NOT_SUPPORTED): those are rejected here, their encodings unknown.
   static constexpr Entry k_entries[] = {
       {"width", ImageQuery::width, true, true},
       {"height", ImageQuery::height, true, true},
       {"depth", ImageQuery::depth, true, true},
-      {"normalized_coords", ImageQuery::normalized_coords, true, false},
-      {"filter_mode", ImageQuery::filter_mode, true, false},
-      {"addr_mode_0", ImageQuery::addr_mode_0, true, false},
-      {"addr_mode_1", ImageQuery::addr_mode_1, true, false},
-      {"addr_mode_2", ImageQuery::addr_mode_2, true, false},
-      {"array_size", ImageQuery::array_size, true, true},
-      {"num_mipmap_levels", ImageQuery::num_mipmap_levels, true, false},
-      {"num_samples", ImageQuery::num_samples, true, false},
-      {"memory_layout", ImageQuery::memory_layout, false, true},
   };
   const std::vector<std::string>& m = instruction.modifiers;
   std::optional<ImageQuery> query;

@@ -218,6 +218,8 @@ TEST(TranslateImage, UnsupportedFormsAreRejected)
                      amdgpu_options("gfx1201"), "tex");
   expect_unsupported("  txq.channel_order.b32 %r1, [%rd2];", host_options(), "txq");
   expect_unsupported("  suq.normalized_coords.b32 %r1, [%rd2];", host_options(), "suq");
+  expect_unsupported("  suq.array_size.b32 %r1, [%rd2];", host_options(), "suq");
+  expect_unsupported("  txq.filter_mode.b32 %r1, [%rd2];", host_options(), "txq");
   expect_unsupported("  sured.b.add.2d.s64.zero [%rd2, {%r1, %r2}], %rd3;", host_options(), "sured");
   expect_unsupported("  sured.b.and.2d.u32.zero [%rd2, {%r1, %r2}], %r3;", host_options(), "sured");
   expect_unsupported("  sured.p.min.2d.b32.zero [%rd2, {%r1, %r2}], %r3;", host_options(), "sured");
@@ -237,9 +239,10 @@ TEST(TranslateImage, UnsupportedFormsAreRejected)
 // beyond tex.2d and 2D surfaces (1d, a1d, 3d, cube, acube, tex1Dfetch, integer coordinates,
 // .level, .grad, offsets, f16x2 results, tld4, txq, suq, sured, suld/sust on 1d, a1d, 3d, a2d), one
 // module per group of kernels; translated one by one, the IR and the disassembly of all of them.
-const char* const k_image_parts[] = {"geometry", "cube",   "fetch", "int_coords", "level_grad",
-                                     "offset",   "f16",    "tld4",  "txq",        "suq",
-                                     "sured_2d", "sured_1d_3d", "surf"};
+const char* const k_image_parts[] = {"geometry",  "cube",        "fetch",     "int_coords",  "level_grad",
+                                     "offset",    "f16",         "tld4",      "txq_width",   "txq_height",
+                                     "txq_depth", "suq_width",   "suq_height", "suq_depth", "sured_2d",
+                                     "sured_1d_3d", "surf"};
 
 std::string image_part_ptx(const std::string& part)
 {
@@ -267,10 +270,10 @@ std::string images_more_ir(const TranslateOptions& options)
 TEST(TranslateImage, EveryGeometryCallsTheHostRuntime)
 {
   std::string ir = images_more_ir(host_options());
-  // 18 tex (tex_fetch* 1 each, tex_int_coords 3, tex_level_grad 2, tld4 4 of them) and 4 x 11 +
-  // 4 x 5 queries.
+  // 18 tex (tex_fetch* 1 each, tex_int_coords 3, tex_level_grad 2, tld4 4 of them) and 6 x 4
+  // queries.
   EXPECT_EQ(occurrences(ir, "call void @d4r_rt_tex("), 18) << ir;
-  EXPECT_EQ(occurrences(ir, "call i32 @d4r_rt_image_query("), 64) << ir;
+  EXPECT_EQ(occurrences(ir, "call i32 @d4r_rt_image_query("), 24) << ir;
   EXPECT_EQ(occurrences(ir, "call void @d4r_rt_sured("), 10) << ir;
   EXPECT_EQ(occurrences(ir, "call void @d4r_rt_suld_b("), 4) << ir;
   EXPECT_EQ(occurrences(ir, "call void @d4r_rt_sust_b("), 4) << ir;

@@ -6,27 +6,15 @@
 // d4r-isa-ptx: images_offset.sm_90.ptx -arch=sm_90 -O3 -DD4R_PART_OFFSET=1
 // d4r-isa-ptx: images_f16.sm_90.ptx -arch=sm_90 -O3 -DD4R_PART_F16=1
 // d4r-isa-ptx: images_tld4.sm_90.ptx -arch=sm_90 -O3 -DD4R_PART_TLD4=1
-// d4r-isa-ptx: images_txq.sm_90.ptx -arch=sm_90 -O3 -DD4R_PART_TXQ=1
-// d4r-isa-ptx: images_suq.sm_90.ptx -arch=sm_90 -O3 -DD4R_PART_SUQ=1
 // d4r-isa-ptx: images_sured_2d.sm_90.ptx -arch=sm_90 -O3 -DD4R_PART_SURED_2D=1
 // d4r-isa-ptx: images_sured_1d_3d.sm_90.ptx -arch=sm_90 -O3 -DD4R_PART_SURED_1D_3D=1
 // d4r-isa-ptx: images_surf.sm_90.ptx -arch=sm_90 -O3 -DD4R_PART_SURF=1
 // d4r-isa-ptx: images_txq_width.sm_90.ptx -arch=sm_90 -O3 -DD4R_TXQ_ONE=width
 // d4r-isa-ptx: images_txq_height.sm_90.ptx -arch=sm_90 -O3 -DD4R_TXQ_ONE=height
 // d4r-isa-ptx: images_txq_depth.sm_90.ptx -arch=sm_90 -O3 -DD4R_TXQ_ONE=depth
-// d4r-isa-ptx: images_txq_normalized_coords.sm_90.ptx -arch=sm_90 -O3 -DD4R_TXQ_ONE=normalized_coords
-// d4r-isa-ptx: images_txq_filter_mode.sm_90.ptx -arch=sm_90 -O3 -DD4R_TXQ_ONE=filter_mode
-// d4r-isa-ptx: images_txq_addr_mode_0.sm_90.ptx -arch=sm_90 -O3 -DD4R_TXQ_ONE=addr_mode_0
-// d4r-isa-ptx: images_txq_addr_mode_1.sm_90.ptx -arch=sm_90 -O3 -DD4R_TXQ_ONE=addr_mode_1
-// d4r-isa-ptx: images_txq_addr_mode_2.sm_90.ptx -arch=sm_90 -O3 -DD4R_TXQ_ONE=addr_mode_2
-// d4r-isa-ptx: images_txq_array_size.sm_90.ptx -arch=sm_90 -O3 -DD4R_TXQ_ONE=array_size
-// d4r-isa-ptx: images_txq_num_mipmap_levels.sm_90.ptx -arch=sm_90 -O3 -DD4R_TXQ_ONE=num_mipmap_levels
-// d4r-isa-ptx: images_txq_num_samples.sm_90.ptx -arch=sm_90 -O3 -DD4R_TXQ_ONE=num_samples
 // d4r-isa-ptx: images_suq_width.sm_90.ptx -arch=sm_90 -O3 -DD4R_SUQ_ONE=width
 // d4r-isa-ptx: images_suq_height.sm_90.ptx -arch=sm_90 -O3 -DD4R_SUQ_ONE=height
 // d4r-isa-ptx: images_suq_depth.sm_90.ptx -arch=sm_90 -O3 -DD4R_SUQ_ONE=depth
-// d4r-isa-ptx: images_suq_array_size.sm_90.ptx -arch=sm_90 -O3 -DD4R_SUQ_ONE=array_size
-// d4r-isa-ptx: images_suq_memory_layout.sm_90.ptx -arch=sm_90 -O3 -DD4R_SUQ_ONE=memory_layout
 // Texture and surface forms beyond tex.{2d,a2d} and suld/sust.2d (images.cu, tex_extras.cu,
 // surface_modes.cu): other geometries (1d, a1d, 3d, cube, acube), integer coordinates, explicit
 // levels and gradients, texel offsets, f16x2 results, tld4 gathers, txq / suq queries, sured
@@ -35,7 +23,10 @@
 // past every edge) and writes what it read, so the H200 fixes the semantics. Each group of kernels
 // becomes its own PTX file (D4R_PART_*), so that a form the driver refuses costs only its cases;
 // each txq and suq query has a module of its own too (D4R_TXQ_ONE, D4R_SUQ_ONE): the H200 driver
-// refused the module of all the suq queries (CUDA_ERROR_NOT_SUPPORTED) and lost txq_all.
+// refused the module of all the suq queries (CUDA_ERROR_NOT_SUPPORTED) and dropped txq_all. Only
+// .width, .height and .depth load there (the others: suq .array_size/.memory_layout refused, txq's
+// sampler, array-size, level and sample queries dropped), so only they have PTX files here; the
+// D4R_PART_TXQ/SUQ kernels (all queries) are kept for the record.
 #include "isa_common.cuh"
 
 #include <cstdint>
