@@ -20,8 +20,8 @@
 //     and wait_group(.read) N are then no-ops, as for cp.async.
 //   - cp.reduce.async.bulk .global from .shared::cta (.bulk_group): each element of the
 //     destination combined with the source's by an atomic read-modify-write (.add .min .max .inc
-//     .dec .and .or .xor on the integer types). Float reductions are rejected (their rounding and
-//     subnormal handling have no golden yet).
+//     .dec .and .or .xor on the integer types; .add on .f32/.f64 and .add/.min/.max on
+//     .f16/.bf16 as lower_bulk_reduce_float says).
 //   - cp.async.bulk.prefetch{.tensor}: a cache hint, a no-op.
 //   - st.async / red.async (lower_memory.cpp's st and red delegate) and the .shared::cta ->
 //     .shared::cluster copy and reduction write a peer CTA: the H200 refuses them in a launch
@@ -334,6 +334,43 @@ std::optional<llvm::AtomicRMWInst::BinOp> reduce_operation(std::string_view op, 
   return std::nullopt;
 }
 
+// The float forms of cp.reduce.async.bulk into global memory: each element as atom's float
+// atomics (reduce_float_element, lower_memory.cpp): .add.f32 keeping subnormals (unlike
+// atom.add.f32: the H200 in mbar_bulk_reduce_float),
+// .add/.min/.max on .f16/.bf16 like atom's .noftz forms, which keep them, .add.f64 with f64
+// arithmetic's NaN rule.
+Expected<void> lower_bulk_reduce_float(FunctionTranslator& t, const ptx::Instruction& instruction,
+                                       const BulkForm& form, bool hint, std::string_view op,
+                                       PtxType type)
+{
+  const bool half = type.bits == 16;
+  const bool known = op == "add" || ((op == "min" || op == "max") && half);
+  if (!known || (type.bits == 64 && op != "add") || form.destination != "global") {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  const std::vector<ptx::Operand>& ops = instruction.operands;
+  TRY_ASSIGN(llvm::Value * barrier, bulk_tail(t, instruction, form, hint));
+  (void)barrier; // the global form completes through bulk groups
+  TRY_ASSIGN(llvm::Value * target, bulk_address(t, instruction, ops[0], form.destination));
+  TRY_ASSIGN(llvm::Value * source, bulk_address(t, instruction, ops[1], form.source));
+  TRY_ASSIGN(llvm::Value * size, t.read(ops[2], u32_type()));
+  Builder& b = t.builder();
+  llvm::Type* element = half ? b.getInt16Ty() : llvm_type(t.context(), type);
+  const llvm::Align align(static_cast<uint64_t>(type.bits / 8));
+  llvm::SyncScope::ID sync = t.hooks().sync_scope(t.context(), "gpu");
+  Expected<void> result;
+  const int shift = type.bits == 16 ? 1 : type.bits == 32 ? 2 : 3;
+  element_loop(t, b.CreateLShr(size, shift), [&](llvm::Value* index) {
+    llvm::Value* value = b.CreateAlignedLoad(element, b.CreateGEP(element, source, index), align);
+    Expected<llvm::Value*> old = reduce_float_element(
+        t, instruction, op, type, b.CreateGEP(element, target, index), value, sync);
+    if (!old) {
+      result = std::unexpected(old.error());
+    }
+  });
+  return result;
+}
+
 // cp.reduce.async.bulk.dst.src.completion{.L2::cache_hint}.redOp.type [dst], [src], size
 // {, [mbar]}{, policy}: one atomic per element, then complete-tx for the barrier forms.
 Expected<void> lower_bulk_reduce(FunctionTranslator& t, const ptx::Instruction& instruction)
@@ -342,12 +379,16 @@ Expected<void> lower_bulk_reduce(FunctionTranslator& t, const ptx::Instruction& 
   const bool hint = has_modifier(instruction, "L2::cache_hint");
   std::optional<BulkForm> form = bulk_form(m, 3); // after reduce.async.bulk
   const size_t op_at = 6 + (hint ? 1U : 0U);
-  if (!form || m.size() != op_at + 2 || (hint && m[6] != "L2::cache_hint") ||
+  const bool noftz = m.size() == op_at + 3 && m[op_at + 1] == "noftz";
+  if (!form || m.size() != op_at + 2 + (noftz ? 1U : 0U) || (hint && m[6] != "L2::cache_hint") ||
       (form->destination != "global" && form->source != "shared::cta")) {
     return std::unexpected(t.unsupported(instruction));
   }
   std::optional<PtxType> type = parse_type(m.back());
-  if (!type || type->is_float() || (type->bits != 32 && type->bits != 64) ||
+  if (type && type->is_float()) {
+    return lower_bulk_reduce_float(t, instruction, *form, hint, m[op_at], *type);
+  }
+  if (!type || noftz || (type->bits != 32 && type->bits != 64) ||
       (form->destination == "shared::cluster" && form->source == "global")) {
     return std::unexpected(t.unsupported(instruction));
   }

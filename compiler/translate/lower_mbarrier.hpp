@@ -26,6 +26,14 @@ void mbarrier_complete_tx(FunctionTranslator& t, llvm::Value* pointer, llvm::Val
 // An arrive-on operation of one arrival (cp.async.mbarrier.arrive.noinc).
 void mbarrier_arrive_one(FunctionTranslator& t, llvm::Value* pointer);
 
+// One element of a float cp.reduce.async.bulk (lower_memory.cpp): .add on .f32 (subnormals kept,
+// canonical NaN) and .f64 (f64 arithmetic's NaN rule), .add/.min/.max on .f16/.bf16 (as atom's
+// .noftz forms); any other combination is "unsupported". Returns the old value.
+[[nodiscard]] Expected<llvm::Value*>
+reduce_float_element(FunctionTranslator& t, const ptx::Instruction& instruction,
+                     std::string_view op, PtxType type, llvm::Value* pointer, llvm::Value* value,
+                     llvm::SyncScope::ID scope);
+
 // st.async{.weak|.release.cluster}.shared::cluster.mbarrier::complete_tx::bytes{.v2|.v4}.type
 // [a], b, [mbar] and red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.op.type
 // [a], b, [mbar] (lower_async_copy.cpp; lower_memory.cpp's st and red delegate them).

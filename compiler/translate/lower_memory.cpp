@@ -719,6 +719,38 @@ Expected<void> lower_prefetch(FunctionTranslator&, const ptx::Instruction&)
 
 } // namespace
 
+Expected<llvm::Value*> reduce_float_element(FunctionTranslator& t,
+                                            const ptx::Instruction& instruction,
+                                            std::string_view op, PtxType type,
+                                            llvm::Value* pointer, llvm::Value* value,
+                                            llvm::SyncScope::ID scope)
+{
+  const AtomicOrder order{llvm::AtomicOrdering::Monotonic, scope};
+  if (type.bits == 16) {
+    const HalfOp half_op = op == "add" ? HalfOp::add : op == "min" ? HalfOp::min : HalfOp::max;
+    return atomic_half(t, pointer, value, HalfType{type.bf16, false}, half_op, order);
+  }
+  if (op == "add" && type.bits == 32) { // subnormals kept (unlike atom.add.f32): the H200 in
+    llvm::IRBuilder<>& b = t.builder();   // mbar_bulk_reduce_float
+    llvm::Value* old = cas_loop(t, pointer, 32, order, [&](llvm::Value* bits) {
+      llvm::Value* sum = b.CreateFAdd(b.CreateBitCast(bits, b.getFloatTy()), value);
+      return b.CreateBitCast(canonical_nan(b, sum), b.getInt32Ty());
+    });
+    return b.CreateBitCast(old, b.getFloatTy());
+  }
+  if (op == "add" && type.bits == 64) { // f64 arithmetic's NaN rule, the memory operand first
+    llvm::IRBuilder<>& b = t.builder();
+    llvm::Value* old = cas_loop(t, pointer, 64, order, [&](llvm::Value* bits) {
+      llvm::Value* current = b.CreateBitCast(bits, b.getDoubleTy());
+      llvm::Value* operands[] = {current, value};
+      llvm::Value* sum = nan_result(b, b.CreateFAdd(current, value), operands);
+      return b.CreateBitCast(sum, b.getInt64Ty());
+    });
+    return b.CreateBitCast(old, b.getDoubleTy());
+  }
+  return std::unexpected(t.unsupported(instruction));
+}
+
 void add_memory_lowerings(LoweringTable& table)
 {
   table["ld"] = lower_ld;

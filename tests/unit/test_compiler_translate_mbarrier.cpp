@@ -215,6 +215,62 @@ TEST(TranslateMbarrier, HostBulkCopiesCompleteTheirPhases)
   EXPECT_EQ(out, expected);
 }
 
+// cp.reduce.async.bulk's float forms into global memory on ordinary values (the H200 case
+// mbar_bulk_reduce_float holds the edges): add.f32, add.f64, add.noftz.f16, min.bf16, max.f16.
+TEST(TranslateMbarrier, HostFloatBulkReductions)
+{
+  const std::string body =
+      "  .shared .align 16 .b8 buf[64];\n"
+      "  ld.global.v4.u32 {%r1, %r2, %r3, %r4}, [%rd2];\n"
+      "  st.shared.v4.u32 [buf], {%r1, %r2, %r3, %r4};\n"
+      "  ld.global.v4.u32 {%r1, %r2, %r3, %r4}, [%rd2+16];\n"
+      "  st.shared.v4.u32 [buf+16], {%r1, %r2, %r3, %r4};\n"
+      "  cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%rd1], [buf], 16;\n"
+      "  cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f64 [%rd1+16], [buf+16], 16;\n"
+      "  cp.reduce.async.bulk.global.shared::cta.bulk_group.add.noftz.f16 [%rd1+32], [buf], 4;\n"
+      "  cp.reduce.async.bulk.global.shared::cta.bulk_group.min.bf16 [%rd1+36], [buf+4], 4;\n"
+      "  cp.reduce.async.bulk.global.shared::cta.bulk_group.max.f16 [%rd1+40], [buf+8], 4;\n"
+      "  cp.async.bulk.commit_group;\n  cp.async.bulk.wait_group 0;\n";
+  auto f32 = [](float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return u;
+  };
+  auto f64 = [](double d, int half) {
+    uint64_t u;
+    std::memcpy(&u, &d, 8);
+    return static_cast<uint32_t>(u >> (32 * half));
+  };
+  // buf: f32 1.5 2.25 -3 0.5; f64 10.25 -0.5. out: f32 2 4 1 8; f64 1 2; halves below.
+  std::vector<uint32_t> in = {f32(1.5f),     f32(2.25f),    f32(-3.0f),   f32(0.5f),
+                              f64(10.25, 0), f64(10.25, 1), f64(-0.5, 0), f64(-0.5, 1)};
+  std::vector<uint32_t> out = {f32(2.0f),   f32(4.0f),   f32(1.0f),   f32(8.0f),
+                               f64(1.0, 0), f64(1.0, 1), f64(2.0, 0), f64(2.0, 1),
+                               0x40003c00u,  // f16 halves 1, 2
+                               0x40403f80u,  // bf16 halves 1, 3
+                               0x3c00bc00u}; // f16 halves -1, 1
+  std::unique_ptr<cpu::Executor> executor = host_executor(kernel_text(body));
+  ASSERT_TRUE(executor);
+  Expected<cpu::LaunchStats> r = executor->launch("k", cpu::LaunchShape{{1, 1, 1}, {1, 1, 1}, 0},
+                                                  pointer_params(out.data(), in.data()));
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(out[0], f32(3.5f));
+  EXPECT_EQ(out[1], f32(6.25f));
+  EXPECT_EQ(out[2], f32(-2.0f));
+  EXPECT_EQ(out[3], f32(8.5f));
+  EXPECT_EQ(out[4], f64(11.25, 0));
+  EXPECT_EQ(out[5], f64(11.25, 1));
+  EXPECT_EQ(out[6], f64(1.5, 0));
+  EXPECT_EQ(out[7], f64(1.5, 1));
+  // The halves come from the f32 bits in buf: 1.5f = 0x3fc00000 gives f16 +0 and 1.9375:
+  // 1 + 0 = 1 (0x3c00), 2 + 1.9375 = 3.9375 (0x43e0).
+  EXPECT_EQ(out[8], 0x43e03c00u);
+  // 2.25f = 0x40100000 gives bf16 +0 and 2.25: min(1, +0) = +0, min(3, 2.25) = 2.25 (0x4010).
+  EXPECT_EQ(out[9], 0x40100000u);
+  // -3.0f = 0xc0400000 gives f16 +0 and -2.125: max(-1, +0) = +0, max(1, -2.125) = 1 (0x3c00).
+  EXPECT_EQ(out[10], 0x3c000000u);
+}
+
 // .multicast::cluster in a cluster of one CTA: ctaMask bit 0 is the own CTA. A copy with bit 0
 // lands and completes the phase; one without it (bit 1: a CTA the cluster lacks) does nothing.
 TEST(TranslateMbarrier, HostMulticastCopiesWhenTheMaskNamesTheOwnCta)
@@ -400,7 +456,7 @@ TEST(TranslateMbarrier, UnsupportedAndMalformedForms)
   expect_error(kernel_text(bar + "  cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::"
                                  "complete_tx::bytes.add.u32 [buf], [buf+32], 16, [bar];"),
                "unsupported: cp");
-  expect_error(kernel_text(bar + "  cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 "
+  expect_error(kernel_text(bar + "  cp.reduce.async.bulk.global.shared::cta.bulk_group.min.f32 "
                                  "[%rd1], [buf], 32;"),
                "unsupported: cp");
   expect_error(kernel_text(bar + "  cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"

@@ -147,7 +147,7 @@ const char* const k_rejected[] = {
     "  cp.async.ca.shared::cluster.global [%r1], [%rd3], 4;",
     "  cp.async.ca.global.shared [%rd3], [%r1], 4;",
     "  cp.async.ca.cg.shared.global [%r1], [%rd3], 16;",
-    "  cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%rd3], [%r1], 16;",
+    "  cp.reduce.async.bulk.global.shared::cta.bulk_group.min.f32 [%rd3], [%r1], 16;",
     "  ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r1, %r3}, [%r2];",
     "  ldmatrix.sync.aligned.m8n8.x3.shared.b16 {%r1, %r3, %r4}, [%r2];",
     "  ldmatrix.sync.aligned.m8n8.x1.x2.shared.b16 {%r1}, [%r2];",
