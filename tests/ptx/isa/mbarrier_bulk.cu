@@ -17,8 +17,8 @@
 //   (mbar_cp_async_arrive); st.async and red.async to the own CTA (mbar_st_async).
 //   The H200 stops mbar_bulk_shared and mbar_st_async with an illegal instruction in a launch
 //   without clusters (they write a peer CTA; a cluster of one has none): those kernels have no
-//   case, the translator rejects their forms, and mbar_bulk_s2s_copy / _s2s_reduce /
-//   mbar_red_async try each form alone.
+//   case and the translator rejects their forms; mbar_bulk_s2s_copy / _s2s_reduce /
+//   mbar_red_async, each form alone, were refused alike (recording window 3).
 // - atom_extras: atom.cas.b16, .b128 exch/cas, vector add on f32/f16/bf16, half min/max,
 //   .L2::cache_hint.
 #include "isa_common.cuh"
