@@ -158,10 +158,16 @@ Expected<std::unique_ptr<Database>> Database::open(const DatabaseOptions& option
   return database;
 }
 
+void Database::set_busy_timeout(int milliseconds)
+{
+  m_busy_timeout_ms = milliseconds;
+  sqlite3_busy_timeout(m_handle, milliseconds);
+}
+
 Expected<void> Database::configure(int busy_timeout_ms)
 {
   sqlite3_extended_result_codes(m_handle, 1);
-  sqlite3_busy_timeout(m_handle, busy_timeout_ms);
+  set_busy_timeout(busy_timeout_ms);
   // Switching to WAL needs a moment of exclusive access, which concurrent openers may contend.
   for (int attempt = 0;; ++attempt) {
     sqlite3_stmt* statement = nullptr;
@@ -270,6 +276,18 @@ Expected<void> Transaction::begin()
     }
     std::this_thread::sleep_for(k_busy_retry_pause);
   }
+}
+
+Expected<void> Transaction::try_begin()
+{
+  const int waited = m_database.busy_timeout();
+  m_database.set_busy_timeout(0);
+  Expected<void> begun = m_database.execute(k_begin_immediate);
+  m_database.set_busy_timeout(waited);
+  if (begun) {
+    m_active = true;
+  }
+  return begun;
 }
 
 Expected<void> Transaction::commit()

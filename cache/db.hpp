@@ -74,6 +74,9 @@ public:
   [[nodiscard]] Expected<void> check_integrity();
   [[nodiscard]] int64_t changes() const;
   [[nodiscard]] const std::filesystem::path& path() const { return m_path; }
+  // sqlite3_busy_timeout: how long a statement waits for another connection's lock.
+  void set_busy_timeout(int milliseconds);
+  [[nodiscard]] int busy_timeout() const { return m_busy_timeout_ms; }
 
   // The error for SQLite result `rc`, its code mapped to ours and the message naming the file.
   [[nodiscard]] Error error_from(int rc, std::string_view what) const;
@@ -84,6 +87,7 @@ private:
 
   sqlite3* m_handle;
   std::filesystem::path m_path;
+  int m_busy_timeout_ms = 0;
   std::unordered_map<const char*, std::unique_ptr<Statement>> m_statements;
 };
 
@@ -98,6 +102,8 @@ public:
 
   // Retries a few times when another process holds the write lock past the busy timeout.
   [[nodiscard]] Expected<void> begin();
+  // One attempt that waits for nobody: unavailable at once when another connection writes.
+  [[nodiscard]] Expected<void> try_begin();
   [[nodiscard]] Expected<void> commit();
 
 private:

@@ -35,6 +35,7 @@ namespace {
 constexpr int k_insert_attempts = 3;
 constexpr auto k_use_flush_interval = std::chrono::seconds(1);
 constexpr size_t k_use_flush_batch = 512;
+constexpr size_t k_max_pending_uses = 8 * k_use_flush_batch;
 
 // Key columns bind at ?1..?6 in this order in every statement that names an entry by its key.
 static constexpr char k_select_hit[] =
@@ -381,10 +382,26 @@ void Store::Impl::record_use(int64_t id, bool hit)
     ++pending_misses;
   }
   const bool due = std::chrono::steady_clock::now() - last_flush >= k_use_flush_interval;
-  if (due || pending_uses.size() >= k_use_flush_batch) {
-    // A busy or failing index must not fail a lookup: the uses stay pending and the next write
-    // (an insert, stats) reports the problem.
-    (void)flush_uses();
+  if (!due && pending_uses.size() < k_use_flush_batch) {
+    return;
+  }
+  // On the lookup path, so it waits for nobody: while another process writes the index the uses
+  // stay pending (a busy or failing index must not slow or fail a lookup; the next write, an
+  // insert or stats, reports a real problem). Past a bound the oldest are dropped: they only
+  // order eviction and feed a statistic.
+  {
+    db::Transaction transaction(*database);
+    if (transaction.try_begin() && write_pending_uses() && transaction.commit()) {
+      pending_uses.clear();
+      pending_hits = 0;
+      pending_misses = 0;
+    }
+  }
+  last_flush = std::chrono::steady_clock::now();
+  if (pending_uses.size() > k_max_pending_uses) {
+    pending_uses.erase(pending_uses.begin(),
+                       pending_uses.begin() + static_cast<std::ptrdiff_t>(pending_uses.size() -
+                                                                         k_max_pending_uses));
   }
 }
 

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <thread>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -573,6 +574,37 @@ TEST(CacheStore, WarmLookupIsCheap)
   const double cpu_micros = (cpu_seconds() - cpu_start) * 1e6 / k_rounds;
   std::printf("warm lookup: %.1f us wall, %.1f us cpu\n", micros, cpu_micros);
   EXPECT_LT(micros, 1000.0);
+}
+
+TEST(CacheStore, LookupsNeverWaitForAnotherProcesssWrite)
+{
+  TempDir dir;
+  std::unique_ptr<Store> store = open_store(dir.path());
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->insert(make_key("k_busy"), object_of(256, 1), "", "").has_value());
+  // Another connection (another process, for SQLite) holds the write lock.
+  db::DatabaseOptions options;
+  options.path = dir.path() / "index.sqlite";
+  Expected<std::unique_ptr<db::Database>> other = db::Database::open(options);
+  ASSERT_TRUE(other.has_value()) << other.error().message;
+  auto writer = std::make_unique<db::Transaction>(**other);
+  ASSERT_TRUE(writer->begin().has_value());
+  // Past the use-flush interval each lookup would write the uses, and wait for that lock.
+  for (int round = 0; round < 3; ++round) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    const auto start = std::chrono::steady_clock::now();
+    Expected<std::optional<Hit>> hit = store->lookup(make_key("k_busy"));
+    const auto took = std::chrono::steady_clock::now() - start;
+    ASSERT_TRUE(hit.has_value() && hit->has_value()) << (hit ? "miss" : hit.error().message);
+    EXPECT_LT(took, std::chrono::milliseconds(200)) << "a lookup waited for another writer";
+  }
+  writer.reset(); // rolls back, the lock goes
+  // The uses waited in memory and are written once the index is free.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  ASSERT_TRUE(store->lookup(make_key("k_busy")).has_value());
+  Expected<StoreStats> stats = store->stats();
+  ASSERT_TRUE(stats.has_value()) << stats.error().message;
+  EXPECT_EQ(stats->hits, 4);
 }
 
 } // namespace
