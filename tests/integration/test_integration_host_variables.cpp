@@ -82,6 +82,9 @@ TEST(HostVariables, ServedOnlyToAClientThatMirrorsThem)
       << reason;
   // At least this answer (Prepare's background warm-up builds the kernel too, uncounted here).
   EXPECT_GE(daemon.counter("not_found.host_variables"), 1);
+  // A ptx recipe translates this module: Prepare asked for it and the client uploaded it, off
+  // the game's budget, before the build that needed it.
+  EXPECT_EQ(daemon.counter("put_module"), 1);
 
   ClientPtr mirroring = make_client(daemon.socket_path(), D4RK_FLAG_MIRRORS_HOST_VARIABLES);
   ASSERT_EQ(resolve_built(mirroring.get(), hash, &kernel), D4RK_READY) << d4rk_last_reason();
