@@ -177,6 +177,12 @@ KernelCore::KernelCore(DaemonConfig config, std::string detected_target,
                                                 std::chrono::hours(1));
 }
 
+std::chrono::milliseconds KernelCore::wait_budget_of(const ResolveQuery& query) const
+{
+  return query.wait_budget.count() > 0 ? query.wait_budget
+                                       : std::chrono::milliseconds(m_config.default_wait_ms);
+}
+
 bool KernelCore::upload_awaited(uint64_t module_hash) const
 {
   std::lock_guard lock(m_memo_mutex);
@@ -251,9 +257,7 @@ ResolveAnswer KernelCore::resolve(const ResolveQuery& query)
       m_verified.erase(*query.damaged);
     }
     // A request that joins another's flight waits for it no longer than its own budget.
-    std::chrono::milliseconds budget = query.wait_budget.count() > 0
-                                           ? query.wait_budget
-                                           : std::chrono::milliseconds(m_config.default_wait_ms);
+    std::chrono::milliseconds budget = wait_budget_of(query);
     std::optional<Expected<ResolveAnswer>> answer =
         m_flights.run(flight_key(query, selection), [&] { return resolve_checked(query); },
                       std::chrono::steady_clock::now() + budget);
@@ -343,9 +347,7 @@ Expected<ResolveAnswer> KernelCore::serve_recipe(const ResolveQuery& query,
     return not_served(Outcome::not_found, Counter::not_found_no_recipe,
                       "recipe " + recipe.name + " does not build for " + selection.arch);
   }
-  std::chrono::milliseconds budget = query.wait_budget.count() > 0
-                                         ? query.wait_budget
-                                         : std::chrono::milliseconds(m_config.default_wait_ms);
+  std::chrono::milliseconds budget = wait_budget_of(query);
   Priority priority = query.background ? Priority::background : Priority::interactive;
   std::optional<ModuleSource> module;
   if (recipe.language == compiler::SourceLanguage::ptx) {

@@ -156,6 +156,8 @@ private:
   [[nodiscard]] Expected<ResolveAnswer> ready_answer(Mode mode, const std::string& target,
                                                      const cache::Hit& hit,
                                                      const ResolveQuery& query);
+  // The query's wait budget, or the daemon's default (--wait-ms) when it names none.
+  [[nodiscard]] std::chrono::milliseconds wait_budget_of(const ResolveQuery& query) const;
   [[nodiscard]] bool upload_awaited(uint64_t module_hash) const;
   [[nodiscard]] Expected<Sha256> release_digest(const std::filesystem::path& path,
                                                 const std::string& identity,
