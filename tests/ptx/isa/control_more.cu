@@ -1,4 +1,6 @@
 // d4r-isa-ptx: control_more.sm_90.ptx -arch=sm_90 -O3
+// d4r-isa-ptx: control_more_branch.sm_90.ptx -arch=sm_90 -O3 -DD4R_PART_BRANCH=1
+// d4r-isa-ptx: control_more_brkpt.sm_90.ptx -arch=sm_90 -O3 -DD4R_PART_BRKPT=1
 // Control flow and module forms beyond stage 1's (issue 11's coverage table):
 // - func_exit: `exit` inside a .func, two calls deep (the thread ends in the callee; the caller's
 //   code after the call never runs for it; what it stored before the exit stays);
@@ -16,6 +18,8 @@
 // - alias_call (clang only: nvcc does not write .alias): `.alias alias_fn, base_fn`.
 #include <alloca.h>
 #include "isa_common.cuh"
+
+#if !defined(D4R_PART_BRANCH) && !defined(D4R_PART_BRKPT)
 
 __device__ __noinline__ void exit_if(unsigned x)
 {
@@ -162,5 +166,216 @@ extern "C" __global__ void alias_call(const unsigned* in, unsigned* out, int n)
     if (i < static_cast<unsigned>(n)) {
         out[i] = alias_fn(in[i]);
     }
+}
+#endif
+#endif
+
+// Added after the kernels above were recorded, in PTX files of their own (D4R_PART_*), so that
+// control_more.sm_90.ptx stays as its cases were recorded from, and brkpt (which may stop the
+// module) costs only its own case:
+// - space_probe: isspacep on every kind of generic address a kernel can make: global buffers, a
+//   __device__ variable, static .shared, a .local array (in the kernel and in a .func), a
+//   __constant__ array, a __grid_constant__ parameter (cvta.param) and the null pointer; each
+//   output is a bit mask of the spaces the H200 says the address is in;
+// - branch_index: brx.idx over a .branchtargets list (divergent indices, a target listed twice),
+//   and brx.idx.uni driving a loop (a warp-uniform state machine that also branches backwards);
+// - branch_index_oob: brx.idx with an index past the list for some threads (undefined in the
+//   ISA: what the H200 does);
+// - breakpoint: brkpt in a few threads, with stores before and after (what the H200 does without
+//   a debugger).
+#if defined(D4R_PART_BRANCH)
+struct SpaceParams {
+    unsigned words[4];
+};
+
+__device__ unsigned g_space_word[4];
+__constant__ unsigned c_space_words[4] = {5u, 6u, 7u, 8u};
+
+// Bit 0 .global, 1 .shared, 2 .shared::cta, 3 .local, 4 .const, 5 .param, 6 .param::entry,
+// 7 .shared::cluster (sm_90 only).
+__device__ __forceinline__ unsigned space_mask(const void* p)
+{
+    unsigned mask;
+    asm volatile("{\n\t"
+                 ".reg .pred q;\n\t"
+                 ".reg .u32 r, s;\n\t"
+                 "isspacep.global q, %1;\n\t"
+                 "selp.u32 r, 1, 0, q;\n\t"
+                 "isspacep.shared q, %1;\n\t"
+                 "selp.u32 s, 2, 0, q;\n\t"
+                 "or.b32 r, r, s;\n\t"
+                 "isspacep.shared::cta q, %1;\n\t"
+                 "selp.u32 s, 4, 0, q;\n\t"
+                 "or.b32 r, r, s;\n\t"
+                 "isspacep.local q, %1;\n\t"
+                 "selp.u32 s, 8, 0, q;\n\t"
+                 "or.b32 r, r, s;\n\t"
+                 "isspacep.const q, %1;\n\t"
+                 "selp.u32 s, 16, 0, q;\n\t"
+                 "or.b32 r, r, s;\n\t"
+                 "isspacep.param q, %1;\n\t"
+                 "selp.u32 s, 32, 0, q;\n\t"
+                 "or.b32 r, r, s;\n\t"
+                 "isspacep.param::entry q, %1;\n\t"
+                 "selp.u32 s, 64, 0, q;\n\t"
+                 "or.b32 r, r, s;\n\t"
+#if __CUDA_ARCH__ >= 900
+                 "isspacep.shared::cluster q, %1;\n\t"
+                 "selp.u32 s, 128, 0, q;\n\t"
+                 "or.b32 r, r, s;\n\t"
+#endif
+                 "mov.u32 %0, r;\n\t"
+                 "}"
+                 : "=r"(mask)
+                 : "l"(p));
+    return mask;
+}
+
+__device__ __noinline__ unsigned func_local_mask(unsigned x)
+{
+    unsigned scratch[8];
+    for (unsigned k = 0; k < 8u; ++k) {
+        scratch[k] = x + k;
+    }
+    return space_mask(&scratch[x & 7u]) | (scratch[(x >> 3) & 7u] << 8);
+}
+
+// 10 outputs per thread.
+extern "C" __global__ void space_probe(const unsigned* in, unsigned* out,
+                                       const __grid_constant__ SpaceParams params)
+{
+    __shared__ unsigned tile[64];
+    unsigned local[8];
+    const unsigned t = threadIdx.x;
+    const unsigned x = in[t];
+    tile[t] = x;
+    for (unsigned k = 0; k < 8u; ++k) {
+        local[k] = x * (k + 1u);
+    }
+    __syncthreads();
+    unsigned* o = out + 10u * t;
+    o[0] = space_mask(in + t);
+    o[1] = space_mask(o);
+    o[2] = space_mask(&g_space_word[t & 3u]);
+    o[3] = space_mask(&tile[(t + x) & 63u]);
+    o[4] = space_mask(&local[x & 7u]);
+    o[5] = func_local_mask(x);
+    o[6] = space_mask(&c_space_words[t & 3u]);
+    o[7] = space_mask(&params.words[t & 3u]);
+    o[8] = space_mask(nullptr);
+    o[9] = local[(x >> 3) & 7u] + tile[(t + 1u) & 63u] + params.words[x & 3u];
+}
+
+// The result of one brx.idx over six targets (L0 twice) for index x % 6.
+__device__ __forceinline__ unsigned branch_six(unsigned x)
+{
+    unsigned r;
+    asm volatile("{\n\t"
+                 ".reg .u32 idx;\n\t"
+                 "rem.u32 idx, %1, 6;\n\t"
+                 "ts: .branchtargets L0, L1, L2, L0, L3, L4;\n\t"
+                 "brx.idx idx, ts;\n\t"
+                 "L0:\n\t"
+                 "mul.lo.u32 %0, %1, 3;\n\t"
+                 "bra.uni done;\n\t"
+                 "L1:\n\t"
+                 "add.u32 %0, %1, 17;\n\t"
+                 "bra.uni done;\n\t"
+                 "L2:\n\t"
+                 "xor.b32 %0, %1, 0x5a5a;\n\t"
+                 "bra.uni done;\n\t"
+                 "L3:\n\t"
+                 "shl.b32 %0, %1, 3;\n\t"
+                 "bra.uni done;\n\t"
+                 "L4:\n\t"
+                 "not.b32 %0, %1;\n\t"
+                 "done:\n\t"
+                 "}"
+                 : "=r"(r)
+                 : "r"(x));
+    return r;
+}
+
+// A state machine over four states whose index is warp-uniform (the step count), so brx.idx.uni;
+// state 3 jumps back to the loop head.
+__device__ __forceinline__ unsigned branch_loop(unsigned x, unsigned steps)
+{
+    unsigned acc;
+    asm volatile("{\n\t"
+                 ".reg .u32 k, idx;\n\t"
+                 ".reg .pred more;\n\t"
+                 "mov.u32 %0, %1;\n\t"
+                 "mov.u32 k, 0;\n\t"
+                 "head:\n\t"
+                 "setp.lt.u32 more, k, %2;\n\t"
+                 "@!more bra.uni out;\n\t"
+                 "and.b32 idx, k, 3;\n\t"
+                 "add.u32 k, k, 1;\n\t"
+                 "tl: .branchtargets S0, S1, S2, head;\n\t"
+                 "brx.idx.uni idx, tl;\n\t"
+                 "S0:\n\t"
+                 "mad.lo.u32 %0, %0, 5, 1;\n\t"
+                 "bra.uni head;\n\t"
+                 "S1:\n\t"
+                 "shr.u32 idx, %0, 7;\n\t"
+                 "xor.b32 %0, %0, idx;\n\t"
+                 "bra.uni head;\n\t"
+                 "S2:\n\t"
+                 "add.u32 %0, %0, k;\n\t"
+                 "bra.uni head;\n\t"
+                 "out:\n\t"
+                 "}"
+                 : "=r"(acc)
+                 : "r"(x), "r"(steps));
+    return acc;
+}
+
+extern "C" __global__ void branch_index(const unsigned* in, unsigned* out, int n)
+{
+    const unsigned i = D4R_GID;
+    if (i >= static_cast<unsigned>(n)) {
+        return;
+    }
+    const unsigned x = in[i];
+    out[2 * i] = branch_six(x);
+    out[2 * i + 1] = branch_loop(x, 5u + blockIdx.x * 3u);
+}
+
+// Index x for the list L0, L1, L2: 3 and more are past its end.
+extern "C" __global__ void branch_index_oob(const unsigned* in, unsigned* out)
+{
+    const unsigned t = threadIdx.x;
+    const unsigned x = in[t];
+    out[2 * t] = x;
+    unsigned r;
+    asm volatile("{\n\t"
+                 "ts: .branchtargets L0, L1, L2;\n\t"
+                 "mov.u32 %0, 0xdead;\n\t"
+                 "brx.idx %1, ts;\n\t"
+                 "L0:\n\t"
+                 "add.u32 %0, %0, 1;\n\t"
+                 "L1:\n\t"
+                 "add.u32 %0, %0, 2;\n\t"
+                 "L2:\n\t"
+                 "add.u32 %0, %0, 4;\n\t"
+                 "}"
+                 : "=r"(r)
+                 : "r"(x));
+    out[2 * t + 1] = r;
+}
+
+#endif
+
+#if defined(D4R_PART_BRKPT)
+// brkpt in the threads whose input is odd; every thread stores before and after.
+extern "C" __global__ void breakpoint(const unsigned* in, unsigned* out)
+{
+    const unsigned t = threadIdx.x;
+    const unsigned x = in[t];
+    out[2 * t] = x + 1u;
+    if ((x & 1u) != 0u) {
+        asm volatile("brkpt;" ::: "memory");
+    }
+    out[2 * t + 1] = x * 3u;
 }
 #endif
