@@ -174,9 +174,10 @@ extern "C" __global__ void alias_call(const unsigned* in, unsigned* out, int n)
 // control_more.sm_90.ptx stays as its cases were recorded from, and brkpt (which may stop the
 // module) costs only its own case:
 // - space_probe: isspacep on every kind of generic address a kernel can make: global buffers, a
-//   __device__ variable, static .shared, a .local array (in the kernel and in a .func), a
-//   __constant__ array, a __grid_constant__ parameter (cvta.param) and the null pointer; each
-//   output is a bit mask of the spaces the H200 says the address is in;
+//   __device__ variable, static .shared, a .local array, a __constant__ array, a __grid_constant__
+//   parameter (cvta.param) and the null pointer; each output is a bit mask of the spaces the H200
+//   says the address is in; space_probe_func: such addresses and a .func's own .local array
+//   seen from a .func;
 // - branch_index: brx.idx over a .branchtargets list (divergent indices, a target listed twice),
 //   and brx.idx.uni driving a loop (a warp-uniform state machine that also branches backwards);
 // - branch_index_oob: brx.idx with an index past the list for some threads (undefined in the
@@ -231,13 +232,10 @@ __device__ __forceinline__ unsigned space_mask(const void* p)
     return mask;
 }
 
-__device__ __noinline__ unsigned func_local_mask(unsigned x)
+// Without the .param bits: a .func cannot know the parameter window of the kernel that called it.
+__device__ __forceinline__ unsigned space_mask_no_param(const void* p)
 {
-    unsigned scratch[8];
-    for (unsigned k = 0; k < 8u; ++k) {
-        scratch[k] = x + k;
-    }
-    return space_mask(&scratch[x & 7u]) | (scratch[(x >> 3) & 7u] << 8);
+    return space_mask(p) & ~0x60u;
 }
 
 // 10 outputs per thread.
@@ -259,11 +257,43 @@ extern "C" __global__ void space_probe(const unsigned* in, unsigned* out,
     o[2] = space_mask(&g_space_word[t & 3u]);
     o[3] = space_mask(&tile[(t + x) & 63u]);
     o[4] = space_mask(&local[x & 7u]);
-    o[5] = func_local_mask(x);
-    o[6] = space_mask(&c_space_words[t & 3u]);
-    o[7] = space_mask(&params.words[t & 3u]);
+    o[5] = space_mask(&c_space_words[t & 3u]);
+    o[6] = space_mask(&params.words[t & 3u]);
+    o[7] = space_mask(&params.words[0]) | (space_mask(&c_space_words[3]) << 8);
     o[8] = space_mask(nullptr);
     o[9] = local[(x >> 3) & 7u] + tile[(t + 1u) & 63u] + params.words[x & 3u];
+}
+
+// The masks of its own .local array and of `p` in a .func, and a word of the array.
+__device__ __noinline__ unsigned func_masks(const void* p, unsigned x)
+{
+    unsigned scratch[8];
+    for (unsigned k = 0; k < 8u; ++k) {
+        scratch[k] = x + k;
+    }
+    return space_mask_no_param(&scratch[x & 7u]) | (space_mask_no_param(p) << 8) |
+           ((scratch[(x >> 3) & 7u] & 0xffffu) << 16);
+}
+
+// The same addresses seen from a .func (no kernel parameter's address in this kernel): 5 outputs
+// per thread.
+extern "C" __global__ void space_probe_func(const unsigned* in, unsigned* out)
+{
+    __shared__ unsigned tile[64];
+    unsigned local[8];
+    const unsigned t = threadIdx.x;
+    const unsigned x = in[t];
+    tile[t] = x;
+    for (unsigned k = 0; k < 8u; ++k) {
+        local[k] = x ^ k;
+    }
+    __syncthreads();
+    unsigned* o = out + 5u * t;
+    o[0] = func_masks(in + t, x);
+    o[1] = func_masks(&tile[(t + x) & 63u], x >> 1);
+    o[2] = func_masks(&local[x & 7u], x >> 2);
+    o[3] = func_masks(&c_space_words[t & 3u], x >> 3);
+    o[4] = func_masks(nullptr, x >> 4) + local[(x >> 5) & 7u] + tile[(t + 3u) & 63u];
 }
 
 // The result of one brx.idx over six targets (L0 twice) for index x % 6.
