@@ -1,6 +1,8 @@
 #include "compiler/cpu/launch_case.hpp"
+
+#include "compiler/translate/tensor_map_layout.hpp"
 // HostLaunch: a launch case's inputs and outputs as host memory for the CPU executor (buffers,
-// d4r_host_image handles, the .param block with their addresses). Beside launch_case.cpp, which
+// d4r_host_image handles, tensor maps in our layout, the .param block with their addresses). Beside launch_case.cpp, which
 // the GPU recording tool compiles too, because only the host needs it.
 
 #include <cstring>
@@ -16,17 +18,29 @@ std::unique_ptr<HostLaunch> HostLaunch::create(const LaunchCase& launch_case)
   int64_t total = 0;
   const std::vector<ParamSlot> slots = param_layout(launch_case, &total);
   launch->m_params.assign(static_cast<size_t>(total), std::byte{0});
+  std::vector<uint64_t> placed(launch_case.params.size(), 0);
   for (size_t i = 0; i < launch_case.params.size(); ++i) {
     const Param& param = launch_case.params[i];
+    if (!param.is_struct && param.arg.kind == ArgKind::tensor_map) {
+      continue; // below, once the buffer it maps has its address
+    }
     if (!param.is_struct) {
-      const uint64_t bits = launch->place(param.arg);
-      std::memcpy(launch->m_params.data() + slots[i].offset, &bits, static_cast<size_t>(slots[i].size));
+      placed[i] = launch->place(param.arg);
+      std::memcpy(launch->m_params.data() + slots[i].offset, &placed[i], static_cast<size_t>(slots[i].size));
       continue;
     }
     for (const Field& field : param.fields) {
       const uint64_t bits = launch->place(field.arg);
       const int64_t size = field.arg.kind == ArgKind::scalar ? element_size(field.arg.scalar.type) : 8;
       std::memcpy(launch->m_params.data() + slots[i].offset + field.offset, &bits, static_cast<size_t>(size));
+    }
+  }
+  for (size_t i = 0; i < launch_case.params.size(); ++i) {
+    const Param& param = launch_case.params[i];
+    if (!param.is_struct && param.arg.kind == ArgKind::tensor_map) {
+      const TensorMapSpec& spec = param.arg.tensor_map;
+      const std::array<std::byte, 128> map = host_tensor_map(spec, placed.at(static_cast<size_t>(spec.buffer_param)));
+      std::memcpy(launch->m_params.data() + slots[i].offset, map.data(), map.size());
     }
   }
   return launch;
@@ -56,6 +70,40 @@ uint64_t HostLaunch::place(const Arg& arg)
   }
   m_images.push_back(std::move(image));
   return reinterpret_cast<uint64_t>(&m_images.back()->header);
+}
+
+std::array<std::byte, 128> host_tensor_map(const TensorMapSpec& spec, uint64_t address)
+{
+  d4r_tensor_map map{};
+  map.global_address = address;
+  map.magic = D4R_TENSOR_MAP_MAGIC;
+  for (size_t i = 0; i < 5; ++i) {
+    map.global_dim[i] = static_cast<uint32_t>(spec.dims[i]);
+    map.box_dim[i] = spec.box[i];
+    map.element_stride[i] = spec.element_strides[i];
+  }
+  for (size_t i = 0; i < 4; ++i) {
+    map.global_stride[i] = spec.strides[i];
+  }
+  map.rank = static_cast<uint8_t>(spec.rank);
+  static constexpr struct {
+    ElementType type;
+    uint8_t code;
+  } k_codes[] = {{ElementType::u8, D4R_TMAP_U8},   {ElementType::u16, D4R_TMAP_U16}, {ElementType::u32, D4R_TMAP_U32},
+                 {ElementType::s32, D4R_TMAP_S32}, {ElementType::u64, D4R_TMAP_U64}, {ElementType::s64, D4R_TMAP_S64},
+                 {ElementType::f16, D4R_TMAP_F16}, {ElementType::f32, D4R_TMAP_F32}, {ElementType::f64, D4R_TMAP_F64},
+                 {ElementType::bf16, D4R_TMAP_BF16}};
+  for (const auto& entry : k_codes) {
+    map.element_type = entry.type == spec.type ? entry.code : map.element_type;
+  }
+  map.interleave = static_cast<uint8_t>(spec.interleave);
+  map.swizzle = static_cast<uint8_t>(spec.swizzle);
+  map.l2_promotion = static_cast<uint8_t>(spec.l2_promotion);
+  map.fill = static_cast<uint8_t>(spec.fill);
+  map.mode = D4R_TMAP_MODE_TILE;
+  std::array<std::byte, 128> bytes{};
+  std::memcpy(bytes.data(), &map, sizeof(map));
+  return bytes;
 }
 
 std::span<const std::byte> HostLaunch::output_bytes(int64_t output_index) const

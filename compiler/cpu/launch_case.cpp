@@ -1,7 +1,8 @@
 #include "compiler/cpu/launch_case.hpp"
 // The golden-vector case format and its input generator. tests/golden/README.md specifies both in
 // prose; this file is the normative code: the NVIDIA recording tool (tools/golden/d4r-golden.cpp)
-// compiles it too, so the inputs on the GPU and on the host are the same bytes.
+// compiles it too, so the inputs on the GPU and on the host are the same bytes. Over 1,000 lines
+// because the case parser is one class; the recording tool's link line names this file.
 
 #include <algorithm>
 #include <charconv>
@@ -288,6 +289,9 @@ private:
   Expected<Arg> arg(const std::vector<std::string>& tokens, size_t first);
   Expected<Arg> buffer(const std::vector<std::string>& tokens, size_t first);
   Expected<Arg> image(const std::vector<std::string>& tokens, size_t first);
+  Expected<Arg> tensor_map(const std::vector<std::string>& tokens, size_t first);
+  Expected<void> tensor_map_option(TensorMapSpec& spec, const std::string& key, const std::string& value);
+  Expected<void> check_tensor_maps();
   Expected<Fill> fill(const std::vector<std::string>& tokens, size_t first, ElementType type);
   Expected<void> fill_options(Fill& fill, const std::vector<std::string>& tokens, size_t first,
                               ElementType type);
@@ -347,6 +351,7 @@ Expected<LaunchCase> Parser::parse(std::string_view text)
     m_line = pending.line;
     TRY(apply_compare(pending));
   }
+  TRY(check_tensor_maps());
   return std::move(m_case);
 }
 
@@ -504,6 +509,12 @@ Expected<Arg> Parser::arg(const std::vector<std::string>& tokens, size_t first)
   if (head == "texture" || head == "surface") {
     return image(tokens, first);
   }
+  if (head == "tensormap") {
+    if (first != 0) {
+      return std::unexpected(error("a tensor map is a param of its own, not a struct field"));
+    }
+    return tensor_map(tokens, first + 1);
+  }
   Arg result;
   if (!parse_type(head, &result.scalar.type)) {
     return std::unexpected(error("unknown param kind `" + head + "`"));
@@ -595,6 +606,132 @@ Expected<Arg> Parser::image(const std::vector<std::string>& tokens, size_t first
   }
   TRY_ASSIGN(spec.fill, fill(tokens, pos, image_element(spec.format)));
   return result;
+}
+
+// `tensormap global=N type=T dims=D0,D1.. strides=S1,.. box=B0,B1.. [elementstrides=E0,..]
+// [swizzle=none|32B|64B|128B] [interleave=none|16B|32B] [l2=none|64B|128B|256B] [oob=zero|nan]`.
+Expected<Arg> Parser::tensor_map(const std::vector<std::string>& tokens, size_t first)
+{
+  Arg result;
+  result.kind = ArgKind::tensor_map;
+  TensorMapSpec& spec = result.tensor_map;
+  bool have_dims = false;
+  bool have_box = false;
+  bool have_global = false;
+  bool have_type = false;
+  for (size_t pos = first; pos < tokens.size(); ++pos) {
+    const size_t equals = tokens[pos].find('=');
+    if (equals == std::string::npos) {
+      return std::unexpected(error("expected KEY=VALUE in a tensormap, not `" + tokens[pos] + "`"));
+    }
+    const std::string key = tokens[pos].substr(0, equals);
+    have_dims = have_dims || key == "dims";
+    have_box = have_box || key == "box";
+    have_global = have_global || key == "global";
+    have_type = have_type || key == "type";
+    TRY(tensor_map_option(spec, key, tokens[pos].substr(equals + 1)));
+  }
+  if (!have_dims || !have_box || !have_global || !have_type) {
+    return std::unexpected(error("a tensormap needs global=, type=, dims= and box="));
+  }
+  return result;
+}
+
+Expected<void> Parser::tensor_map_option(TensorMapSpec& spec, const std::string& key, const std::string& value)
+{
+  static constexpr const char* k_sizes[] = {"none", "16B", "32B", "64B", "128B", "256B"};
+  const auto choice = [&](std::initializer_list<int> sizes) -> Expected<int> {
+    int index = 0;
+    for (const int size : sizes) {
+      if (value == k_sizes[size]) {
+        return index;
+      }
+      index += 1;
+    }
+    return std::unexpected(error("tensormap " + key + "=" + value + ": not a choice"));
+  };
+  std::vector<int64_t> numbers;
+  for (size_t begin = 0; begin <= value.size() && key != "type" && key != "swizzle" && key != "interleave" &&
+                         key != "l2" && key != "oob";) {
+    const size_t comma = std::min(value.find(',', begin), value.size());
+    TRY_ASSIGN(const int64_t number, integer(value.substr(begin, comma - begin), 0, int64_t{1} << 40));
+    numbers.push_back(number);
+    begin = comma + 1;
+  }
+  const size_t count = numbers.size();
+  const size_t rank = static_cast<size_t>(spec.rank);
+  if (key == "global" && count == 1) {
+    spec.buffer_param = numbers[0];
+  } else if (key == "type") {
+    const bool known = parse_type(value, &spec.type) && spec.type != ElementType::s8 &&
+                       spec.type != ElementType::s16;
+    if (!known) {
+      return std::unexpected(error("tensormap type " + value + ": u8 u16 u32 s32 u64 s64 f16 bf16 f32 f64"));
+    }
+  } else if (key == "dims" && count >= 1 && count <= 5) {
+    spec.rank = static_cast<int>(count);
+    for (size_t i = 0; i < count; ++i) {
+      if (numbers[i] < 1 || numbers[i] > 0xffffffffll) {
+        return std::unexpected(error("tensormap dims are 1 .. 2^32 - 1"));
+      }
+      spec.dims[i] = static_cast<uint64_t>(numbers[i]);
+    }
+  } else if (key == "strides" && rank > 0 && count == rank - 1) {
+    for (size_t i = 0; i < count; ++i) {
+      spec.strides[i] = static_cast<uint64_t>(numbers[i]);
+    }
+  } else if ((key == "box" || key == "elementstrides") && rank > 0 && count == rank) {
+    const int64_t top = key == "box" ? 256 : 8;
+    for (size_t i = 0; i < count; ++i) {
+      if (numbers[i] < 1 || numbers[i] > top) {
+        return std::unexpected(error("tensormap " + key + " values are 1 .. " + std::to_string(top)));
+      }
+      (key == "box" ? spec.box : spec.element_strides)[i] = static_cast<uint32_t>(numbers[i]);
+    }
+  } else if (key == "swizzle") {
+    TRY_ASSIGN(spec.swizzle, choice({0, 2, 3, 4}));
+  } else if (key == "interleave") {
+    TRY_ASSIGN(spec.interleave, choice({0, 1, 2}));
+  } else if (key == "l2") {
+    TRY_ASSIGN(spec.l2_promotion, choice({0, 3, 4, 5}));
+  } else if (key == "oob" && (value == "zero" || value == "nan")) {
+    spec.fill = value == "nan" ? 1 : 0;
+  } else {
+    return std::unexpected(error("tensormap " + key + "=" + value + ": unknown, or before dims= (rank " +
+                                 std::to_string(rank) + ")"));
+  }
+  return {};
+}
+
+// After the last line: each map's buffer exists, is big enough, and its strides are multiples of 16.
+Expected<void> Parser::check_tensor_maps()
+{
+  for (const Param& param : m_case.params) {
+    if (param.is_struct || param.arg.kind != ArgKind::tensor_map) {
+      continue;
+    }
+    const TensorMapSpec& spec = param.arg.tensor_map;
+    const int64_t index = spec.buffer_param;
+    if (index < 0 || index >= static_cast<int64_t>(m_case.params.size()) ||
+        m_case.params[static_cast<size_t>(index)].is_struct ||
+        m_case.params[static_cast<size_t>(index)].arg.kind != ArgKind::buffer) {
+      return std::unexpected(error("tensormap global=" + std::to_string(index) + " is not a buffer param"));
+    }
+    const BufferSpec& buffer = m_case.params[static_cast<size_t>(index)].arg.buffer;
+    uint64_t last = (spec.dims[0] - 1) * static_cast<uint64_t>(element_size(spec.type));
+    for (int i = 1; i < spec.rank; ++i) {
+      const uint64_t stride = spec.strides[static_cast<size_t>(i - 1)];
+      if (stride % 16 != 0 || stride == 0) {
+        return std::unexpected(error("tensormap strides are positive multiples of 16"));
+      }
+      last += (spec.dims[static_cast<size_t>(i)] - 1) * stride;
+    }
+    if (last + static_cast<uint64_t>(element_size(spec.type)) >
+        static_cast<uint64_t>(buffer.count * element_size(buffer.type))) {
+      return std::unexpected(error("tensormap reaches past its buffer (param " + std::to_string(index) + ")"));
+    }
+  }
+  return {};
 }
 
 Expected<Fill> Parser::fill(const std::vector<std::string>& tokens, size_t first, ElementType type)
@@ -901,6 +1038,9 @@ std::vector<ParamSlot> param_layout(const LaunchCase& launch_case, int64_t* tota
     } else if (param.arg.kind == ArgKind::scalar) {
       slot.size = element_size(param.arg.scalar.type);
       slot.align = slot.size;
+    } else if (param.arg.kind == ArgKind::tensor_map) {
+      slot.size = 128; // a CUtensorMap: .param .align 64 .b8 [128]
+      slot.align = 64;
     } else {
       slot.size = 8;
       slot.align = 8;

@@ -80,13 +80,33 @@ struct ScalarSpec {
   uint64_t bits = 0;
 };
 
-enum class ArgKind { scalar, buffer, image };
+// A `param = tensormap` (README): a tile-mode CUtensorMap over the memory of another param (a
+// buffer), 128 bytes aligned to 64 in the .param block. Each side encodes it its own way:
+// cuTensorMapEncodeTiled on the GPU, compiler/translate/tensor_map_layout.hpp on the host
+// (host_tensor_map). The enumerations use tensormap.replace's numbers, which are CUDA's too for
+// interleave, swizzle, L2 promotion and the fill.
+struct TensorMapSpec {
+  int64_t buffer_param = -1;          // index into LaunchCase::params
+  ElementType type = ElementType::f32; // u8 u16 u32 s32 u64 s64 f16 bf16 f32 f64
+  int rank = 0;
+  std::array<uint64_t, 5> dims{1, 1, 1, 1, 1};
+  std::array<uint64_t, 4> strides{};  // bytes between indices of dimensions 1..rank-1
+  std::array<uint32_t, 5> box{1, 1, 1, 1, 1};
+  std::array<uint32_t, 5> element_strides{1, 1, 1, 1, 1};
+  int interleave = 0;                 // 0 none, 1 16B, 2 32B
+  int swizzle = 0;                    // 0 none, 1 32B, 2 64B, 3 128B
+  int l2_promotion = 0;               // 0 none, 1 64B, 2 128B, 3 256B
+  int fill = 0;                       // 0 zeros, 1 NaN (NAN_REQUEST_ZERO_FMA)
+};
+
+enum class ArgKind { scalar, buffer, image, tensor_map };
 
 struct Arg {
   ArgKind kind = ArgKind::scalar;
   ScalarSpec scalar;
   BufferSpec buffer;
   ImageSpec image;
+  TensorMapSpec tensor_map;
   int64_t output_index = -1;        // out/inout buffers and surfaces: their N in outN.bin
 };
 
@@ -168,8 +188,13 @@ struct LaunchCase {
 // The host image header of a spec (data left null: the caller owns the texels).
 [[nodiscard]] d4r_host_image host_image_header(const ImageSpec& image);
 
+// Our tensor-map layout (compiler/translate/tensor_map_layout.hpp) of a spec over the memory at
+// `address`, as the client writes it for a translated kernel.
+[[nodiscard]] std::array<std::byte, 128> host_tensor_map(const TensorMapSpec& spec, uint64_t address);
+
 // The .param block: offset, size and alignment of each param (PTX layout: natural alignment for
-// scalars, 8 for buffers and image handles, the declared alignment for structs).
+// scalars, 8 for buffers and image handles, the declared alignment for structs, 128 bytes aligned
+// to 64 for tensor maps).
 struct ParamSlot {
   int64_t offset = 0;
   int64_t size = 0;

@@ -38,6 +38,7 @@ using d4r::compiler::cpu::ImageSpec;
 using d4r::compiler::cpu::LaunchCase;
 using d4r::compiler::cpu::Param;
 using d4r::compiler::cpu::ParamSlot;
+using d4r::compiler::cpu::TensorMapSpec;
 
 std::string cuda_error(CUresult result, const char* what)
 {
@@ -94,6 +95,7 @@ private:
   bool place_linear_texture(const Arg& arg, uint64_t* bits);
   bool read_back(std::vector<std::vector<std::byte>>& outputs);
   bool write_globals();
+  bool encode_tensor_map(const TensorMapSpec& spec, uint64_t address, std::vector<std::byte>& bytes);
 };
 
 DeviceLaunch::~DeviceLaunch()
@@ -254,6 +256,65 @@ bool DeviceLaunch::place_image(const Arg& arg, uint64_t* bits)
   return true;
 }
 
+CUtensorMapDataType tensor_map_type(d4r::compiler::cpu::ElementType type)
+{
+  using d4r::compiler::cpu::ElementType;
+  switch (type) {
+  case ElementType::u8:
+  case ElementType::s8:
+    return CU_TENSOR_MAP_DATA_TYPE_UINT8;
+  case ElementType::u16:
+  case ElementType::s16:
+    return CU_TENSOR_MAP_DATA_TYPE_UINT16;
+  case ElementType::u32:
+    return CU_TENSOR_MAP_DATA_TYPE_UINT32;
+  case ElementType::s32:
+    return CU_TENSOR_MAP_DATA_TYPE_INT32;
+  case ElementType::u64:
+    return CU_TENSOR_MAP_DATA_TYPE_UINT64;
+  case ElementType::s64:
+    return CU_TENSOR_MAP_DATA_TYPE_INT64;
+  case ElementType::f16:
+    return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  case ElementType::bf16:
+    return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  case ElementType::f32:
+    return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  case ElementType::f64:
+    return CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
+  }
+  return CU_TENSOR_MAP_DATA_TYPE_UINT8;
+}
+
+// A `param = tensormap` line as the driver encodes it (NVIDIA's opaque 128 bytes), over the device
+// memory of the buffer param it names. The case's enumerations are CUDA's numbers.
+bool DeviceLaunch::encode_tensor_map(const TensorMapSpec& spec, uint64_t address, std::vector<std::byte>& bytes)
+{
+  CUtensorMap map{};
+  cuuint64_t dims[5];
+  cuuint64_t strides[4];
+  cuuint32_t box[5];
+  cuuint32_t element_strides[5];
+  for (size_t i = 0; i < 5; ++i) {
+    dims[i] = spec.dims[i];
+    box[i] = spec.box[i];
+    element_strides[i] = spec.element_strides[i];
+  }
+  for (size_t i = 0; i < 4; ++i) {
+    strides[i] = spec.strides[i];
+  }
+  CU_CHECK(cuTensorMapEncodeTiled(&map, tensor_map_type(spec.type), static_cast<cuuint32_t>(spec.rank),
+                                  reinterpret_cast<void*>(static_cast<uintptr_t>(address)), dims, strides, box,
+                                  element_strides, static_cast<CUtensorMapInterleave>(spec.interleave),
+                                  static_cast<CUtensorMapSwizzle>(spec.swizzle),
+                                  static_cast<CUtensorMapL2promotion>(spec.l2_promotion),
+                                  static_cast<CUtensorMapFloatOOBfill>(spec.fill)));
+  static_assert(sizeof(map) == 128, "a CUtensorMap is 128 bytes");
+  bytes.assign(sizeof(map), std::byte{0});
+  std::memcpy(bytes.data(), &map, sizeof(map));
+  return true;
+}
+
 // `global` lines: the module variable as the game's host code finds it (cuModuleGetGlobal by its
 // PTX name, whatever its linkage) and writes it (cuMemcpyHtoD), before every launch.
 bool DeviceLaunch::write_globals()
@@ -289,15 +350,21 @@ bool DeviceLaunch::run(std::vector<std::vector<std::byte>>& outputs)
   const std::vector<ParamSlot> slots = d4r::compiler::cpu::param_layout(m_case, &total);
   std::vector<std::vector<std::byte>> values(m_case.params.size());
   std::vector<void*> pointers;
+  std::vector<uint64_t> placed(m_case.params.size(), 0);
   for (size_t i = 0; i < m_case.params.size(); ++i) {
     const Param& param = m_case.params[i];
     values[i].assign(static_cast<size_t>(slots[i].size), std::byte{0});
+    pointers.push_back(values[i].data());
+    if (!param.is_struct && param.arg.kind == ArgKind::tensor_map) {
+      continue; // below, once the buffer it maps is allocated
+    }
     if (!param.is_struct) {
       uint64_t bits = 0;
       if (!place(param.arg, &bits)) {
         return false;
       }
       std::memcpy(values[i].data(), &bits, values[i].size());
+      placed[i] = bits;
     }
     for (const Field& field : param.fields) {
       uint64_t bits = 0;
@@ -307,7 +374,16 @@ bool DeviceLaunch::run(std::vector<std::vector<std::byte>>& outputs)
       const int64_t size = field.arg.kind == ArgKind::scalar ? d4r::compiler::cpu::element_size(field.arg.scalar.type) : 8;
       std::memcpy(values[i].data() + field.offset, &bits, static_cast<size_t>(size));
     }
-    pointers.push_back(values[i].data());
+  }
+  for (size_t i = 0; i < m_case.params.size(); ++i) {
+    const Param& param = m_case.params[i];
+    if (!param.is_struct && param.arg.kind == ArgKind::tensor_map) {
+      const TensorMapSpec& spec = param.arg.tensor_map;
+      if (!encode_tensor_map(spec, placed.at(static_cast<size_t>(spec.buffer_param)), values[i])) {
+        return false;
+      }
+      pointers[i] = values[i].data();
+    }
   }
   CUfunction function = nullptr;
   CU_CHECK(cuModuleGetFunction(&function, m_module, m_case.kernel.c_str()));
