@@ -31,8 +31,12 @@
 //     UNSIGNED_INT8 array is: the component's bits read as a u32 and clamped to 255 (the golden
 //     sust_p_* cases: every non-zero float stores 0xff).
 //   - Other geometries (goldens img_tex_*): 1D samples one row with weights (256 - a, a); 3D
-//     takes the eight texels around the point, the 2D weights of x and y split by z's fraction c
-//     as one more rounded product (w * c + 128) >> 8; a1d and acube clamp their layer as a2d does.
+//     takes the eight texels around the point with weights split hierarchically: z's fraction c
+//     splits 256 into the slices (256 - c, c) exactly, x's fraction each slice total T into
+//     C1 = (T * a + 128) >> 8 and T - C1, y's fraction each of those the same way; f16/f32 texels
+//     are aligned per z slice (four texels), and with clamp a coordinate past the first or last
+//     texel centre has fraction 0 (img_tex_3d_f16x4_linear, all 256 samples: the clamp rule and
+//     the order z, x, y only show in 3D). a1d and acube clamp their layer as a2d does.
 //     A cube direction picks the face of its largest component (z before y before x on ties) and
 //     the face coordinates (sc / |ma| + 1) / 2, as CUDA's cube map table lists them; each face is
 //     then sampled as a 2D texture with normalised coordinates and clamp (filtering does not cross
@@ -41,11 +45,9 @@
 //     normalisation: a texel outside reads 0; on a 1D array (not a buffer texture) every read is
 //     0 (img_tex_int_coords*). Offsets are 4-bit signed (-8..7, larger ones wrap) and added to
 //     the texel index, after normalised coordinates are scaled (img_tex_offset_*).
-//   - 3D linear filtering is not exact yet: img_tex_3d_f16x4_linear differs in 36 of 256
-//     samples (by up to about 1e-2); the 1D, 2D, layered and cube filters match bit for bit. A buffer
-//     texture (tex1Dfetch) reads 0 past its end. tld4 returns the channel of the four texels the
-//     bilinear footprint takes, in the order (i, j+1), (i+1, j+1), (i+1, j), (i, j). f16x2
-//     results are the f32 results rounded to f16 (nearest even).
+//   - A buffer texture (tex1Dfetch) reads 0 past its end. tld4 returns the channel of the four
+//     texels the bilinear footprint takes, in the order (i, j+1), (i+1, j+1), (i+1, j), (i, j).
+//     f16x2 results are the f32 results rounded to f16 (nearest even).
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#texture-instructions
 
 #include "compiler/cpu/host_image_support.hpp"
@@ -285,9 +287,10 @@ float round_ties_away(double v, bool half)
   return static_cast<float>(rounded); // exact for f32; f16 values are exact in f32
 }
 
-// One channel of `count` texels, weighted (see the file comment).
+// One channel of `count` texels, weighted (see the file comment). f16 and f32 texels are aligned
+// per group of `group` texels (a 3D filter aligns each z slice by itself).
 float filter_channel(uint32_t format, const Texel* texels, const int64_t* weights, size_t count,
-                     size_t channel)
+                     size_t channel, size_t group)
 {
   if (format == d4r_image_u8) {
     int64_t sum = 0;
@@ -297,18 +300,42 @@ float filter_channel(uint32_t format, const Texel* texels, const int64_t* weight
     return static_cast<float>((sum + 128) >> 8) / 65535.0f;
   }
   const bool half = format == d4r_image_f16;
-  double largest = 0.0;
-  for (size_t k = 0; k < count; ++k) {
-    largest = std::max(largest, std::fabs(static_cast<double>(texels[k].value[channel])));
-  }
-  const double scale =
-      largest > 0.0 && std::isfinite(largest) ? std::ldexp(1.0, (half ? 14 : 27) - std::ilogb(largest)) : 0.0;
-  double sum = 0.0; // exact: at most 28 + 9 + 3 bits
-  for (size_t k = 0; k < count; ++k) {
-    const double v = texels[k].value[channel];
-    sum += static_cast<double>(weights[k]) * (scale != 0.0 ? std::trunc(v * scale) / scale : v);
+  double sum = 0.0; // exact: at most 28 + 9 + 3 bits, and two groups of one exponent range
+  for (size_t first = 0; first < count; first += group) {
+    double largest = 0.0;
+    for (size_t k = first; k < first + group; ++k) {
+      largest = std::max(largest, std::fabs(static_cast<double>(texels[k].value[channel])));
+    }
+    const double scale = largest > 0.0 && std::isfinite(largest)
+                             ? std::ldexp(1.0, (half ? 14 : 27) - std::ilogb(largest))
+                             : 0.0;
+    for (size_t k = first; k < first + group; ++k) {
+      const double v = texels[k].value[channel];
+      sum += static_cast<double>(weights[k]) * (scale != 0.0 ? std::trunc(v * scale) / scale : v);
+    }
   }
   return round_ties_away(sum / 256.0, half);
+}
+
+// The eight 3D weights (index bit 0 x, bit 1 y, bit 2 z), integers summing to 256: the z
+// fraction c splits 256 exactly into the slices (256 - c, c); each slice's total T is split by
+// x's fraction a, C1 = (T * a + 128) >> 8, and each column by y's fraction b the same way
+// (img_tex_3d_f16x4_linear: all 256 samples).
+std::array<int64_t, 8> weights_3d(int64_t a, int64_t b, int64_t c)
+{
+  std::array<int64_t, 8> weights{};
+  for (size_t z = 0; z < 2; ++z) {
+    const int64_t total = z == 1 ? c : 256 - c;
+    const int64_t column1 = (total * a + 128) >> 8;
+    const int64_t column0 = total - column1;
+    const int64_t upper1 = (column1 * b + 128) >> 8;
+    const int64_t upper0 = (column0 * b + 128) >> 8;
+    weights[4 * z + 0] = column0 - upper0;
+    weights[4 * z + 1] = column1 - upper1;
+    weights[4 * z + 2] = upper0;
+    weights[4 * z + 3] = upper1;
+  }
+  return weights;
 }
 
 // The point-sampled texel index of each axis (coordinates already scaled to texels).
@@ -331,25 +358,30 @@ void filter(const Grid& grid, const std::array<float, 3>& x, const std::array<in
   for (size_t d = 0; d < static_cast<size_t>(grid.dims); ++d) {
     fraction[d] = filter_fraction(x[d] - 0.5f, base[d]);
     base[d] += offsets[d];
+    // Clamp acts on the coordinate: past the first or last texel centre the fraction is 0 (both
+    // texels of the axis are the edge texel). Only 3D weights can tell (img_tex_3d_f16x4_linear);
+    // 1D and 2D weights of two equal texels add up to the same either way.
+    if (grid.address == 0 && !grid.buffer && (base[d] < 0 || base[d] >= grid.size[d] - 1)) {
+      fraction[d] = 0;
+    }
   }
   const int64_t a = fraction[0];
   const int64_t b = grid.dims >= 2 ? fraction[1] : 0;
   const int64_t w11 = (a * b + 128) >> 8;
   const std::array<int64_t, 4> plane = {256 - a - b + w11, a - w11, b - w11, w11};
-  std::array<int64_t, 8> weights{};
+  const std::array<int64_t, 8> weights =
+      grid.dims == 3 ? weights_3d(a, b, fraction[2])
+                     : std::array<int64_t, 8>{plane[0], plane[1], plane[2], plane[3], 0, 0, 0, 0};
   std::array<Texel, 8> texels{};
   const size_t count = size_t{1} << grid.dims;
   for (size_t k = 0; k < count; ++k) {
-    const int64_t w = plane[k & 3];
-    const int64_t c = fraction[2];
-    const int64_t upper = (w * c + 128) >> 8;
-    weights[k] = grid.dims < 3 ? w : (k >= 4 ? upper : w - upper);
     texels[k] = fetch(grid, {base[0] + int64_t(k & 1), base[1] + int64_t((k >> 1) & 1),
                              base[2] + int64_t((k >> 2) & 1)});
   }
+  const size_t group = std::min<size_t>(count, 4); // a 3D filter aligns each z slice by itself
   for (size_t c = 0; c < 4; ++c) {
     out4[c] = c < grid.image->channels
-                  ? filter_channel(grid.image->format, texels.data(), weights.data(), count, c)
+                  ? filter_channel(grid.image->format, texels.data(), weights.data(), count, c, group)
                   : 0.0f;
   }
 }

@@ -361,6 +361,44 @@ TEST(CpuImages, FetchesByGeometry)
 }
 
 
+// 3D linear filtering (img_tex_3d_f16x4_linear): z's fraction splits 256 exactly into the two
+// slices, x's fraction splits each slice, y's each column, every split rounded; with clamp a
+// coordinate before the first texel centre has fraction 0. One-hot texels read the weights back.
+TEST(CpuImages, TrilinearWeightsSplitZThenXThenY)
+{
+  Image volume = make_image(2, 2, d4r_image_f32, 1, 4);
+  volume.bytes.assign(32, 0);
+  volume.desc.data = volume.bytes.data();
+  volume.desc.shape = d4r_shape_3d;
+  volume.desc.depth = 2;
+  volume.desc.filter = 1;
+  d4r_host_thread thread{};
+  auto weight = [&](size_t texel, float x, float y, float z) {
+    volume.bytes.assign(32, 0);
+    const float one = 1.0f;
+    std::memcpy(volume.bytes.data() + 4 * texel, &one, 4);
+    d4r_host_tex_request request{d4r_geom_3d, 0, 0, -1,
+                                 {std::bit_cast<uint32_t>(x), std::bit_cast<uint32_t>(y),
+                                  std::bit_cast<uint32_t>(z)},
+                                 {0, 0, 0}};
+    std::array<uint32_t, 4> out{};
+    d4r_rt_tex(&thread, volume.handle(), &request, out.data());
+    return std::bit_cast<float>(out[0]) * 256.0f;
+  };
+  // Fractions a = 247, b = 196, c = 190 (texel index bit 0 x, bit 1 y, bit 2 z). A 2D plane split
+  // by c would give texel 0 weight 1 and texel 4 weight 1.
+  const float x = 0.5f + 247.0f / 256.0f;
+  const float y = 0.5f + 196.0f / 256.0f;
+  const float z = 0.5f + 190.0f / 256.0f;
+  const std::array<float, 8> expected = {0, 15, 2, 49, 2, 43, 5, 140};
+  for (size_t texel = 0; texel < 8; ++texel) {
+    EXPECT_EQ(weight(texel, x, y, z), expected[texel]) << "texel " << texel;
+  }
+  // x = 0.2 is before the first centre: fraction 0, so slice z = 1 (190) splits by b alone:
+  // (190 * 196 + 128) >> 8 = 145 on y = 1 (146 if x's fraction 179 split it first).
+  EXPECT_EQ(weight(6, 0.2f, y, z) + weight(7, 0.2f, y, z), 145.0f);
+}
+
 // The case format's image geometry (tests/golden/README.md: shape=, depth=, layers=): slices, the
 // bytes of a surface output, the host header, and the combinations it refuses.
 TEST(CpuImages, CaseImagesOfEveryShape)
