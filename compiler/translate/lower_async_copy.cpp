@@ -27,13 +27,14 @@
 //     .shared::cluster copy and reduction write a peer CTA: the H200 refuses them in a launch
 //     without clusters (illegal instruction), so they are "unsupported" (see lower_st_async).
 // .shared::cluster addresses are the CTA's own shared addresses where every cluster is one CTA
-// (one_cta_clusters, lower_cluster.cpp); elsewhere those forms are "unsupported", as are the
-// tensor copies (cp.async.bulk.tensor needs the tensor map's layout).
+// (one_cta_clusters, lower_cluster.cpp); elsewhere those forms are "unsupported". The tensor copies
+// (cp.async.bulk.tensor, cp.reduce.async.bulk.tensor) and tensormap.* are lower_tensor_copy.cpp's.
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async-bulk
 
 #include "compiler/translate/function_translator.hpp"
 #include "compiler/translate/lower_mbarrier.hpp"
+#include "compiler/translate/lower_tensor_copy.hpp"
 #include "compiler/translate/lowering.hpp"
 #include "compiler/translate/lowering_support.hpp"
 #include "compiler/translate/ptx_values.hpp"
@@ -482,7 +483,7 @@ Expected<void> lower_cp(FunctionTranslator& t, const ptx::Instruction& instructi
   const std::vector<std::string>& m = instruction.modifiers;
   if (m.size() >= 3 && m[0] == "reduce" && m[1] == "async" && m[2] == "bulk") {
     if (m.size() >= 4 && m[3] == "tensor") {
-      return std::unexpected(t.unsupported(instruction));
+      return lower_tensor_copy(t, instruction);
     }
     return lower_bulk_reduce(t, instruction);
   }
@@ -505,11 +506,12 @@ Expected<void> lower_cp(FunctionTranslator& t, const ptx::Instruction& instructi
     if (m[2] == "prefetch") {
       return lower_bulk_prefetch(t, instruction);
     }
-    if (m[2] != "tensor") {
-      return lower_bulk_copy(t, instruction);
+    if (m[2] == "tensor") {
+      return lower_tensor_copy(t, instruction);
     }
+    return lower_bulk_copy(t, instruction);
   }
-  return std::unexpected(t.unsupported(instruction)); // .bulk.tensor, ...
+  return std::unexpected(t.unsupported(instruction));
 }
 
 } // namespace
@@ -531,6 +533,7 @@ Expected<void> lower_red_async(FunctionTranslator& t, const ptx::Instruction& in
 void add_async_copy_lowerings(LoweringTable& table)
 {
   table["cp"] = lower_cp;
+  add_tensor_copy_lowerings(table); // tensormap.*, beside the copies that read the maps
 }
 
 } // namespace d4r::compiler::translate

@@ -19,6 +19,8 @@ endif()
 set(D4R_SUPPORT_DIR ${PROJECT_SOURCE_DIR}/kernels/support)
 file(GLOB D4R_SUPPORT_SOURCES CONFIGURE_DEPENDS ${D4R_SUPPORT_DIR}/*.c)
 file(GLOB D4R_SUPPORT_HEADERS CONFIGURE_DEPENDS ${D4R_SUPPORT_DIR}/*.h)
+# tensor_copy.c reads the tensor-map layout the translator documents.
+list(APPEND D4R_SUPPORT_HEADERS ${PROJECT_SOURCE_DIR}/compiler/translate/tensor_map_layout.hpp)
 set(D4R_SUPPORT_CLANG ${D4R_LLVM_ROOT}/bin/clang)
 set(D4R_SUPPORT_LLVM_LINK ${D4R_LLVM_ROOT}/bin/llvm-link)
 set(D4R_SUPPORT_LLVM_AS ${D4R_LLVM_ROOT}/bin/llvm-as)

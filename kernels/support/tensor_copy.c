@@ -1,0 +1,326 @@
+/* tensor_copy.c: the tile-mode tensor copies of sm_90 (cp.async.bulk.tensor between global and
+ * shared memory, cp.reduce.async.bulk.tensor into global memory) over the tensor map as this
+ * project lays it out (compiler/translate/tensor_map_layout.hpp; lower_tensor_copy.cpp calls
+ * these). Each call moves one whole box at once, which is one of the orders the ISA allows for an
+ * asynchronous copy; the translator then does the barrier's complete-tx of the returned bytes.
+ *
+ * The box: along dimension i it starts at coordinate c[i] and holds n[i] = ceil(box_dim[i] /
+ * element_stride[i]) elements, the k-th at index c[i] + k * element_stride[i] of the tensor. In
+ * shared memory the box is dense, dimension 0 fastest (row = n[0] * element size bytes), and with
+ * a swizzle mode the 16-byte chunk of byte address A moves to the chunk A[4..] xor A[7..] over
+ * 1 (32B), 2 (64B) or 3 (128B) bits: bits 4-6 of the shared-window address take bits 7-9 into
+ * account, so the pattern repeats every 256, 512 or 1024 bytes of the window (the CUTLASS
+ * Swizzle<B,4,3> functors; CUDA Programming Guide, "TMA Swizzle"). An element with any index
+ * outside [0, global_dim[i]) is out of bounds: a load fills it (zeros, or a NaN for the fill mode
+ * NaN on float types), a store or a reduction skips it. The byte count of a load is the whole
+ * box's, out-of-bounds elements included.
+ *
+ * Every function returns the box's bytes, or -1 for a map it cannot use (not our layout, a rank
+ * other than the instruction's, im2col, interleave, an unknown element type, a reduction the
+ * element type does not have): the translated kernel traps then rather than guess.
+ * https://docs.nvidia.com/cuda/parallel-thread-execution/#tensor-copy-instructions
+ */
+#include "d4r_ptx_internal.h"
+
+#include "../../compiler/translate/tensor_map_layout.hpp"
+
+int32_t __d4r_ptx_tensor_load(uint8_t* shared, uint32_t window, const uint8_t* map, int32_t rank,
+                              int32_t c0, int32_t c1, int32_t c2, int32_t c3, int32_t c4);
+int32_t __d4r_ptx_tensor_store(const uint8_t* shared, uint32_t window, const uint8_t* map,
+                               int32_t rank, int32_t c0, int32_t c1, int32_t c2, int32_t c3,
+                               int32_t c4);
+int32_t __d4r_ptx_tensor_reduce(const uint8_t* shared, uint32_t window, const uint8_t* map,
+                                int32_t rank, int32_t op, int32_t c0, int32_t c1, int32_t c2,
+                                int32_t c3, int32_t c4);
+
+/* The box of one instruction, read from the map once. */
+typedef struct {
+  uint8_t* global;
+  int64_t start[5];
+  int64_t dim[5];
+  int64_t step[5];     /* element stride */
+  int64_t count[5];    /* elements in the shared box */
+  int64_t stride[5];   /* bytes; stride[0] is the element size */
+  uint32_t swizzle;
+  uint32_t type;
+  uint32_t fill;
+  int64_t size;        /* element bytes */
+  int64_t elements;    /* in the box */
+} Box;
+
+D4R_INLINE int64_t element_bytes(uint32_t type)
+{
+  switch (type) {
+  case D4R_TMAP_U8:
+    return 1;
+  case D4R_TMAP_U16:
+  case D4R_TMAP_F16:
+  case D4R_TMAP_BF16:
+    return 2;
+  case D4R_TMAP_U32:
+  case D4R_TMAP_S32:
+  case D4R_TMAP_F32:
+  case D4R_TMAP_F32_FTZ:
+  case D4R_TMAP_TF32:
+  case D4R_TMAP_TF32_FTZ:
+    return 4;
+  case D4R_TMAP_U64:
+  case D4R_TMAP_S64:
+  case D4R_TMAP_F64:
+    return 8;
+  default:
+    return 0;
+  }
+}
+
+/* 0 when the map cannot be used. */
+D4R_INLINE int read_box(Box* box, const uint8_t* bytes, int32_t rank, const int32_t* coords)
+{
+  const struct d4r_tensor_map* map = (const struct d4r_tensor_map*)bytes;
+  if (map->magic != D4R_TENSOR_MAP_MAGIC || map->rank != rank || rank < 1 || rank > 5 ||
+      map->mode != D4R_TMAP_MODE_TILE || map->interleave != 0 || map->swizzle > 3) {
+    return 0;
+  }
+  box->size = element_bytes(map->element_type);
+  if (box->size == 0) {
+    return 0;
+  }
+  box->global = (uint8_t*)(uintptr_t)map->global_address;
+  box->swizzle = map->swizzle;
+  box->type = map->element_type;
+  box->fill = map->fill;
+  box->elements = 1;
+  for (int i = 0; i < 5; ++i) {
+    const int used = i < rank;
+    box->start[i] = used ? coords[i] : 0;
+    box->dim[i] = used ? (int64_t)map->global_dim[i] : 1;
+    box->step[i] = used ? (int64_t)map->element_stride[i] : 1;
+    const int64_t extent = used ? (int64_t)map->box_dim[i] : 1;
+    if (box->step[i] < 1 || extent < 1) {
+      return 0;
+    }
+    box->count[i] = (extent + box->step[i] - 1) / box->step[i];
+    box->stride[i] = i == 0 ? box->size : (used ? (int64_t)map->global_stride[i - 1] : 0);
+    box->elements *= box->count[i];
+  }
+  return 1;
+}
+
+/* The shared-window address of the box's byte `linear`, swizzled. */
+D4R_INLINE uint32_t swizzled(uint32_t window, int64_t linear, uint32_t mode)
+{
+  const uint32_t address = window + (uint32_t)linear;
+  if (mode == D4R_TMAP_SWIZZLE_NONE) {
+    return address;
+  }
+  const uint32_t mask = mode == D4R_TMAP_SWIZZLE_32B ? 0x10u : mode == D4R_TMAP_SWIZZLE_64B ? 0x30u : 0x70u;
+  return address ^ ((address >> 3) & mask);
+}
+
+/* Element e of the box (dimension 0 fastest): its shared byte offset from `window` and its global
+ * address, or null when it lies outside the tensor. */
+D4R_INLINE uint8_t* element_at(const Box* box, int64_t e, uint32_t window, uint32_t* shared_offset)
+{
+  *shared_offset = swizzled(window, e * box->size, box->swizzle) - window;
+  int64_t offset = 0;
+  int inside = 1;
+  for (int i = 0; i < 5; ++i) {
+    const int64_t k = e % box->count[i];
+    e /= box->count[i];
+    const int64_t index = box->start[i] + k * box->step[i];
+    inside &= index >= 0 && index < box->dim[i];
+    offset += index * box->stride[i];
+  }
+  return inside ? box->global + offset : (uint8_t*)0;
+}
+
+D4R_INLINE uint64_t fill_bits(const Box* box)
+{
+  if (box->fill != D4R_TMAP_FILL_NAN) {
+    return 0;
+  }
+  switch (box->type) {
+  case D4R_TMAP_F16:
+  case D4R_TMAP_BF16:
+    return 0x7fffu;
+  case D4R_TMAP_F32:
+  case D4R_TMAP_F32_FTZ:
+  case D4R_TMAP_TF32:
+  case D4R_TMAP_TF32_FTZ:
+    return 0x7fffffffu;
+  case D4R_TMAP_F64:
+    return 0x7fffffffffffffffull;
+  default:
+    return 0;
+  }
+}
+
+D4R_INLINE uint64_t load_bits(const uint8_t* p, int64_t size)
+{
+  switch (size) {
+  case 1:
+    return *p;
+  case 2:
+    return *(const uint16_t*)p;
+  case 4:
+    return *(const uint32_t*)p;
+  default:
+    return *(const uint64_t*)p;
+  }
+}
+
+D4R_INLINE void store_bits(uint8_t* p, int64_t size, uint64_t bits)
+{
+  switch (size) {
+  case 1:
+    *p = (uint8_t)bits;
+    break;
+  case 2:
+    *(uint16_t*)p = (uint16_t)bits;
+    break;
+  case 4:
+    *(uint32_t*)p = (uint32_t)bits;
+    break;
+  default:
+    *(uint64_t*)p = bits;
+    break;
+  }
+}
+
+D4R_API int32_t __d4r_ptx_tensor_load(uint8_t* shared, uint32_t window, const uint8_t* map,
+                                      int32_t rank, int32_t c0, int32_t c1, int32_t c2, int32_t c3,
+                                      int32_t c4)
+{
+  const int32_t coords[5] = {c0, c1, c2, c3, c4};
+  Box box;
+  if (!read_box(&box, map, rank, coords)) {
+    return -1;
+  }
+  const uint64_t fill = fill_bits(&box);
+  for (int64_t e = 0; e < box.elements; ++e) {
+    uint32_t offset = 0;
+    const uint8_t* source = element_at(&box, e, window, &offset);
+    store_bits(shared + offset, box.size, source ? load_bits(source, box.size) : fill);
+  }
+  return (int32_t)(box.elements * box.size);
+}
+
+D4R_API int32_t __d4r_ptx_tensor_store(const uint8_t* shared, uint32_t window, const uint8_t* map,
+                                       int32_t rank, int32_t c0, int32_t c1, int32_t c2, int32_t c3,
+                                       int32_t c4)
+{
+  const int32_t coords[5] = {c0, c1, c2, c3, c4};
+  Box box;
+  if (!read_box(&box, map, rank, coords)) {
+    return -1;
+  }
+  for (int64_t e = 0; e < box.elements; ++e) {
+    uint32_t offset = 0;
+    uint8_t* target = element_at(&box, e, window, &offset);
+    if (target) {
+      store_bits(target, box.size, load_bits(shared + offset, box.size));
+    }
+  }
+  return (int32_t)(box.elements * box.size);
+}
+
+enum { OP_ADD, OP_MIN, OP_MAX, OP_INC, OP_DEC, OP_AND, OP_OR, OP_XOR };
+
+/* The new value of one element: `old` combined with `value`; 0 in *ok for a combination the
+ * element type does not have. Integer min/max compare as the type's signedness. */
+D4R_INLINE uint64_t combine(uint32_t type, int32_t op, uint64_t old, uint64_t value, int* ok)
+{
+  const int wide = type == D4R_TMAP_U64 || type == D4R_TMAP_S64;
+  const int is_signed = type == D4R_TMAP_S32 || type == D4R_TMAP_S64;
+  const int integer = wide || type == D4R_TMAP_U32 || type == D4R_TMAP_S32;
+  const uint64_t mask = wide ? ~0ull : 0xffffffffull;
+  if (integer && (op == OP_MIN || op == OP_MAX)) {
+    const int64_t a = wide ? (int64_t)old : is_signed ? (int64_t)(int32_t)old : (int64_t)old;
+    const int64_t b = wide ? (int64_t)value : is_signed ? (int64_t)(int32_t)value : (int64_t)value;
+    const int less = (wide && !is_signed) ? old < value : a < b;
+    return (op == OP_MIN) == less ? old : value & mask;
+  }
+  if (integer && op >= OP_AND) {
+    return op == OP_AND ? old & value : op == OP_OR ? old | value : old ^ value;
+  }
+  if (integer && op == OP_ADD && type != D4R_TMAP_S64) {
+    return (old + value) & mask;
+  }
+  if (type == D4R_TMAP_U32 && op == OP_INC) {
+    return old >= value ? 0 : old + 1;
+  }
+  if (type == D4R_TMAP_U32 && op == OP_DEC) {
+    return (old == 0 || old > value) ? value : old - 1;
+  }
+  if (type == D4R_TMAP_F32 && op == OP_ADD) { /* subnormals kept, canonical NaN */
+    union { uint32_t u; float f; } x = {(uint32_t)old}, y = {(uint32_t)value};
+    x.f = __d4r_ptx_add_f32(x.f, y.f, D4R_RN, 0, 0);
+    return x.u;
+  }
+  if (type == D4R_TMAP_F64 && op == OP_ADD) {
+    union { uint64_t u; double f; } x = {old}, y = {value};
+    x.f = __d4r_ptx_add_f64(x.f, y.f, D4R_RN);
+    return x.u;
+  }
+  if ((type == D4R_TMAP_F16 || type == D4R_TMAP_BF16) && op <= OP_MAX) {
+    const int bf16 = type == D4R_TMAP_BF16;
+    if (op == OP_ADD) {
+      return bf16 ? __d4r_ptx_add_bf16((uint16_t)old, (uint16_t)value, D4R_RN)
+                  : __d4r_ptx_add_f16((uint16_t)old, (uint16_t)value, D4R_RN, 0, 0);
+    }
+    return bf16 ? __d4r_ptx_minmax_bf16((uint16_t)old, (uint16_t)value, op == OP_MAX, 0, 0)
+                : __d4r_ptx_minmax_f16((uint16_t)old, (uint16_t)value, op == OP_MAX, 0, 0, 0);
+  }
+  *ok = 0;
+  return old;
+}
+
+/* One element's atomic read-modify-write (a compare-and-swap loop at the element's width). */
+D4R_INLINE void reduce_element(uint8_t* target, int64_t size, uint32_t type, int32_t op,
+                               uint64_t value)
+{
+  int ok = 1;
+  if (size == 2) {
+    uint16_t* p = (uint16_t*)target;
+    uint16_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(p, &old, (uint16_t)combine(type, op, old, value, &ok), 1,
+                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+  } else if (size == 4) {
+    uint32_t* p = (uint32_t*)target;
+    uint32_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(p, &old, (uint32_t)combine(type, op, old, value, &ok), 1,
+                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+  } else {
+    uint64_t* p = (uint64_t*)target;
+    uint64_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(p, &old, combine(type, op, old, value, &ok), 1,
+                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+  }
+}
+
+D4R_API int32_t __d4r_ptx_tensor_reduce(const uint8_t* shared, uint32_t window, const uint8_t* map,
+                                        int32_t rank, int32_t op, int32_t c0, int32_t c1,
+                                        int32_t c2, int32_t c3, int32_t c4)
+{
+  const int32_t coords[5] = {c0, c1, c2, c3, c4};
+  Box box;
+  if (!read_box(&box, map, rank, coords) || box.size == 1) {
+    return -1;
+  }
+  int ok = 1;
+  (void)combine(box.type, op, 0, 0, &ok);
+  if (!ok) {
+    return -1; /* checked before any element changes */
+  }
+  for (int64_t e = 0; e < box.elements; ++e) {
+    uint32_t offset = 0;
+    uint8_t* target = element_at(&box, e, window, &offset);
+    if (target) {
+      reduce_element(target, box.size, box.type, op, load_bits(shared + offset, box.size));
+    }
+  }
+  return (int32_t)(box.elements * box.size);
+}
