@@ -196,6 +196,13 @@ Expected<BuildAnswer> BuildService::obtain(const compiler::Recipe& recipe, std::
     auto [it, inserted] = m_flights.try_emplace(text);
     if (inserted) {
       it->second = std::make_shared<Flight>();
+    auto found = m_flights.find(text);
+    if (found == m_flights.end()) {
+      if (std::optional<std::string> full = queue_full(priority)) {
+        ++m_rejected_queue_full;
+        return BuildAnswer{BuildState::rejected, std::nullopt, *full};
+      }
+    }
       auto job = std::make_shared<Job>();
       job->key_text = text;
       job->key = key;
@@ -228,6 +235,20 @@ Expected<BuildAnswer> BuildService::obtain(const compiler::Recipe& recipe, std::
 void BuildService::run_job(const std::shared_ptr<Job>& job)
 {
   {
+std::optional<std::string> BuildService::queue_full(Priority priority) const
+{
+  // Called with m_mutex held. A quarter of the queue is kept for a game's own requests.
+  int64_t limit = std::max<int64_t>(1, m_options.max_queued);
+  if (priority == Priority::background) {
+    limit = std::max<int64_t>(1, limit - limit / 4);
+  }
+  if (m_queued < limit) {
+    return std::nullopt;
+  }
+  return "build queue full: " + std::to_string(m_queued) + " builds wait for a worker (at most " +
+         std::to_string(limit) + (priority == Priority::background ? " for background work)" : ")");
+}
+
     std::lock_guard lock(m_mutex);
     --m_queued;
     ++m_running;
@@ -301,7 +322,7 @@ void BuildService::record(const Job& job, const std::string& state, const std::s
 BuildStats BuildService::stats() const
 {
   std::lock_guard lock(m_mutex);
-  BuildStats stats{m_queued, m_running, m_done, m_failed, m_negative_hits, {}};
+  BuildStats stats{m_queued, m_running, m_done, m_failed, m_negative_hits, m_rejected_queue_full, {}};
   stats.recent.assign(m_recent.begin(), m_recent.end());
   return stats;
 }

@@ -34,6 +34,11 @@ struct BuildOptions {
   std::filesystem::path scratch;    // private folder for worker jobs
   WorkerLimits limits;
   // Part of every ptx recipe's cache key: the built translator's (translator_fingerprint.hpp).
+  // Builds waiting for a worker, at most: past it a new build is REJECTED ("build queue full")
+  // rather than queued, so a flood of distinct kernels cannot grow the queue (and the memory of
+  // its jobs) without end. Background builds (warm-ups) may fill only three quarters of it, so a
+  // game's own requests always find room.
+  int64_t max_queued = 256;
   std::string translator_fingerprint{compiler::translate::translator_fingerprint()};
 };
 
@@ -43,12 +48,12 @@ struct ModuleSource {
   std::filesystem::path path;
 };
 
-enum class BuildState { ready, pending, failed };
+enum class BuildState { ready, pending, failed, rejected };
 
 struct BuildAnswer {
   BuildState state = BuildState::failed;
   std::optional<cache::Hit> hit; // ready
-  std::string reason;            // pending or failed
+  std::string reason;            // pending, failed or rejected
 };
 
 struct BuildRecord {
@@ -72,6 +77,7 @@ struct BuildStats {
 };
 
 class BuildService {
+  int64_t rejected_queue_full = 0; // builds not queued: the queue held max_queued
 public:
   BuildService(cache::Cache& cache, std::vector<compiler::Recipe> recipes, BuildOptions options);
   ~BuildService();
@@ -82,7 +88,8 @@ public:
   [[nodiscard]] const compiler::Recipe* recipe_for(std::string_view kernel) const;
 
   // The object for (recipe, kernel, target, mode): from the cache, or built. Waits at most
-  // `wait_budget` for a build; past it the answer is pending and the build goes on.
+  // `wait_budget` for a build; past it the answer is pending and the build goes on. A build that
+  // would have to queue behind max_queued others is not started: the answer is rejected.
   // A ptx recipe builds the game's module: `module` names it (its FNV-1a 64 goes into the key).
   [[nodiscard]] Expected<BuildAnswer> obtain(const compiler::Recipe& recipe, std::string_view kernel,
                                              const std::string& target, Mode mode,
@@ -107,6 +114,7 @@ private:
   [[nodiscard]] Expected<cache::Hit> build(const Job& job);
   void record(const Job& job, const std::string& state, const std::string& reason);
 
+  [[nodiscard]] std::optional<std::string> queue_full(Priority priority) const;
   cache::Cache& m_cache;
   std::vector<compiler::Recipe> m_recipes;
   BuildOptions m_options;
@@ -130,3 +138,4 @@ private:
 };
 
 } // namespace d4r::daemon
+  int64_t m_rejected_queue_full = 0;

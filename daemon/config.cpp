@@ -181,6 +181,15 @@ Expected<bool> apply_flag(FlagCursor& cursor, ParsedConfig& parsed)
   } else if (matches(arg, "--wait-ms")) {
     TRY_ASSIGN(std::string text, cursor.value_of("--wait-ms"));
     TRY_ASSIGN(config.default_wait_ms, parse_size("--wait-ms", text));
+  } else if (matches(arg, "--max-queued-requests")) {
+    TRY_ASSIGN(std::string text, cursor.value_of("--max-queued-requests"));
+    TRY_ASSIGN(config.max_queued_requests, parse_size("--max-queued-requests", text));
+  } else if (matches(arg, "--max-queued-builds")) {
+    TRY_ASSIGN(std::string text, cursor.value_of("--max-queued-builds"));
+    TRY_ASSIGN(config.max_queued_builds, parse_size("--max-queued-builds", text));
+  } else if (matches(arg, "--upload-memory")) {
+    TRY_ASSIGN(std::string text, cursor.value_of("--upload-memory"));
+    TRY_ASSIGN(config.upload_memory_bytes, parse_size("--upload-memory", text));
   } else if (matches(arg, "--log-level")) {
     TRY_ASSIGN(config.log_level, cursor.value_of("--log-level"));
   } else {
@@ -259,6 +268,10 @@ options:
                           hourly sweep removes the least recently used beyond it, and leftovers
                           (temp files, dead builds' folders, old quarantine and failures)
   --workers N             request threads (default: twice the cores, at least 8)
+  --max-queued-requests N requests waiting for a request thread, at most (default 1024);
+                          past it a Resolve is REJECTED "request queue full"
+  --upload-memory SIZE    PutModule bodies held in memory at once, at most (default 256M);
+                          past it an upload is refused "upload memory"
   --log-level LEVEL       trace, debug, info, warn, error (default info)
 
 on-demand builds (native sources of kernels/, compiled in isolated worker processes):
@@ -272,6 +285,8 @@ on-demand builds (native sources of kernels/, compiled in isolated worker proces
   --build-wall-seconds N  wall-clock limit of one worker (default 300)
   --build-memory SIZE     address-space limit of one worker (default 4G)
   --wait-ms N             how long a Resolve that names no budget waits for a build (default 40)
+  --max-queued-builds N   builds waiting for a worker, at most (default 256; background
+                          warm-ups three quarters of it); past it REJECTED "build queue full"
   --version               print the version and exit
   -h, --help              print this help and exit
 

@@ -37,6 +37,10 @@ struct DaemonConfig {
   int64_t build_wall_seconds = 300;         // --build-wall-seconds (per worker)
   int64_t build_memory_bytes = 4LL << 30;   // --build-memory (per worker address space)
   int64_t default_wait_ms = 40;             // --wait-ms: a Resolve's wait for a build when it names none
+  // Bounds on what waits in memory (each past its bound is REJECTED with the reason, and counted).
+  int64_t max_queued_requests = 1024;       // --max-queued-requests: requests waiting for a thread
+  int64_t max_queued_builds = 256;          // --max-queued-builds: builds waiting for a worker
+  int64_t upload_memory_bytes = 256LL << 20; // --upload-memory: PutModule bodies held at once
   std::string log_level = "info";           // --log-level
 };
 

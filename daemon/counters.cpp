@@ -35,6 +35,14 @@ const char* to_string(Counter counter)
     return "rejected.broken_contract";
   case Counter::rejected_invalid_request:
     return "rejected.invalid_request";
+  case Counter::rejected_request_queue_full:
+    return "rejected.request_queue_full";
+  case Counter::rejected_build_queue_full:
+    return "rejected.build_queue_full";
+  case Counter::rejected_upload_memory:
+    return "rejected.upload_memory";
+  case Counter::warmup_dropped:
+    return "warmup_dropped";
   case Counter::pending:
     return "pending";
   case Counter::cache_corrupt_object:

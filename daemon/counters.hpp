@@ -26,6 +26,10 @@ enum class Counter {
   rejected_wrong_origin,
   rejected_broken_contract,
   rejected_invalid_request,
+  rejected_request_queue_full, // the request pool's queue held --max-queued-requests
+  rejected_build_queue_full,   // the build queue held --max-queued-builds
+  rejected_upload_memory,      // the uploads held in memory would pass --upload-memory
+  warmup_dropped,              // a Prepare's warm-up not queued: the request queue was full
   pending,
   cache_corrupt_object,
   client_damage_report, // a client read an object named by path that did not match its digest

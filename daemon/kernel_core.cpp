@@ -138,6 +138,7 @@ BuildOptions build_options(const DaemonConfig& config)
   options.limits.cpu = std::chrono::seconds(config.build_cpu_seconds);
   options.limits.wall = std::chrono::seconds(config.build_wall_seconds);
   options.limits.memory_bytes = config.build_memory_bytes;
+  options.max_queued = config.max_queued_builds;
   return options;
 }
 
@@ -165,6 +166,7 @@ KernelCore::KernelCore(DaemonConfig config, std::string detected_target,
                        std::unique_ptr<cache::Cache> cache, std::vector<compiler::Recipe> recipes)
     : m_config(std::move(config)), m_detected_target(std::move(detected_target)),
       m_cache(std::move(cache)), m_modules(m_config.cache_dir / "modules", m_config.max_ptx_bytes),
+      m_uploads(m_config.upload_memory_bytes),
       m_started(std::chrono::steady_clock::now())
 {
   if (m_config.native_dir) {
@@ -385,6 +387,8 @@ Expected<ResolveAnswer> KernelCore::serve_recipe(const ResolveQuery& query,
     return not_served(Outcome::pending, Counter::pending, built.reason);
   case BuildState::failed:
     return not_served(Outcome::not_found, Counter::not_found_build_failed, built.reason);
+  case BuildState::rejected:
+    return not_served(Outcome::rejected, Counter::rejected_build_queue_full, built.reason);
   }
   D4R_UNREACHABLE("every build state is handled");
 }
@@ -562,6 +566,16 @@ StatusSnapshot KernelCore::status() const
   status.native_dir = m_catalog ? m_catalog->root().string() : "";
   status.uptime = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - m_started);
+Expected<std::shared_ptr<UploadBudget::Lease>> KernelCore::admit_upload(int64_t bytes)
+{
+  Expected<std::shared_ptr<UploadBudget::Lease>> lease = m_uploads.acquire(bytes);
+  if (!lease) {
+    m_counters.add(Counter::rejected_upload_memory);
+    spdlog::warn("PutModule: {}", lease.error().message);
+  }
+  return lease;
+}
+
   for (Mode mode : {Mode::fast, Mode::accuracy}) {
     Expected<cache::StoreStats> stats = m_cache->stats(mode);
     if (stats) {

@@ -12,6 +12,7 @@
 #include "daemon/module_store.hpp"
 #include "daemon/release/release_catalog.hpp"
 #include "daemon/single_flight.hpp"
+#include "daemon/upload_budget.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
 #include "util/kernel_identity.hpp"
@@ -116,6 +117,9 @@ public:
   [[nodiscard]] Expected<PrepareAnswer> prepare(const PrepareQuery& query);
   [[nodiscard]] Expected<int64_t> put_module(uint64_t module_hash, const Sha256& digest,
                                              std::string_view ptx);
+  // Before a PutModule body waits for a request thread: its share of --upload-memory, held until
+  // the lease goes (resource_exhausted "upload memory: ..." past it, counted).
+  [[nodiscard]] Expected<std::shared_ptr<UploadBudget::Lease>> admit_upload(int64_t bytes);
   // The Prepare (and its servable entries) that asked for a module now stored, once: the caller
   // warms them as it does after Prepare.
   [[nodiscard]] std::optional<std::pair<PrepareQuery, std::vector<std::string>>>
@@ -169,6 +173,7 @@ private:
   std::unique_ptr<release::ReleaseCatalog> m_catalog; // null without a native dir
   std::unique_ptr<BuildService> m_builds;             // null without recipes
   ModuleStore m_modules;
+  UploadBudget m_uploads;
   Counters m_counters;
   SingleFlight<Expected<ResolveAnswer>> m_flights;
   std::chrono::steady_clock::time_point m_started;

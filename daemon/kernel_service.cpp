@@ -7,18 +7,31 @@
 namespace d4r::daemon {
 
 grpc::ServerUnaryReactor* KernelService::run(grpc::CallbackServerContext* context,
-                                             Priority priority, std::function<grpc::Status()> work)
+                                             Priority priority, std::function<grpc::Status()> work,
+                                             pb::ResolveReply* rejectable)
 {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   std::chrono::system_clock::time_point deadline = context->deadline();
-  bool queued = m_pool.submit(priority, [reactor, deadline, work = std::move(work)] {
+  Admission admission = m_pool.admit(priority, [reactor, deadline, work = std::move(work)] {
     if (std::chrono::system_clock::now() > deadline) {
       reactor->Finish({grpc::StatusCode::DEADLINE_EXCEEDED, "deadline passed while queued"});
       return;
     }
     reactor->Finish(work());
   });
-  if (!queued) {
+  if (admission == Admission::full) {
+    // Refused at once: the client falls back now instead of waiting out its budget in a queue.
+    m_core.counters().add(Counter::rejected_request_queue_full);
+    std::string reason = "request queue full: " + std::to_string(m_pool.queued()) +
+                         " requests wait for a thread (--max-queued-requests)";
+    if (rejectable == nullptr) {
+      reactor->Finish({grpc::StatusCode::RESOURCE_EXHAUSTED, reason});
+      return reactor;
+    }
+    rejectable->set_outcome(pb::ResolveReply::REJECTED);
+    rejectable->set_reason(reason);
+    reactor->Finish(grpc::Status::OK);
+  } else if (admission == Admission::stopping) {
     reactor->Finish({grpc::StatusCode::UNAVAILABLE, "d4r-kerneld is shutting down"});
   }
   return reactor;
@@ -56,10 +69,13 @@ grpc::ServerUnaryReactor* KernelService::Resolve(grpc::CallbackServerContext* co
   if (!query) {
     return reject(context, query.error(), reply);
   }
-  return run(context, Priority::interactive, [this, query = std::move(*query), reply] {
-    wire::fill_resolve_reply(m_core.resolve(query), *reply);
-    return grpc::Status::OK;
-  });
+  return run(
+      context, Priority::interactive,
+      [this, query = std::move(*query), reply] {
+        wire::fill_resolve_reply(m_core.resolve(query), *reply);
+        return grpc::Status::OK;
+      },
+      reply);
 }
 
 grpc::ServerUnaryReactor* KernelService::Build(grpc::CallbackServerContext* context,
@@ -70,10 +86,13 @@ grpc::ServerUnaryReactor* KernelService::Build(grpc::CallbackServerContext* cont
   if (!query) {
     return reject(context, query.error(), reply);
   }
-  return run(context, Priority::interactive, [this, query = std::move(*query), reply] {
-    wire::fill_resolve_reply(m_core.build(query), *reply);
-    return grpc::Status::OK;
-  });
+  return run(
+      context, Priority::interactive,
+      [this, query = std::move(*query), reply] {
+        wire::fill_resolve_reply(m_core.build(query), *reply);
+        return grpc::Status::OK;
+      },
+      reply);
 }
 
 grpc::ServerUnaryReactor* KernelService::Prepare(grpc::CallbackServerContext* context,
@@ -107,9 +126,12 @@ void KernelService::warm_in_background(const PrepareQuery& query,
     warm.accept_path = true;
     warm.wait_budget = std::chrono::milliseconds(1);
     warm.background = true;
-    m_pool.submit(Priority::background, [this, warm = std::move(warm)] {
+    bool queued = m_pool.submit(Priority::background, [this, warm = std::move(warm)] {
       static_cast<void>(m_core.resolve(warm));
     });
+    if (!queued) {
+      m_core.counters().add(Counter::warmup_dropped); // the Resolve builds it when it comes
+    }
   }
 }
 
@@ -121,7 +143,13 @@ grpc::ServerUnaryReactor* KernelService::PutModule(grpc::CallbackServerContext* 
   if (!digest) {
     return fail(context, digest.error());
   }
-  return run(context, Priority::background, [this, request, reply, digest = *digest] {
+  Expected<std::shared_ptr<UploadBudget::Lease>> lease =
+      m_core.admit_upload(static_cast<int64_t>(request->ptx().size()));
+  if (!lease) {
+    return fail(context, lease.error());
+  }
+  // The lease goes with the task, after the body is stored.
+  return run(context, Priority::background, [this, request, reply, digest = *digest, lease = *lease] {
     Expected<int64_t> stored = m_core.put_module(request->module().fnv1a64(), digest, request->ptx());
     if (!stored) {
       return wire::to_grpc_status(stored.error());

@@ -44,9 +44,11 @@ public:
 
 private:
   // Queues `work` and finishes the reactor with its status; a request whose deadline passed in
-  // the queue is finished without running it.
+  // the queue is finished without running it. Past the queue's bound the request is refused at
+  // once: `rejectable` (Resolve, Build) answers REJECTED, any other RESOURCE_EXHAUSTED.
   grpc::ServerUnaryReactor* run(grpc::CallbackServerContext* context, Priority priority,
-                                std::function<grpc::Status()> work);
+                                std::function<grpc::Status()> work,
+                                pb::ResolveReply* rejectable = nullptr);
   grpc::ServerUnaryReactor* fail(grpc::CallbackServerContext* context, const Error& error);
   void warm_in_background(const PrepareQuery& query, const std::vector<std::string>& entries);
 

@@ -106,7 +106,7 @@ int run_daemon(const DaemonConfig& config)
   int threads = config.workers > 0
                     ? config.workers
                     : static_cast<int>(std::max(8U, 2 * std::thread::hardware_concurrency()));
-  TaskPool pool(threads);
+  TaskPool pool(threads, config.max_queued_requests);
   Expected<std::unique_ptr<Server>> server = Server::start(*core, pool, config.max_ptx_bytes + (1 << 20));
   if (!server) {
     spdlog::critical("{}", server.error().message);

@@ -4,7 +4,7 @@
 
 namespace d4r::daemon {
 
-TaskPool::TaskPool(int threads)
+TaskPool::TaskPool(int threads, int64_t max_queued) : m_max_queued(std::max<int64_t>(1, max_queued))
 {
   int count = std::max(1, threads);
   m_threads.reserve(static_cast<size_t>(count));
@@ -18,17 +18,25 @@ TaskPool::~TaskPool()
   shutdown();
 }
 
-bool TaskPool::submit(Priority priority, std::function<void()> task)
+Admission TaskPool::admit(Priority priority, std::function<void()> task)
 {
   {
     std::lock_guard lock(m_mutex);
     if (m_stopping) {
-      return false;
+      return Admission::stopping;
+    }
+    if (static_cast<int64_t>(m_interactive.size() + m_background.size()) >= m_max_queued) {
+      return Admission::full;
     }
     (priority == Priority::interactive ? m_interactive : m_background).push_back(std::move(task));
   }
   m_wake.notify_one();
-  return true;
+  return Admission::queued;
+}
+
+bool TaskPool::submit(Priority priority, std::function<void()> task)
+{
+  return admit(priority, std::move(task)) == Admission::queued;
 }
 
 void TaskPool::shutdown()

@@ -3,6 +3,7 @@
 // background work (Prepare, import), so a warm-up never delays a frame.
 
 #include <condition_variable>
+#include <climits>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -14,14 +15,21 @@ namespace d4r::daemon {
 
 enum class Priority { interactive, background };
 
+// What became of a task given to the pool.
+enum class Admission { queued, full, stopping };
+
 class TaskPool {
 public:
-  explicit TaskPool(int threads);
+  // `max_queued`: tasks waiting for a thread, at most; past it admit() answers full, so a flood
+  // of requests is refused at once instead of growing the queue (and its memory) without end.
+  explicit TaskPool(int threads, int64_t max_queued = INT64_MAX);
   ~TaskPool(); // finishes queued tasks, then joins
   TaskPool(const TaskPool&) = delete;
   TaskPool& operator=(const TaskPool&) = delete;
 
-  // False once shutdown() has begun: the task is not queued.
+  // Queues the task unless max_queued tasks wait already or shutdown() has begun.
+  [[nodiscard]] Admission admit(Priority priority, std::function<void()> task);
+  // admit(), true when queued.
   bool submit(Priority priority, std::function<void()> task);
   void shutdown();
   // Drops every task not yet started; returns how many.
@@ -36,6 +44,7 @@ private:
   std::deque<std::function<void()>> m_interactive;
   std::deque<std::function<void()>> m_background;
   bool m_stopping = false;
+  int64_t m_max_queued;
   std::vector<std::jthread> m_threads;
 };
 

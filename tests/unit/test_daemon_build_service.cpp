@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <thread>
 
 namespace d4r::daemon {
 namespace {
@@ -83,6 +84,57 @@ TEST_F(BuildServiceTest, TranslatorChangeRebuildsInsteadOfServingStale)
   Expected<std::vector<cache::Entry>> entries = m_cache->list(Mode::fast);
   ASSERT_TRUE(entries) << entries.error().message;
   EXPECT_EQ(entries->size(), 2u);
+}
+
+// A worker that never finishes a build (it sleeps until the service kills it): the one build
+// thread stays busy, and what comes next waits in the queue. Anything else (a toolchain probe)
+// goes to the real worker.
+fs::path sleeping_worker(const fs::path& dir)
+{
+  fs::path script = dir / "sleeping-worker.sh";
+  std::ofstream(script) << "#!/bin/sh\ncase \"$1\" in --*) exec '" << D4R_WORKER_PATH
+                        << "' \"$@\";; esac\nexec sleep 60\n";
+  fs::permissions(script, fs::perms::owner_all);
+  return script;
+}
+
+TEST_F(BuildServiceTest, BuildsPastTheQueueBoundAreRejectedNotQueued)
+{
+  BuildOptions options;
+  options.worker = sleeping_worker(m_dir);
+  options.scratch = m_dir / "builds";
+  options.backend = "llvm";
+  options.threads = 1;
+  options.max_queued = 4; // background work: 3
+  BuildService service(*m_cache, {m_recipe}, options);
+  const compiler::Recipe* recipe = service.recipe_for("int_arith32");
+  ASSERT_NE(recipe, nullptr);
+  auto obtain = [&](const char* target, Mode mode, Priority priority) {
+    Expected<BuildAnswer> answer = service.obtain(*recipe, "int_arith32", target, mode, priority,
+                                                  std::chrono::milliseconds(0), m_module);
+    EXPECT_TRUE(answer) << answer.error().message;
+    return answer ? *answer : BuildAnswer{};
+  };
+  EXPECT_EQ(obtain("gfx1100", Mode::fast, Priority::interactive).state, BuildState::pending);
+  for (int i = 0; i < 200 && service.stats().running == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(service.stats().running, 1) << "the first build holds the one worker";
+  for (const char* target : {"gfx1101", "gfx1102", "gfx1103"}) {
+    EXPECT_EQ(obtain(target, Mode::fast, Priority::background).state, BuildState::pending) << target;
+  }
+  EXPECT_EQ(obtain("gfx1200", Mode::fast, Priority::background).state, BuildState::rejected)
+      << "background work fills three quarters of the queue at most";
+  EXPECT_EQ(obtain("gfx1201", Mode::fast, Priority::interactive).state, BuildState::pending)
+      << "a game's request still finds room";
+  BuildAnswer full = obtain("gfx1100", Mode::accuracy, Priority::interactive);
+  EXPECT_EQ(full.state, BuildState::rejected);
+  EXPECT_NE(full.reason.find("build queue full"), std::string::npos) << full.reason;
+  EXPECT_EQ(obtain("gfx1101", Mode::fast, Priority::interactive).state, BuildState::pending)
+      << "a build already queued is joined, not rejected";
+  BuildStats stats = service.stats();
+  EXPECT_EQ(stats.queued, 4);
+  EXPECT_EQ(stats.rejected_queue_full, 2);
 }
 
 } // namespace

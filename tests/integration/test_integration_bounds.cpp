@@ -1,0 +1,188 @@
+// What waits in the daemon's memory is bounded, seen from outside over its real socket: requests
+// past --max-queued-requests are REJECTED at once ("request queue full"), upload bodies past
+// --upload-memory are refused ("upload memory"), each counted. The one request thread is held by
+// a Build whose worker sleeps until it is killed, so that what comes next has to queue.
+
+#include "daemon_process.hpp"
+
+#include "d4r/kernel/v1/kernel.grpc.pb.h"
+#include "util/digest.hpp"
+#include "util/ptx_identity.hpp"
+
+#include <grpcpp/create_channel.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <fstream>
+#include <thread>
+#include <vector>
+
+namespace d4r::testing {
+namespace {
+
+namespace pb = ::d4r::kernel::v1;
+using namespace std::chrono_literals;
+
+std::unique_ptr<pb::KernelService::Stub> stub_of(const DaemonProcess& daemon)
+{
+  return pb::KernelService::NewStub(grpc::CreateChannel("unix:" + daemon.socket_path().string(),
+                                                        grpc::InsecureChannelCredentials()));
+}
+
+// A worker that never finishes a build: it sleeps until the daemon kills it. Anything else
+// (the daemon's toolchain probe) goes to the real worker.
+std::filesystem::path sleeping_worker(const std::filesystem::path& dir)
+{
+  std::filesystem::path script = dir / "sleeping-worker.sh";
+  std::filesystem::path real = std::filesystem::path(D4R_BINARY_DIR) / "compiler" / "d4r-kernel-worker";
+  std::ofstream(script) << "#!/bin/sh\ncase \"$1\" in --*) exec '" << real.string()
+                        << "' \"$@\";; esac\nexec sleep 60\n";
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  return script;
+}
+
+DaemonOptions held_daemon(const TempDir& dir, std::vector<std::string> bounds)
+{
+  DaemonOptions options(dir.path());
+  options.recipes_dir = shipped_recipes();
+  options.extra_args = {"--workers", "1", "--build-jobs", "1", "--worker",
+                        sleeping_worker(dir.path()).string()};
+  options.extra_args.insert(options.extra_args.end(), bounds.begin(), bounds.end());
+  return options;
+}
+
+// Holds the daemon's one request thread for `hold`: a Build that waits for a build that never ends.
+std::thread hold_request_thread(const DaemonProcess& daemon, std::chrono::milliseconds hold)
+{
+  std::thread holder([&daemon, hold] {
+    pb::BuildRequest request;
+    request.set_kernel("d4r_example_layer");
+    request.mutable_selection()->set_target("gfx1101");
+    request.set_wait_budget_ms(static_cast<uint32_t>(hold.count()));
+    pb::ResolveReply reply;
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + hold + 20s);
+    grpc::Status status = stub_of(daemon)->Build(&context, request, &reply);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    EXPECT_EQ(reply.outcome(), pb::ResolveReply::PENDING) << reply.reason();
+  });
+  std::this_thread::sleep_for(500ms); // the Build is on the thread, waiting
+  return holder;
+}
+
+pb::ResolveReply resolve_layer(const DaemonProcess& daemon)
+{
+  pb::ResolveRequest request;
+  request.set_module_hash(k_sr_module_hash);
+  request.set_kernel("d4r_test_layer");
+  request.mutable_selection()->set_target("gfx1101");
+  request.set_accept_path(true);
+  pb::ResolveReply reply;
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + 30s);
+  grpc::Status status = stub_of(daemon)->Resolve(&context, request, &reply);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  return reply;
+}
+
+TEST(Bounds, RequestsPastTheQueueBoundAreRejectedAtOnce)
+{
+  TempDir dir;
+  DaemonProcess daemon(held_daemon(dir, {"--max-queued-requests", "4"}));
+  ASSERT_TRUE(daemon.start());
+  std::thread holder = hold_request_thread(daemon, 4000ms);
+  constexpr int k_requests = 12;
+  std::atomic<int> rejected{0};
+  std::atomic<int> ready{0};
+  std::atomic<int64_t> slowest_rejection_ms{0};
+  std::vector<std::thread> clients;
+  for (int i = 0; i < k_requests; ++i) {
+    clients.emplace_back([&] {
+      auto start = std::chrono::steady_clock::now();
+      pb::ResolveReply reply = resolve_layer(daemon);
+      int64_t ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+      if (reply.outcome() == pb::ResolveReply::REJECTED) {
+        EXPECT_NE(reply.reason().find("request queue full"), std::string::npos) << reply.reason();
+        ++rejected;
+        int64_t seen = slowest_rejection_ms.load();
+        while (ms > seen && !slowest_rejection_ms.compare_exchange_weak(seen, ms)) {
+        }
+      } else {
+        EXPECT_EQ(reply.outcome(), pb::ResolveReply::READY) << reply.reason();
+        ++ready;
+      }
+    });
+  }
+  for (std::thread& client : clients) {
+    client.join();
+  }
+  holder.join();
+  EXPECT_EQ(ready.load(), 4) << "the queue holds 4 while the one thread is busy";
+  EXPECT_EQ(rejected.load(), k_requests - 4);
+  EXPECT_LT(slowest_rejection_ms.load(), 2000) << "refused at once, not after the hold";
+  EXPECT_EQ(daemon.counter("rejected.request_queue_full"), k_requests - 4);
+  EXPECT_EQ(resolve_layer(daemon).outcome(), pb::ResolveReply::READY) << "serving after it";
+}
+
+pb::PutModuleRequest module_of_size(size_t bytes, char fill)
+{
+  std::string ptx = "// d4r bounds test module\n" + std::string(bytes, fill) + "\n";
+  pb::PutModuleRequest request;
+  request.mutable_module()->set_fnv1a64(ptx_module_hash(ptx));
+  Sha256 digest = sha256(ptx);
+  request.mutable_module()->set_sha256(digest.data(), digest.size());
+  request.set_ptx(ptx);
+  return request;
+}
+
+grpc::Status put(const DaemonProcess& daemon, const pb::PutModuleRequest& request)
+{
+  pb::PutModuleReply reply;
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + 30s);
+  return stub_of(daemon)->PutModule(&context, request, &reply);
+}
+
+TEST(Bounds, UploadsPastTheMemoryBudgetAreRefused)
+{
+  TempDir dir;
+  DaemonProcess daemon(held_daemon(dir, {"--upload-memory", "1M"}));
+  ASSERT_TRUE(daemon.start());
+  std::thread holder = hold_request_thread(daemon, 3000ms);
+  constexpr int k_uploads = 4;
+  std::atomic<int> stored{0};
+  std::atomic<int> refused{0};
+  std::vector<std::thread> clients;
+  for (int i = 0; i < k_uploads; ++i) {
+    clients.emplace_back([&, i] {
+      grpc::Status status = put(daemon, module_of_size(600 << 10, static_cast<char>('a' + i)));
+      if (status.ok()) {
+        ++stored;
+        return;
+      }
+      EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << status.error_message();
+      EXPECT_NE(status.error_message().find("upload memory"), std::string::npos)
+          << status.error_message();
+      ++refused;
+    });
+    std::this_thread::sleep_for(50ms); // each arrives while the ones before are held
+  }
+  for (std::thread& client : clients) {
+    client.join();
+  }
+  holder.join();
+  EXPECT_EQ(stored.load(), 1) << "600 KiB held; a second would pass 1 MiB";
+  EXPECT_EQ(refused.load(), k_uploads - 1);
+  EXPECT_EQ(daemon.counter("rejected.upload_memory"), k_uploads - 1);
+  grpc::Status after = put(daemon, module_of_size(600 << 10, 'z'));
+  EXPECT_TRUE(after.ok()) << "the budget is given back once stored: " << after.error_message();
+  pb::PutModuleRequest huge = module_of_size(3 << 20, 'h');
+  grpc::Status alone = put(daemon, huge);
+  EXPECT_TRUE(alone.ok()) << "one upload over the budget passes when none is held: "
+                          << alone.error_message();
+}
+
+} // namespace
+} // namespace d4r::testing
