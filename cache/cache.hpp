@@ -87,6 +87,8 @@ public:
   // A hit whose object file is present with the recorded size; counts a hit or a miss. The use
   // (last_used, LRU order, counters) is written in a batch at most a second later, at the next
   // write, stats() or list() of this store, or when it closes: a warm lookup writes nothing.
+  // A row that fails its check (damaged on disk) is dropped and returns ErrorCode::corrupt once;
+  // the next lookup of the key is a miss.
   [[nodiscard]] Expected<std::optional<Hit>> lookup(const CacheKey& key);
   // The object's bytes, verified against the digest. A mismatch quarantines the object, drops
   // every index row that names it and returns ErrorCode::corrupt.

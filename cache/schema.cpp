@@ -54,9 +54,21 @@ constexpr std::array<const char*, 6> k_v1_steps = {
     k_v1_create_entries,  k_v1_index_digest,    k_v1_index_use_seq,
     k_v1_create_objects, k_v1_create_counters, k_v1_seed_counters};
 
+// Version 2. SQLite checks pages, not payloads: a bit flipped inside a row's record passes
+// quick_check, and in `metadata` it would hand the hook wrong launch shapes for the right object.
+// `row_check` is a digest of the row's fields (store.cpp, row_check_of); a row that no longer
+// matches it is dropped at lookup. Rows from version 1 have an empty check and go the same way
+// (one re-import or rebuild each).
+static constexpr char k_v2_add_row_check[] =
+    "ALTER TABLE entries ADD COLUMN row_check BLOB NOT NULL DEFAULT x''";
+static constexpr char k_v2_seed_counter[] =
+    "INSERT INTO counters (name, value) VALUES ('damaged_rows', 0) ON CONFLICT (name) DO NOTHING";
+
+constexpr std::array<const char*, 2> k_v2_steps = {k_v2_add_row_check, k_v2_seed_counter};
+
 // Index i holds the statements that take the schema from version i to version i + 1.
-constexpr std::array<std::span<const char* const>, 1> k_migrations = {
-    std::span<const char* const>(k_v1_steps)};
+constexpr std::array<std::span<const char* const>, 2> k_migrations = {
+    std::span<const char* const>(k_v1_steps), std::span<const char* const>(k_v2_steps)};
 
 static_assert(k_migrations.size() == k_schema_version);
 

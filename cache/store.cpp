@@ -39,7 +39,7 @@ constexpr size_t k_max_pending_uses = 8 * k_use_flush_batch;
 
 // Key columns bind at ?1..?6 in this order in every statement that names an entry by its key.
 static constexpr char k_select_hit[] =
-    "SELECT id, digest, size, metadata, source FROM entries "
+    "SELECT id, digest, size, metadata, source, row_check FROM entries "
     "WHERE module_hash = ? AND kernel = ? AND target = ? AND variant = ? AND toolchain = ? "
     "AND recipe = ?";
 static constexpr char k_select_key_digest[] =
@@ -48,13 +48,14 @@ static constexpr char k_select_key_digest[] =
     "AND recipe = ?";
 static constexpr char k_upsert_entry[] =
     "INSERT INTO entries (module_hash, kernel, target, variant, toolchain, recipe, digest, size, "
-    "metadata, source, created_ms, last_used_ms, use_seq) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+    "metadata, source, created_ms, last_used_ms, row_check, use_seq) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
     "(SELECT COALESCE(MAX(use_seq), 0) + 1 FROM entries)) "
     "ON CONFLICT (module_hash, kernel, target, variant, toolchain, recipe) DO UPDATE SET "
     "digest = excluded.digest, size = excluded.size, metadata = excluded.metadata, "
     "source = excluded.source, created_ms = excluded.created_ms, "
-    "last_used_ms = excluded.last_used_ms, use_seq = excluded.use_seq "
+    "last_used_ms = excluded.last_used_ms, row_check = excluded.row_check, "
+    "use_seq = excluded.use_seq "
     "RETURNING id";
 static constexpr char k_touch_entry[] =
     "UPDATE entries SET last_used_ms = ?, "
@@ -86,6 +87,7 @@ static constexpr char k_misses[] = "misses";
 static constexpr char k_inserts[] = "inserts";
 static constexpr char k_evictions[] = "evictions";
 static constexpr char k_quarantined[] = "quarantined";
+static constexpr char k_damaged_rows[] = "damaged_rows";
 
 int64_t now_unix_ms()
 {
@@ -131,6 +133,31 @@ Expected<Sha256> digest_column(const db::Database& database, const db::Statement
   }
   std::memcpy(digest.data(), blob.data(), digest.size());
   return digest;
+}
+
+// The digest of everything a row says (schema version 2): each field with its length, so that no
+// two rows encode alike. 16 bytes are plenty against damage (this is no defence against someone
+// who can write the index: they could write the objects too).
+std::string row_check_of(const CacheKey& key, const Sha256& digest, int64_t size,
+                         std::string_view metadata, std::string_view source)
+{
+  Sha256Hasher hasher;
+  auto add = [&hasher](std::string_view field) {
+    const uint64_t length = field.size();
+    hasher.update(std::as_bytes(std::span<const uint64_t>(&length, 1)));
+    hasher.update(std::as_bytes(std::span<const char>(field.data(), field.size())));
+  };
+  const std::string hash_text = hash_to_hex(key.module_hash);
+  const std::string size_text = std::to_string(size);
+  for (std::string_view field : {std::string_view(hash_text), std::string_view(key.kernel),
+                                 std::string_view(key.target), std::string_view(key.variant),
+                                 std::string_view(key.toolchain), std::string_view(key.recipe),
+                                 std::string_view(size_text), metadata, source}) {
+    add(field);
+  }
+  add(std::string_view(reinterpret_cast<const char*>(digest.data()), digest.size()));
+  const Sha256 check = hasher.finish();
+  return std::string(reinterpret_cast<const char*>(check.data()), 16);
 }
 
 // objects/<2 hex>/<62 hex> back to a digest; nullopt for names the store did not write.
@@ -227,6 +254,7 @@ struct Store::Impl {
   [[nodiscard]] Expected<void> flush_uses();
   void record_use(int64_t id, bool hit);
   [[nodiscard]] Expected<void> forget_missing(const Sha256& digest);
+  [[nodiscard]] Expected<void> drop_damaged_row(int64_t id, std::optional<Sha256> digest);
   [[nodiscard]] Expected<void> quarantine(const Sha256& digest);
   [[nodiscard]] Error quarantined_error(const Hit& hit);
   [[nodiscard]] Error read_error(const Hit& hit, const Error& error);
@@ -405,6 +433,20 @@ void Store::Impl::record_use(int64_t id, bool hit)
   }
 }
 
+Expected<void> Store::Impl::drop_damaged_row(int64_t id, std::optional<Sha256> digest)
+{
+  db::Transaction transaction(*database);
+  TRY(begin_write(transaction));
+  TRY_ASSIGN(db::Statement* remove, database->cached(k_delete_entry));
+  remove->bind_int64(1, id);
+  TRY(remove->run());
+  if (digest) {
+    TRY(release_if_unreferenced(*digest)); // whatever the row named, no row names it now
+  }
+  TRY(add_counter(k_damaged_rows, 1));
+  return transaction.commit();
+}
+
 Expected<void> Store::Impl::forget_missing(const Sha256& digest)
 {
   db::Transaction transaction(*database);
@@ -483,8 +525,17 @@ Expected<std::optional<Hit>> Store::lookup(const CacheKey& key)
   std::span<const std::byte> metadata = select->column_blob(3);
   hit.metadata.assign(reinterpret_cast<const char*>(metadata.data()), metadata.size());
   hit.source = select->column_text(4);
+  std::span<const std::byte> stored_check = select->column_blob(5);
+  const std::string check(reinterpret_cast<const char*>(stored_check.data()), stored_check.size());
   select->reset(); // ends the read snapshot before any write
-  TRY_ASSIGN(hit.digest, std::move(digest));
+  if (!digest || check != row_check_of(key, *digest, hit.size, hit.metadata, hit.source)) {
+    m_impl->record_use(0, false);
+    TRY(m_impl->drop_damaged_row(id, digest ? std::optional<Sha256>(*digest) : std::nullopt));
+    return make_error(ErrorCode::corrupt, "cache: " + describe(key) + ": index row in " +
+                                              m_impl->database->path().string() +
+                                              " damaged (its check does not match), dropped");
+  }
+  hit.digest = *digest;
   hit.object_path = m_impl->object_path(hit.digest);
 
   TRY_ASSIGN(const int64_t on_disk, files::file_size_or_missing(hit.object_path));
@@ -564,6 +615,7 @@ Expected<int64_t> Store::Impl::commit_entry(const CacheKey& key, const Sha256& d
   upsert->bind_text(10, source);
   upsert->bind_int64(11, now);
   upsert->bind_int64(12, now);
+  upsert->bind_blob(13, as_bytes(row_check_of(key, digest, size, metadata, source)));
   TRY_ASSIGN(const bool row, upsert->step());
   const int64_t id = row ? upsert->column_int64(0) : -1;
   upsert->reset();

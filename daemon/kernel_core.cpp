@@ -409,7 +409,14 @@ Expected<ResolveAnswer> KernelCore::serve_release_object(const ResolveQuery& que
       return make_error(ErrorCode::rejected, rejected->second);
     }
   }
-  TRY_ASSIGN(std::optional<cache::Hit> hit, m_cache->lookup(selection.mode, key));
+  Expected<std::optional<cache::Hit>> looked = m_cache->lookup(selection.mode, key);
+  if (!looked && looked.error().code == ErrorCode::corrupt) {
+    // A damaged index row, dropped: the release has the object, import it again.
+    m_counters.add(Counter::cache_corrupt_object);
+    spdlog::error("{}", looked.error().message);
+    looked = std::optional<cache::Hit>();
+  }
+  TRY_ASSIGN(std::optional<cache::Hit> hit, std::move(looked));
   if (hit) {
     Expected<ResolveAnswer> ready = ready_answer(selection.mode, target, *hit, query);
     if (ready || ready.error().code != ErrorCode::corrupt) {

@@ -2,6 +2,7 @@
 
 #include "util/digest.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -110,6 +111,12 @@ bool DaemonProcess::start()
   env.insert(env.end(), m_options.extra_env.begin(), m_options.extra_env.end());
   m_pid = fork();
   if (m_pid == 0) {
+    if (m_options.log_file) {
+      int log = ::open(m_options.log_file->c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+      if (log >= 0) {
+        dup2(log, STDERR_FILENO);
+      }
+    }
     std::vector<char*> argv;
     for (std::string& arg : args) {
       argv.push_back(arg.data());

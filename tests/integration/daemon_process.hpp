@@ -39,6 +39,7 @@ struct DaemonOptions {
   std::optional<std::filesystem::path> recipes_dir; // unset: no recipes (no on-demand builds)
   std::vector<std::string> extra_args;
   std::vector<std::string> extra_env;       // "NAME=value"
+  std::optional<std::filesystem::path> log_file; // the daemon's stderr (its log); unset: inherited
 };
 
 class DaemonProcess {

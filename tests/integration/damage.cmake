@@ -1,0 +1,11 @@
+# The damage, exhaustion and security suites (issue 12): the real daemon on a cache the tests
+# damage, fill, make read-only or symlink, and peers and requests that try to get out of it.
+add_library(d4r_test_damage_support STATIC ${CMAKE_CURRENT_LIST_DIR}/damage_support.cpp)
+target_link_libraries(d4r_test_damage_support PUBLIC d4r_test_harness d4r_proto d4r_util GTest::gtest)
+d4r_warnings(d4r_test_damage_support)
+
+d4r_test(test_integration_damage
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_integration_damage.cpp
+  LIBS d4r_test_damage_support
+  TIMEOUT 600)
+add_dependencies(test_integration_damage d4r-kerneld d4r-test-counters d4r_release_fixture)
