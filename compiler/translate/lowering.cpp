@@ -26,6 +26,7 @@ LoweringTable make_table()
   add_cluster_lowerings(table);
   add_wmma_lowerings(table);
   add_mbarrier_lowerings(table);
+  add_wgmma_lowerings(table);
   // Stages 4-6 (lower_image.cpp, lower_fp8.cpp, lower_mma.cpp) register here.
   return table;
 }

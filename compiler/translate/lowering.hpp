@@ -42,6 +42,7 @@ void add_hint_lowerings(LoweringTable& table);        // lower_hints.cpp (no-op 
 void add_cluster_lowerings(LoweringTable& table);     // lower_cluster.cpp (mapa, elect, ...)
 void add_wmma_lowerings(LoweringTable& table);        // lower_wmma.cpp
 void add_mbarrier_lowerings(LoweringTable& table);    // lower_mbarrier.cpp
+void add_wgmma_lowerings(LoweringTable& table);       // lower_wgmma.cpp
 // A call of an undefined (.extern) function NAME goes to the lowering registered as "call:NAME"
 // when there is one (the rewrite passes' helpers, builtin_call.hpp); lower_control.cpp asks.
 // cvt with an FP8 operand (e4m3x2, e5m2x2): lower_convert.cpp's cvt delegates to lower_fp8.cpp.

@@ -353,6 +353,12 @@ EDGE_FILLS = {
     "wgmma_tf32": ("f32 %d floats", "f32 %d floats", "f16 %d floats", "f32 %d floats"),
 }
 
+INT_FILLS = {  # small integers: every sum is exact, so these cases check layouts alone
+    "wgmma_f16": ("f16 %d ints -4 4", "f32 %d ints -8 8", "f16 %d ints -8 8", "f16 %d ints -4 4"),
+    "wgmma_bf16": ("bf16 %d ints -4 4", "f32 %d ints -8 8", "f16 %d ints -8 8", "bf16 %d ints -4 4"),
+    "wgmma_tf32": ("f32 %d ints -4 4", "f32 %d ints -8 8", "f16 %d ints -8 8", "f32 %d ints -4 4"),
+}
+
 CASES = [  # name, kernel, policy, fills, note
     ("wgmma_f16_none", "wgmma_f16", "none", FILLS, "no swizzling, canonical strides"),
     ("wgmma_f16_sw32", "wgmma_f16", "sw32", FILLS, "32-byte swizzling, canonical strides"),
@@ -371,6 +377,9 @@ CASES = [  # name, kernel, policy, fills, note
     ("wgmma_tf32_mixed", "wgmma_tf32", "mixed", FILLS, "mixed modes and strides"),
     ("wgmma_int8_sw32", "wgmma_int8", "sw32", FILLS, "32-byte swizzling, full-range s32 C"),
     ("wgmma_int8_mixed", "wgmma_int8", "mixed", FILLS, "mixed modes and strides"),
+    ("wgmma_f16_ints", "wgmma_f16", "mixed", INT_FILLS, "small integers (exact sums), mixed modes"),
+    ("wgmma_bf16_ints", "wgmma_bf16", "mixed", INT_FILLS, "small integers (exact sums), mixed modes"),
+    ("wgmma_tf32_ints", "wgmma_tf32", "mixed", INT_FILLS, "small integers (exact sums), mixed modes"),
 ]
 
 
