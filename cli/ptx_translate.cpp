@@ -3,6 +3,7 @@
 #include "cli/code_object_file.hpp"
 #include "cli/ptx_rewrite.hpp"
 #include "compiler/cpu/executor.hpp"
+#include "compiler/cpu/expected_output.hpp"
 #include "compiler/cpu/launch_case.hpp"
 #include "compiler/ptx_build.hpp"
 #include "util/digest.hpp"
@@ -11,6 +12,7 @@
 #include <fstream>
 #include <optional>
 #include <utility>
+#include <vector>
 
 namespace d4r::cli {
 
@@ -55,23 +57,16 @@ Expected<fs::path> case_file_of(const std::string& inputs)
   return *found;
 }
 
-// The expected bytes of output N: beside the case (<stem>.outN.bin) or in ../expected/.
-std::optional<std::string> expected_output(const fs::path& case_file, int64_t index)
+// The expected bytes of output N: beside the case or in ../expected/ (cpu/expected_output.hpp).
+std::optional<std::vector<std::byte>> expected_output(const fs::path& case_file, int64_t index)
 {
-  std::string name = case_file.stem().string() + ".out" + std::to_string(index) + ".bin";
-  for (const fs::path& candidate :
-       {case_file.parent_path() / name, case_file.parent_path().parent_path() / "expected" / name}) {
-    Expected<std::string> bytes = read_whole_file(candidate.string());
+  for (const fs::path& directory : {case_file.parent_path(), case_file.parent_path().parent_path() / "expected"}) {
+    Expected<std::vector<std::byte>> bytes = cpu::read_expected_output(directory, case_file.stem().string(), index);
     if (bytes) {
-      return *bytes;
+      return std::move(*bytes);
     }
   }
   return std::nullopt;
-}
-
-std::span<const std::byte> as_bytes(const std::string& text)
-{
-  return {reinterpret_cast<const std::byte*>(text.data()), text.size()};
 }
 
 // A case that traps on the GPU (`expect = trap`) passes when the executor's launch traps too; its
@@ -151,13 +146,13 @@ Expected<RunReport> run_ptx_file(const PtxRunCommand& cmd)
       std::string bytes(reinterpret_cast<const char*>(actual.data()), actual.size());
       TRY(write_file_atomically(file.string(), bytes));
     }
-    std::optional<std::string> expected = expected_output(case_path, index);
+    std::optional<std::vector<std::byte>> expected = expected_output(case_path, index);
     if (!expected) {
       report.summary += line + "no expected file\n";
       continue;
     }
     ++report.compared;
-    Expected<void> same = cpu::compare_output(launch, index, as_bytes(*expected), actual);
+    Expected<void> same = cpu::compare_output(launch, index, *expected, actual);
     if (same) {
       report.summary += line + "equals the expected output\n";
     } else {

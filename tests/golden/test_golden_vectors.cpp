@@ -8,6 +8,7 @@
 // error): the executor must fail the launch with a trap too. A case that does not translate fails.
 
 #include "compiler/cpu/executor.hpp"
+#include "compiler/cpu/expected_output.hpp"
 #include "compiler/cpu/launch_case.hpp"
 #include "compiler/ptx_build.hpp"
 #include "compiler/translate/translator.hpp"
@@ -90,10 +91,11 @@ TEST_P(GoldenVectors, ExecutorMatchesNvidia)
   }
   ASSERT_TRUE(stats.has_value()) << stats.error().message;
   for (size_t i = 0; i < launch_case.outputs.size(); ++i) {
-    const std::vector<std::byte> expected =
-        read_bytes(k_golden / "expected" / (launch_case.name + ".out" + std::to_string(i) + ".bin"));
+    d4r::Expected<std::vector<std::byte>> expected =
+        cpu::read_expected_output(k_golden / "expected", launch_case.name, static_cast<int64_t>(i));
+    ASSERT_TRUE(expected.has_value()) << expected.error().message;
     d4r::Expected<void> same =
-        cpu::compare_output(launch_case, static_cast<int64_t>(i), expected, host->output_bytes(static_cast<int64_t>(i)));
+        cpu::compare_output(launch_case, static_cast<int64_t>(i), *expected, host->output_bytes(static_cast<int64_t>(i)));
     EXPECT_TRUE(same.has_value()) << same.error().message;
   }
 }

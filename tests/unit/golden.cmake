@@ -8,4 +8,5 @@ d4r_test(test_compiler_cpu_launch_case
     ${PROJECT_SOURCE_DIR}/compiler/cpu/launch_case.cpp
     ${PROJECT_SOURCE_DIR}/compiler/cpu/launch_image.cpp
     ${PROJECT_SOURCE_DIR}/compiler/cpu/host_launch.cpp
-  LIBS d4r_util)
+    ${PROJECT_SOURCE_DIR}/compiler/cpu/expected_output.cpp
+  LIBS d4r_util zstd)

@@ -1,13 +1,17 @@
 // compiler/cpu/launch_case: the golden-vector case format (tests/golden/README.md), its input
 // generator and the output comparison; and the checked-in cases against their expected files.
 
+#include "compiler/cpu/expected_output.hpp"
 #include "compiler/cpu/launch_case.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+#include <zstd.h>
 
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 namespace {
@@ -328,17 +332,61 @@ TEST(LaunchCase, CheckedInCasesMatchTheirExpectedFiles)
     const bool trap = parsed->expect == Expect::trap;
     EXPECT_EQ(fs::exists(k_golden_dir / "expected" / (parsed->name + ".trap")), trap) << parsed->name;
     for (size_t i = 0; i < parsed->outputs.size(); ++i) {
-      const fs::path expected = k_golden_dir / "expected" / (parsed->name + ".out" + std::to_string(i) + ".bin");
+      const fs::path directory = k_golden_dir / "expected";
+      const int64_t index = static_cast<int64_t>(i);
       // A launch that traps has no outputs to record.
       if (trap) {
-        EXPECT_FALSE(fs::exists(expected)) << expected;
+        EXPECT_FALSE(has_expected_output(directory, parsed->name, index)) << parsed->name << " out" << i;
         continue;
       }
-      ASSERT_TRUE(fs::exists(expected)) << expected;
-      EXPECT_EQ(static_cast<int64_t>(fs::file_size(expected)), parsed->outputs[i].bytes) << expected;
+      d4r::Expected<std::vector<std::byte>> expected = read_expected_output(directory, parsed->name, index);
+      ASSERT_TRUE(expected.has_value()) << expected.error().message;
+      EXPECT_EQ(static_cast<int64_t>(expected->size()), parsed->outputs[i].bytes) << parsed->name << " out" << i;
     }
   }
   EXPECT_GE(cases, 60);
+}
+
+// Large recordings are kept as one ZSTD frame (`zstd -19`); the reader prefers the plain file,
+// decodes the frame to the size it states and refuses a frame that states none or is cut short.
+TEST(ExpectedOutput, ReadsPlainAndCompressedRecordings)
+{
+  const fs::path directory = fs::temp_directory_path() / ("d4r-expected-" + std::to_string(::getpid()));
+  fs::create_directories(directory);
+  std::string words(100000, '\0');
+  for (size_t i = 0; i < words.size(); ++i) {
+    words[i] = static_cast<char>((i * 7) % 251);
+  }
+  std::string packed(ZSTD_compressBound(words.size()), '\0');
+  packed.resize(ZSTD_compress(packed.data(), packed.size(), words.data(), words.size(), 19));
+  ASSERT_FALSE(ZSTD_isError(packed.size()));
+  auto write = [&](const std::string& name, const std::string& bytes) {
+    std::ofstream(directory / name, std::ios::binary) << bytes;
+  };
+  write("big.out0.bin.zst", packed);
+  write("small.out0.bin", "abcd");
+  write("small.out0.bin.zst", packed); // the plain file wins
+  write("cut.out0.bin.zst", packed.substr(0, packed.size() / 2));
+  write("junk.out0.bin.zst", "not a frame");
+
+  d4r::Expected<std::vector<std::byte>> big = read_expected_output(directory, "big", 0);
+  ASSERT_TRUE(big.has_value()) << big.error().message;
+  ASSERT_EQ(big->size(), words.size());
+  EXPECT_EQ(std::memcmp(big->data(), words.data(), words.size()), 0);
+  d4r::Expected<std::vector<std::byte>> small = read_expected_output(directory, "small", 0);
+  ASSERT_TRUE(small.has_value());
+  EXPECT_EQ(small->size(), 4U);
+  EXPECT_TRUE(has_expected_output(directory, "big", 0));
+  EXPECT_FALSE(has_expected_output(directory, "big", 1));
+  d4r::Expected<std::vector<std::byte>> missing = read_expected_output(directory, "big", 1);
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_EQ(missing.error().code, d4r::ErrorCode::not_found);
+  for (const char* name : {"cut", "junk"}) {
+    d4r::Expected<std::vector<std::byte>> bad = read_expected_output(directory, name, 0);
+    ASSERT_FALSE(bad.has_value()) << name;
+    EXPECT_EQ(bad.error().code, d4r::ErrorCode::corrupt) << name << ": " << bad.error().message;
+  }
+  fs::remove_all(directory);
 }
 
 } // namespace

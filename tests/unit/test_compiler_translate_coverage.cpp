@@ -14,6 +14,7 @@
 // A new lowering, or a form that starts or stops translating, fails one of these until the table
 // says so.
 
+#include "compiler/cpu/expected_output.hpp"
 #include "compiler/translate/lowering.hpp"
 #include "tests/unit/test_compiler_translate_support.hpp"
 
@@ -863,7 +864,7 @@ std::string case_value(const std::string& text, const std::string& key)
 bool recorded(const std::string& name)
 {
   const fs::path expected = k_tests / "golden" / "expected";
-  return fs::exists(expected / (name + ".out0.bin")) || fs::exists(expected / (name + ".trap"));
+  return d4r::compiler::cpu::has_expected_output(expected, name, 0) || fs::exists(expected / (name + ".trap"));
 }
 
 // Whether `ptx` has `opcode` as an instruction word: after a line start, blank, ';', '{' or '}'

@@ -4,6 +4,7 @@
 // tolerance, reporting how many outputs are bit-exact.
 
 #include "compiler/cpu/executor.hpp"
+#include "compiler/cpu/expected_output.hpp"
 #include "compiler/cpu/launch_case.hpp"
 #include "compiler/translate/mma_layout.hpp"
 #include "test_compiler_translate_support.hpp"
@@ -208,7 +209,9 @@ TEST(TranslateMmaRun, GoldenGemmCasesWithinTheirTolerance)
     cpu::LaunchShape shape{parsed->grid, parsed->block, static_cast<uint32_t>(parsed->dynamic_shared)};
     Expected<cpu::LaunchStats> stats = (*executor)->launch(parsed->kernel, shape, host->params());
     ASSERT_TRUE(stats) << stats.error().message;
-    std::vector<std::byte> expected = read_bytes(golden / "expected" / (std::string(name) + ".out0.bin"));
+    Expected<std::vector<std::byte>> recorded = cpu::read_expected_output(golden / "expected", name, 0);
+    ASSERT_TRUE(recorded) << recorded.error().message;
+    const std::vector<std::byte>& expected = *recorded;
     std::span<const std::byte> got = host->output_bytes(0);
     Expected<void> same = cpu::compare_output(*parsed, 0, expected, got);
     EXPECT_TRUE(same) << same.error().message;
