@@ -448,6 +448,27 @@ D4R_INLINE uint16_t d4r_fma_16(const D4rFormat* f, uint16_t a, uint16_t b, uint1
   return (uint16_t)d4r_round_sum(f, p, z, mode, 0);
 }
 
+/* .ftz flushes a result that is tiny after rounding as IEEE 754 defines it: rounded to f16's
+ * precision with an unbounded exponent, below the smallest normal 2^-14. An H200 gives 0 for
+ * mul.rn.ftz.f16 0x0400 * 0x3bff (exactly 2^-14 - 2^-25, which has 11 bits: tiny; random
+ * differential testing, r508, r1394), yet 0x0400 for fma.rn.ftz.f16 0x0400 * 0x845d + 0x0400
+ * (2^-14 minus 1.09 * 2^-28, which rounds to 2^-14: not tiny; version 2, r1213, r443, r1520).
+ * Rounding the exact x * y + z scaled by 2^16 to f16 gives that precision near 2^-14 (4.0 is
+ * 0x4400); the product of two halves is exact in double and TwoSum gives the sum's remainder. */
+D4R_INLINE int d4r_f16_tiny_after_rounding(uint16_t a, uint16_t b, uint16_t c, int mode, int is_mul)
+{
+  const double p = d4r_decode(&d4r_f16, a) * d4r_decode(&d4r_f16, b);
+  const double z = is_mul ? 0.0 : d4r_decode(&d4r_f16, c);
+  const double s = p + z;
+  if (s == 0 || d4r_isnan_f64(s) || d4r_isinf_f64(s)) {
+    return 0;
+  }
+  const double bb = s - p;
+  const double e = (p - (s - bb)) + (z - bb);
+  const uint64_t scaled = d4r_round_dir(&d4r_f16, s, d4r_sign_of(e), 16, mode, 0);
+  return (scaled & 0x7fffu) < 0x4400u;
+}
+
 #if defined(__AMDGCN__)
 /* Round to nearest on AMDGPU: v_fma_f16 / v_add_f16 / v_mul_f16 are IEEE binary16 operations that
  * round once to nearest even and keep subnormals (kernels run with the f16/f64 denormal mode on,
@@ -487,12 +508,8 @@ D4R_INLINE uint16_t d4r_f16_op(uint16_t a, uint16_t b, uint16_t c, int mode, int
 #endif
   if (ftz) {
     r = d4r_ftz_16(r);
-    /* .ftz flushes a result that is tiny BEFORE rounding: mul.rn.ftz.f16 0x0400 * 0x3bff is
-     * 0x0000 on an H200 (random differential testing, r508, r1394), not the 0x0400 it rounds
-     * to. The exact value is below the smallest normal iff its truncation is. */
-    const uint16_t t = d4r_fma_16(&d4r_f16, a, b, c, D4R_RZ, is_mul);
-    if ((r & 0x7fffu) == 0x0400u && (t & 0x7fffu) < 0x0400u) {
-      r = (uint16_t)(t & 0x8000u);
+    if ((r & 0x7fffu) == 0x0400u && d4r_f16_tiny_after_rounding(a, b, c, mode, is_mul)) {
+      r &= 0x8000u;
     }
   }
   return sat ? d4r_sat_16(&d4r_f16, r) : r;

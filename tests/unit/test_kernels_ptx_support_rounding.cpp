@@ -373,10 +373,13 @@ TEST(KernelsPtxSupportRounding, F16AddMulFma)
   check_half_op(false, "fma");
 }
 
-// .ftz on f16 arithmetic flushes a result that is tiny before rounding: the H200 gives 0x0000 for
-// mul.rn.ftz.f16 0x0400 * 0x3bff (random differential testing, r508 slot 62), whose exact value
-// 2^-14 - 2^-25 rounds to 0x0400; without .ftz it stays 0x0400. A normal result is kept.
-TEST(KernelsPtxSupportRounding, F16FtzFlushesTinyBeforeRounding)
+// .ftz on f16 arithmetic flushes a result that is tiny after rounding with an unbounded exponent
+// (IEEE 754's definition): the H200 gives 0x0000 for mul.rn.ftz.f16 0x0400 * 0x3bff (random
+// differential testing, r508 slot 62), whose exact value 2^-14 - 2^-25 has 11 bits and so stays
+// below 2^-14, yet 0x0400 for fma.rn.ftz.f16 0x0400 * 0x845d + 0x0400 (generator version 2, r1213
+// slot 19), whose exact value 2^-14 - 1.09 * 2^-28 rounds to 2^-14 at 11 bits. Without .ftz both
+// are 0x0400. A normal result is kept.
+TEST(KernelsPtxSupportRounding, F16FtzFlushesTinyAfterRounding)
 {
   EXPECT_EQ(__d4r_ptx_mul_f16(0x0400u, 0x3bffu, 0, 1, 0), 0x0000u);
   EXPECT_EQ(__d4r_ptx_mul_f16(0x8400u, 0x3bffu, 0, 1, 0), 0x8000u);
@@ -385,6 +388,11 @@ TEST(KernelsPtxSupportRounding, F16FtzFlushesTinyBeforeRounding)
   EXPECT_EQ(__d4r_ptx_fma_f16(0x0400u, 0x3bffu, 0x0000u, 0, 1, 0), 0x0000u);
   EXPECT_EQ(__d4r_ptx_mul_f16(0x0400u, 0x3c00u, 0, 1, 0), 0x0400u);
   EXPECT_EQ(__d4r_ptx_mul_f16(0x0401u, 0x3bffu, 0, 1, 0), 0x0400u); // exact value >= 2^-14
+  EXPECT_EQ(__d4r_ptx_fma_f16(0x0400u, 0x845du, 0x0400u, 0, 1, 0), 0x0400u);
+  EXPECT_EQ(__d4r_ptx_fma_f16(0x8400u, 0x845du, 0x8400u, 0, 1, 0), 0x8400u);
+  EXPECT_EQ(__d4r_ptx_fma_f16(0x0400u, 0x845du, 0x0400u, 1, 1, 0), 0x0000u); // rz: 0x03ff, tiny
+  // r443 slot 62: fma.rn.ftz.sat.f16x2, low half 0x0400 * 0x86eb + 0x0400.
+  EXPECT_EQ(__d4r_ptx_fma_f16(0x0400u, 0x86ebu, 0x0400u, 0, 1, 1), 0x0400u);
 }
 
 TEST(KernelsPtxSupportRounding, Bf16AddMulFma)
