@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs generated programs on the NVIDIA GPU of this machine (CUDA driver + headers):
-#   [VERSION=N] tests/random/run_gpu.sh OUTDIR FIRST COUNT [PER_MODULE [JOBS [PARTS]]]
+#   [VERSION=N] [MODULE_TIMEOUT=S] tests/random/run_gpu.sh OUTDIR FIRST COUNT [PER_MODULE [JOBS [PARTS]]]
 # Builds the runner (gpu_runner.cpp and the generator, plain g++ -lcuda), runs the seed range in
 # modules of PER_MODULE programs (default 250), JOBS processes at a time (default 8), each module
 # in its own process with a time limit, and packs the results files into PARTS gzipped tars
@@ -15,6 +15,9 @@ per="${4:-250}"
 jobs="${5:-8}"
 parts="${6:-8}"
 version="${VERSION:-1}"
+# A module's time limit: ptxas has hung on generated PTX, and a hung module then costs this long
+# before its programs are run again in modules of 10.
+module_timeout="${MODULE_TIMEOUT:-300}"
 cuda="${CUDA_HOME:-/usr/local/cuda}"
 work="$(mktemp -d)"
 src="$root/tests/random"
@@ -27,7 +30,7 @@ for ((s = first; s < first + count; s += per)); do
   starts+=("$s")
 done
 printf '%s\n' "${starts[@]}" | xargs -P "$jobs" -I{} sh -c \
-  "n=\$(( $first + $count - {} )); [ \$n -gt $per ] && n=$per; timeout 300 '$work/ptxgen-gpu' --version $version --first {} --count \$n --out '$work/results_{}.bin' > '$work/log_{}.txt' 2>&1; echo \"exit \$? for {}\" >> '$work/log_{}.txt'"
+  "n=\$(( $first + $count - {} )); [ \$n -gt $per ] && n=$per; timeout $module_timeout '$work/ptxgen-gpu' --version $version --first {} --count \$n --out '$work/results_{}.bin' > '$work/log_{}.txt' 2>&1; echo \"exit \$? for {}\" >> '$work/log_{}.txt'"
 # A module whose JIT crashed (ptxas has segfaulted on generated PTX) is run again in modules of
 # 10 programs, so that only the module holding the bad program is lost.
 for s in "${starts[@]}"; do
@@ -38,7 +41,7 @@ for s in "${starts[@]}"; do
       echo "$s $t $m"
     done
   fi
-done | xargs -P "$jobs" -L1 sh -c "timeout 300 '$work/ptxgen-gpu' --version $version --first \$2 --count \$3 --out '$work/results_\$2.bin' > '$work/log_\$2.txt' 2>&1; echo \"exit \$? for \$2 (retry)\" >> '$work/log_\$2.txt'" retry
+done | xargs -r -P "$jobs" -L1 sh -c "timeout $module_timeout '$work/ptxgen-gpu' --version $version --first \$2 --count \$3 --out '$work/results_'\$2.bin > '$work/log_'\$2.txt 2>&1; echo \"exit \$? for \$2 (retry)\" >> '$work/log_'\$2.txt" retry
 starts_found=()
 for f in "$work"/results_*.bin; do
   starts_found+=("$(basename "$f" .bin | sed 's/results_//')")
