@@ -78,6 +78,7 @@ const std::vector<RuntimeSymbol>& runtime_symbols()
       {"d4r_rt_sured", reinterpret_cast<void*>(&d4r_rt_sured)},
       {"d4r_rt_yield", reinterpret_cast<void*>(&d4r_rt_yield)},
       {"d4r_rt_trap", reinterpret_cast<void*>(&d4r_rt_trap)},
+      {"d4r_rt_is_local", reinterpret_cast<void*>(&d4r_rt_is_local)},
   };
   return symbols;
 }

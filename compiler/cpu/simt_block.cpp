@@ -125,6 +125,16 @@ void SimtBlock::setup_threads(const LaunchShape& shape, std::array<uint32_t, 3> 
   m_live = threads;
 }
 
+bool SimtBlock::on_stack(const d4r_host_thread* thread, uint64_t address)
+{
+  const uint32_t* tid = thread->tid;
+  const uint32_t* ntid = thread->ntid;
+  const int64_t linear = tid[0] + int64_t{ntid[0]} * (tid[1] + int64_t{ntid[1]} * tid[2]);
+  const FiberStack& stack = m_stacks.stack(linear);
+  const auto base = reinterpret_cast<uint64_t>(stack.base());
+  return address - base < static_cast<uint64_t>(stack.bytes());
+}
+
 void SimtBlock::fiber_entry(void* argument)
 {
   auto* t = static_cast<SimtThread*>(argument);
@@ -629,6 +639,11 @@ extern "C" void d4r_rt_warp_gather(d4r_host_thread* thread, uint32_t site, uint3
 extern "C" void d4r_rt_yield(d4r_host_thread* thread, uint32_t site, uint64_t observed)
 {
   block_of(thread).yield(thread, site, observed);
+}
+
+extern "C" uint32_t d4r_rt_is_local(d4r_host_thread* thread, uint64_t address)
+{
+  return block_of(thread).on_stack(thread, address) ? 1 : 0;
 }
 
 extern "C" void d4r_rt_trap(d4r_host_thread* thread, uint32_t site)

@@ -112,6 +112,8 @@ public:
               uint32_t words, uint32_t* out);
   // A failed spin wait: returns after every other runnable thread ran once (rule 5).
   void yield(d4r_host_thread* thread, uint32_t site, uint64_t observed);
+  // Whether `address` is in the fiber stack of `thread` (isspacep.local).
+  bool on_stack(const d4r_host_thread* thread, uint64_t address);
   // Ends the launch with an error naming the block and thread; never returns to the fiber.
   [[noreturn]] void trap(d4r_host_thread* thread, uint32_t site, std::string_view reason);
 

@@ -269,6 +269,18 @@ public:
     return b.CreateZExtOrTrunc(b.CreatePtrToInt(pointer, b.getInt32Ty()), b.getIntNTy(bits));
   }
 
+  // The flat apertures: a generic address is LDS or scratch when it falls in the shared or
+  // private aperture (what the backend's is.shared / is.private test); anything else is global.
+  llvm::Value* in_window(HookEnv env, Space space, llvm::Value* address) override
+  {
+    assert((space == Space::shared || space == Space::local) && "isspacep's target windows");
+    llvm::IRBuilder<>& b = env.builder;
+    llvm::Value* flat = b.CreateIntToPtr(address, b.getPtrTy(0));
+    return b.CreateIntrinsic(space == Space::shared ? llvm::Intrinsic::amdgcn_is_shared
+                                                    : llvm::Intrinsic::amdgcn_is_private,
+                             {}, {flat});
+  }
+
   // bar.sync: with a thread count, the LDS word of its id; without one, the workgroup barrier.
   void barrier(HookEnv env, uint32_t, llvm::Value* id, llvm::Value* count) override
   {

@@ -136,6 +136,25 @@ public:
     return b.CreateZExt(offset, b.getIntNTy(bits));
   }
 
+  // .shared: the block's window [shared, shared + shared_bytes); .local: the fiber stack of the
+  // calling thread, which the runtime knows (d4r_rt_is_local).
+  llvm::Value* in_window(HookEnv env, Space space, llvm::Value* address) override
+  {
+    assert((space == Space::shared || space == Space::local) && "isspacep's target windows");
+    llvm::IRBuilder<>& b = env.builder;
+    if (space == Space::local) {
+      llvm::Value* local = b.CreateCall(
+          runtime(env, "d4r_rt_is_local", b.getInt32Ty(), {b.getPtrTy(), b.getInt64Ty()}),
+          {env.thread, address});
+      return b.CreateICmpNE(local, b.getInt32(0));
+    }
+    llvm::Value* base = b.CreatePtrToInt(
+        load_field(env, offsetof(d4r_host_thread, shared), b.getPtrTy()), b.getInt64Ty());
+    llvm::Value* bytes = b.CreateZExt(
+        load_field(env, offsetof(d4r_host_thread, shared_bytes), b.getInt32Ty()), b.getInt64Ty());
+    return b.CreateICmpULT(b.CreateSub(address, base), bytes);
+  }
+
   llvm::FunctionCallee runtime(HookEnv env, const char* name, llvm::Type* result,
                                llvm::ArrayRef<llvm::Type*> params)
   {

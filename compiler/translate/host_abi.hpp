@@ -54,6 +54,10 @@ void d4r_rt_barrier_arrive(d4r_host_thread* thread, uint32_t site, uint32_t barr
 // with a deadlock error instead of hanging.
 void d4r_rt_yield(d4r_host_thread* thread, uint32_t site, uint64_t observed);
 
+// isspacep.local: 1 when `address` lies in the calling thread's fiber stack (its .local variables
+// and alloca), else 0.
+uint32_t d4r_rt_is_local(d4r_host_thread* thread, uint64_t address);
+
 // The value of `value` in lane `source_lane` of the calling thread's convergent group at `site`
 // (shfl.sync: the translator computes source_lane with PTX's clamp/segment rules).
 // `member_mask` lists the lanes that must arrive; the source lane's value when it is not in the

@@ -1,7 +1,8 @@
-// Control flow: bra (and bra.uni), ret, exit, call (with .param arguments, or registers as the
-// splice pass passes them; direct, or through a register with a .callprototype), trap, and the
-// per-thread stack: alloca, stacksave, stackrestore. A guard around any of them is handled by
-// FunctionTranslator.
+// Control flow: bra (and bra.uni), brx.idx (a switch over a .branchtargets list), ret, exit, call
+// (with .param arguments, or registers as the splice pass passes them; direct, or through a
+// register with a .callprototype), trap, and the per-thread stack: alloca, stacksave,
+// stackrestore; and isspacep, the generic-address test that guards address conversions. A guard
+// around any of them is handled by FunctionTranslator.
 //
 // exit in a .func ends the thread, not only the function. A function that can exit (its body has
 // an exit or calls one that can; module_translator.cpp marks it "d4r-exits" and gives it one more
@@ -12,6 +13,7 @@
 // indirect_calls_exit).
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#control-flow-instructions
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#stack-manipulation-instructions
+// https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-isspacep
 
 #include "compiler/translate/function_translator.hpp"
 #include "compiler/translate/lowering.hpp"
@@ -20,6 +22,11 @@
 
 #include <llvm/IR/Module.h>
 
+#include <algorithm>
+#include <cctype>
+#include <initializer_list>
+#include <set>
+#include <utility>
 #include <variant>
 
 namespace d4r::compiler::translate {
@@ -188,14 +195,15 @@ Expected<void> emit_call(FunctionTranslator& t, const ptx::Instruction& instruct
   return {};
 }
 
-// The .callprototype or .calltargets directive that follows label `name`, searched through the
-// nested scopes of `block`.
-const ptx::Directive* find_prototype(const ptx::Block& block, const std::string& name)
+// The directive named one of `kinds` that follows label `name` (`proto: .callprototype ...`,
+// `ts: .branchtargets ...`), searched through the nested scopes of `block`.
+const ptx::Directive* find_labelled(const ptx::Block& block, const std::string& name,
+                                    std::initializer_list<std::string_view> kinds)
 {
   for (size_t i = 0; i < block.statements.size(); ++i) {
     const ptx::Statement& statement = block.statements[i];
     if (const auto* inner = std::get_if<ptx::Block>(&statement.value)) {
-      if (const ptx::Directive* found = find_prototype(*inner, name)) {
+      if (const ptx::Directive* found = find_labelled(*inner, name, kinds)) {
         return found;
       }
       continue;
@@ -205,12 +213,17 @@ const ptx::Directive* find_prototype(const ptx::Block& block, const std::string&
       continue;
     }
     const auto* directive = std::get_if<ptx::Directive>(&block.statements[i + 1].value);
-    if (directive != nullptr &&
-        (directive->name == ".callprototype" || directive->name == ".calltargets")) {
+    if (directive != nullptr && std::ranges::find(kinds, directive->name) != kinds.end()) {
       return directive;
     }
   }
   return nullptr;
+}
+
+// The .callprototype or .calltargets directive that follows label `name`.
+const ptx::Directive* find_prototype(const ptx::Block& block, const std::string& name)
+{
+  return find_labelled(block, name, {".callprototype", ".calltargets"});
 }
 
 // One parenthesised list of a prototype, "( .param .b32 _ , .param .align 8 .b8 _ [ 16 ] )", from
@@ -459,14 +472,13 @@ ThreadStack thread_stack(FunctionTranslator& t)
   return ThreadStack{base, top};
 }
 
-// Traps where `overflow` holds; the code after goes on in a fresh block.
-void trap_if(FunctionTranslator& t, llvm::Value* overflow)
+// Traps where `condition` holds; the code after goes on in a fresh block.
+void trap_if(FunctionTranslator& t, llvm::Value* condition, const char* name)
 {
   llvm::IRBuilder<>& b = t.builder();
-  llvm::BasicBlock* trap =
-      llvm::BasicBlock::Create(t.context(), "stack.overflow", &t.llvm_function());
-  llvm::BasicBlock* next = llvm::BasicBlock::Create(t.context(), "stack.ok", &t.llvm_function());
-  b.CreateCondBr(overflow, trap, next);
+  llvm::BasicBlock* trap = llvm::BasicBlock::Create(t.context(), name, &t.llvm_function());
+  llvm::BasicBlock* next = llvm::BasicBlock::Create(t.context(), "ok", &t.llvm_function());
+  b.CreateCondBr(condition, trap, next);
   b.SetInsertPoint(trap);
   t.hooks().trap(t.env(), t.next_site());
   if (b.GetInsertBlock()->getTerminator() == nullptr) {
@@ -521,7 +533,7 @@ Expected<void> lower_alloca(FunctionTranslator& t, const ptx::Instruction& instr
   llvm::Value* overflow = b.CreateOr(
       b.CreateICmpUGT(start, b.CreateAdd(stack.base, b.getInt64(k_stack_bytes))),
       b.CreateICmpUGT(size, room));
-  trap_if(t, overflow);
+  trap_if(t, overflow, "stack.overflow");
   b.CreateStore(b.CreateSub(b.CreateAdd(start, size), stack.base), stack.top);
   return t.write(instruction.operands[0], adapt_value(b, start, u64, type), type);
 }
@@ -544,9 +556,280 @@ Expected<void> lower_stack_pointer(FunctionTranslator& t, const ptx::Instruction
   }
   TRY_ASSIGN(llvm::Value * value, t.read(instruction.operands[0], type));
   llvm::Value* offset = b.CreateSub(adapt_value(b, value, type, u64), stack.base);
-  trap_if(t, b.CreateICmpUGT(offset, b.getInt64(k_stack_bytes)));
+  trap_if(t, b.CreateICmpUGT(offset, b.getInt64(k_stack_bytes)), "stack.overflow");
   b.CreateStore(offset, stack.top);
   return {};
+}
+
+// brx.idx{.uni} index, tlist: a switch over the labels of the .branchtargets directive `tlist`
+// (in the function, before the branch). An index past the list is undefined in the ISA; it traps
+// here rather than jump anywhere.
+Expected<void> lower_brx(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  static constexpr std::string_view k_known[] = {"idx", "uni"};
+  TRY(known_modifiers(t, instruction, k_known));
+  if (!has_modifier(instruction, "idx")) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  TRY(expect_operands(t, instruction, 2));
+  const ptx::Operand& list = instruction.operands[1];
+  const ptx::Directive* targets =
+      list.kind == ptx::OperandKind::symbol && list.offset.empty()
+          ? find_labelled(*t.function().body, list.text, {".branchtargets"})
+          : nullptr;
+  if (targets == nullptr) {
+    return std::unexpected(t.error(instruction, "no .branchtargets named " + list.text));
+  }
+  std::vector<llvm::BasicBlock*> blocks;
+  for (const std::string& name : targets->args) {
+    if (name == ",") {
+      continue;
+    }
+    llvm::BasicBlock* block = t.label(name);
+    if (block == nullptr) {
+      return std::unexpected(t.error(instruction, "unknown branch target " + name));
+    }
+    blocks.push_back(block);
+  }
+  if (blocks.empty()) {
+    return std::unexpected(t.error(instruction, "empty .branchtargets " + list.text));
+  }
+  TRY_ASSIGN(llvm::Value * index,
+             t.read(instruction.operands[0], PtxType{PtxType::Kind::unsigned_int, 32, false}));
+  llvm::IRBuilder<>& b = t.builder();
+  llvm::BasicBlock* outside =
+      llvm::BasicBlock::Create(t.context(), "brx.outside", &t.llvm_function());
+  llvm::SwitchInst* branch = b.CreateSwitch(index, outside, static_cast<unsigned>(blocks.size()));
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    branch->addCase(b.getInt32(static_cast<uint32_t>(i)), blocks[i]);
+  }
+  b.SetInsertPoint(outside);
+  t.hooks().trap(t.env(), t.next_site());
+  if (b.GetInsertBlock()->getTerminator() == nullptr) {
+    b.CreateUnreachable();
+  }
+  return {};
+}
+
+// The names an operand mentions, at any depth, and those of an initialiser's identifiers
+// ("generic(table)+8": generic, table).
+void mentioned(const ptx::Operand& operand, std::set<std::string>& out)
+{
+  if (operand.kind == ptx::OperandKind::symbol) {
+    out.insert(operand.text);
+  }
+  for (const ptx::Operand& element : operand.elements) {
+    mentioned(element, out);
+  }
+}
+
+void mentioned(const ptx::Initializer& init, std::set<std::string>& out)
+{
+  std::string word;
+  for (char c : init.scalar + " ") {
+    if (std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '$' || c == '%') {
+      word += c;
+    } else if (!word.empty()) {
+      out.insert(std::exchange(word, ""));
+    }
+  }
+  for (const ptx::Initializer& element : init.elements) {
+    mentioned(element, out);
+  }
+}
+
+void mentioned(const ptx::Block& block, std::set<std::string>& out)
+{
+  for (const ptx::Statement& statement : block.statements) {
+    if (const auto* inner = std::get_if<ptx::Block>(&statement.value)) {
+      mentioned(*inner, out);
+    } else if (const auto* instruction = std::get_if<ptx::Instruction>(&statement.value)) {
+      for (const ptx::Operand& operand : instruction->operands) {
+        mentioned(operand, out);
+      }
+    }
+  }
+}
+
+// Whether `kernel` may run the .func `target`: its body, the bodies of the functions it names
+// and the initialisers of the variables they name (function tables) reach it.
+bool may_run(FunctionTranslator& t, const ptx::Function& kernel, const std::string& target)
+{
+  std::set<std::string> seen = {kernel.name};
+  std::vector<std::set<std::string>> work(1);
+  mentioned(*kernel.body, work.back());
+  while (!work.empty()) {
+    std::set<std::string> names = std::move(work.back());
+    work.pop_back();
+    for (const std::string& name : names) {
+      if (name == target) {
+        return true;
+      }
+      if (!seen.insert(name).second) {
+        continue;
+      }
+      work.emplace_back();
+      if (auto function = t.module().functions.find(name);
+          function != t.module().functions.end() && function->second->body) {
+        mentioned(*function->second->body, work.back());
+      } else if (auto symbol = t.module().symbols.find(name);
+                 symbol != t.module().symbols.end() && symbol->second.variable != nullptr &&
+                 symbol->second.variable->init) {
+        mentioned(*symbol->second.variable->init, work.back());
+      }
+    }
+  }
+  return false;
+}
+
+// Whether a kernel makes a generic address of its parameters (cvta.param): on AMDGPU the
+// parameter block is a private copy, so such an address is in the private aperture.
+bool takes_parameter_addresses(const ptx::Block& block)
+{
+  for (const ptx::Statement& statement : block.statements) {
+    if (const auto* inner = std::get_if<ptx::Block>(&statement.value)) {
+      if (takes_parameter_addresses(*inner)) {
+        return true;
+      }
+    } else if (const auto* instruction = std::get_if<ptx::Instruction>(&statement.value)) {
+      if (instruction->opcode == "cvta" && !has_modifier(*instruction, "to") &&
+          (has_modifier(*instruction, "param") || has_modifier(*instruction, "param::entry"))) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// (generic address - start) < bytes, on i64.
+llvm::Value* in_range(llvm::IRBuilder<>& b, llvm::Value* address, llvm::Value* start,
+                      int64_t bytes)
+{
+  return b.CreateICmpULT(b.CreateSub(address, start), b.getInt64(static_cast<uint64_t>(bytes)));
+}
+
+// The generic address of a variable's storage in `space`.
+llvm::Value* generic_of(FunctionTranslator& t, llvm::Value* storage, Space space)
+{
+  llvm::IRBuilder<>& b = t.builder();
+  unsigned bits = t.module().module.getDataLayout().getPointerSizeInBits(
+      storage->getType()->getPointerAddressSpace());
+  llvm::Value* address = b.CreatePtrToInt(storage, b.getIntNTy(bits));
+  return t.hooks().convert_address(t.env(), space, true, address, 64);
+}
+
+// The kernel's .param window: its parameter block. A .func cannot know which kernel's it is.
+Expected<llvm::Value*> in_parameters(FunctionTranslator& t, const ptx::Instruction& instruction,
+                                     llvm::Value* address)
+{
+  if (!t.is_kernel()) {
+    return std::unexpected(t.error(instruction, "unsupported: isspacep.param in a .func (the "
+                                                "parameter window of its kernel is not known)"));
+  }
+  const KernelSignature& signature = *t.module().kernels.at(t.function().name);
+  const Symbol* first =
+      signature.params.empty() ? nullptr : t.symbol(signature.params.front().name);
+  if (first == nullptr || signature.param_bytes == 0) {
+    return t.builder().getFalse();
+  }
+  return in_range(t.builder(), address, generic_of(t, first->storage, Space::param),
+                  signature.param_bytes);
+}
+
+// The .const window: the module's .const variables.
+Expected<llvm::Value*> in_constants(FunctionTranslator& t, const ptx::Instruction& instruction,
+                                    llvm::Value* address)
+{
+  llvm::IRBuilder<>& b = t.builder();
+  llvm::Value* inside = b.getFalse();
+  auto add = [&](const Symbol& symbol) -> Expected<void> {
+    if (symbol.space != Space::constant || symbol.variable == nullptr) {
+      return {};
+    }
+    Expected<int64_t> bytes = variable_size(*symbol.variable);
+    if (!bytes || *bytes == 0 || symbol.storage == nullptr) {
+      return std::unexpected(t.error(instruction, "unsupported: isspacep.const with .const " +
+                                                      symbol.variable->name + " of unknown size"));
+    }
+    inside = b.CreateOr(inside, in_range(b, address, generic_of(t, symbol.storage, Space::constant),
+                                         *bytes));
+    return {};
+  };
+  for (const auto& [name, symbol] : t.module().symbols) {
+    TRY(add(symbol));
+  }
+  for (const auto& [variable, symbol] : t.module().body_symbols) {
+    TRY(add(symbol));
+  }
+  return inside;
+}
+
+// .local: the target's window, less the kernel's parameter block where that is a private copy
+// (AMDGPU). A .func there cannot tell a parameter's address from a local one when a kernel that
+// may run it makes one.
+Expected<llvm::Value*> in_locals(FunctionTranslator& t, const ptx::Instruction& instruction,
+                                 llvm::Value* address)
+{
+  llvm::IRBuilder<>& b = t.builder();
+  llvm::Value* local = t.hooks().in_window(t.env(), Space::local, address);
+  if (t.hooks().kind() == TargetKind::host) {
+    return local; // the parameter block is not on a fiber stack
+  }
+  if (t.is_kernel()) {
+    TRY_ASSIGN(llvm::Value * parameter, in_parameters(t, instruction, address));
+    return b.CreateAnd(local, b.CreateNot(parameter));
+  }
+  for (const auto& [name, function] : t.module().functions) {
+    if (function->is_entry && function->body && takes_parameter_addresses(*function->body) &&
+        may_run(t, *function, t.function().name)) {
+      return std::unexpected(t.error(instruction, "unsupported: isspacep." +
+                                                      instruction.modifiers.front() +
+                                                      " in a .func that kernel " + name +
+                                                      " may run, which takes parameter "
+                                                      "addresses"));
+    }
+  }
+  return local;
+}
+
+// isspacep.space p, a: whether the generic address a is in the window of `space`. .shared
+// (::cta) and .local are the target's windows (the AMDGPU apertures; the host's block window and
+// fiber stack); .shared::cluster is the CTA's own where clusters are one CTA; .param{::entry} the
+// kernel's parameter block; .const the module's .const variables; .global everything that is
+// neither .shared nor .local (the .param and .const windows lie inside it, as the ISA says of
+// .param).
+Expected<void> lower_isspacep(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  static constexpr std::string_view k_known[] = {"global", "shared", "shared::cta",
+                                                 "shared::cluster", "local", "const",
+                                                 "param", "param::entry"};
+  TRY(known_modifiers(t, instruction, k_known));
+  TRY(expect_operands(t, instruction, 2));
+  if (instruction.modifiers.size() != 1) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  const std::string& space = instruction.modifiers.front();
+  TRY_ASSIGN(llvm::Value * address,
+             t.read(instruction.operands[1], PtxType{PtxType::Kind::unsigned_int, 64, false}));
+  llvm::IRBuilder<>& b = t.builder();
+  llvm::Value* inside = nullptr;
+  if (space == "shared" || space == "shared::cta" || space == "shared::cluster") {
+    if (space == "shared::cluster" && !one_cta_clusters(t)) {
+      return std::unexpected(t.unsupported(instruction));
+    }
+    inside = t.hooks().in_window(t.env(), Space::shared, address);
+  } else if (space == "local") {
+    TRY_ASSIGN(inside, in_locals(t, instruction, address));
+  } else if (space == "param" || space == "param::entry") {
+    TRY_ASSIGN(inside, in_parameters(t, instruction, address));
+  } else if (space == "const") {
+    TRY_ASSIGN(inside, in_constants(t, instruction, address));
+  } else {
+    TRY_ASSIGN(llvm::Value * local, in_locals(t, instruction, address));
+    llvm::Value* shared = t.hooks().in_window(t.env(), Space::shared, address);
+    inside = b.CreateNot(b.CreateOr(shared, local));
+  }
+  return t.write(instruction.operands[0], inside, PtxType{PtxType::Kind::pred, 1, false});
 }
 
 } // namespace
@@ -554,6 +837,8 @@ Expected<void> lower_stack_pointer(FunctionTranslator& t, const ptx::Instruction
 void add_control_lowerings(LoweringTable& table)
 {
   table["bra"] = lower_bra;
+  table["brx"] = lower_brx;
+  table["isspacep"] = lower_isspacep;
   table["ret"] = lower_ret;
   table["exit"] = lower_exit;
   table["trap"] = lower_trap;

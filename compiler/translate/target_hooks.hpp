@@ -60,6 +60,10 @@ public:
   // cvta.SPACE (to_generic) and cvta.to.SPACE (!to_generic) on an integer address of `bits`.
   virtual llvm::Value* convert_address(HookEnv env, Space space, bool to_generic,
                                        llvm::Value* address, unsigned bits) = 0;
+  // isspacep's target windows (i1): whether the i64 generic `address` is in the block's .shared
+  // window (Space::shared) or in the thread's .local memory (Space::local: where its stack
+  // variables live); the other spaces are decided by lower_control.cpp.
+  virtual llvm::Value* in_window(HookEnv env, Space space, llvm::Value* address) = 0;
 
   // bar.sync / barrier.sync; `count` is 0 for the whole block.
   virtual void barrier(HookEnv env, uint32_t site, llvm::Value* id, llvm::Value* count) = 0;

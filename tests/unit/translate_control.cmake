@@ -8,3 +8,12 @@ d4r_test(test_compiler_translate_control_more
   TIMEOUT 300)
 target_compile_definitions(test_compiler_translate_control_more PRIVATE
   D4R_LLVM_OBJDUMP="${D4R_LLVM_OBJDUMP}")
+
+# brx.idx, isspacep and brkpt (tests/ptx/isa/control_more.cu's control_more_branch and
+# control_more_brkpt parts).
+d4r_test(test_compiler_translate_branch_space
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_compiler_translate_branch_space.cpp
+  LIBS d4r_cpu d4r_translate d4r_compiler d4r_util d4r_llvm
+  TIMEOUT 300)
+target_compile_definitions(test_compiler_translate_branch_space PRIVATE
+  D4R_LLVM_OBJDUMP="${D4R_LLVM_OBJDUMP}")
