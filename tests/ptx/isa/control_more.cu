@@ -194,39 +194,27 @@ __constant__ unsigned c_space_words[4] = {5u, 6u, 7u, 8u};
 
 // Bit 0 .global, 1 .shared, 2 .shared::cta, 3 .local, 4 .const, 5 .param, 6 .param::entry,
 // 7 .shared::cluster (sm_90 only).
+#define D4R_SPACE_BIT(space, bit)                                                                  \
+    "isspacep." space " q, %1;\n\t"                                                                \
+    "selp.u32 s, " bit ", 0, q;\n\t"                                                               \
+    "or.b32 r, r, s;\n\t"
+#if __CUDA_ARCH__ >= 900
+#define D4R_SPACE_CLUSTER D4R_SPACE_BIT("shared::cluster", "128")
+#else
+#define D4R_SPACE_CLUSTER
+#endif
+#define D4R_SPACE_COMMON                                                                           \
+    ".reg .pred q;\n\t"                                                                            \
+    ".reg .u32 r, s;\n\t"                                                                          \
+    "mov.u32 r, 0;\n\t" D4R_SPACE_BIT("global", "1") D4R_SPACE_BIT("shared", "2")                  \
+        D4R_SPACE_BIT("shared::cta", "4") D4R_SPACE_BIT("local", "8") D4R_SPACE_BIT("const", "16")  \
+            D4R_SPACE_CLUSTER
+
 __device__ __forceinline__ unsigned space_mask(const void* p)
 {
     unsigned mask;
-    asm volatile("{\n\t"
-                 ".reg .pred q;\n\t"
-                 ".reg .u32 r, s;\n\t"
-                 "isspacep.global q, %1;\n\t"
-                 "selp.u32 r, 1, 0, q;\n\t"
-                 "isspacep.shared q, %1;\n\t"
-                 "selp.u32 s, 2, 0, q;\n\t"
-                 "or.b32 r, r, s;\n\t"
-                 "isspacep.shared::cta q, %1;\n\t"
-                 "selp.u32 s, 4, 0, q;\n\t"
-                 "or.b32 r, r, s;\n\t"
-                 "isspacep.local q, %1;\n\t"
-                 "selp.u32 s, 8, 0, q;\n\t"
-                 "or.b32 r, r, s;\n\t"
-                 "isspacep.const q, %1;\n\t"
-                 "selp.u32 s, 16, 0, q;\n\t"
-                 "or.b32 r, r, s;\n\t"
-                 "isspacep.param q, %1;\n\t"
-                 "selp.u32 s, 32, 0, q;\n\t"
-                 "or.b32 r, r, s;\n\t"
-                 "isspacep.param::entry q, %1;\n\t"
-                 "selp.u32 s, 64, 0, q;\n\t"
-                 "or.b32 r, r, s;\n\t"
-#if __CUDA_ARCH__ >= 900
-                 "isspacep.shared::cluster q, %1;\n\t"
-                 "selp.u32 s, 128, 0, q;\n\t"
-                 "or.b32 r, r, s;\n\t"
-#endif
-                 "mov.u32 %0, r;\n\t"
-                 "}"
+    asm volatile("{\n\t" D4R_SPACE_COMMON D4R_SPACE_BIT("param", "32")
+                     D4R_SPACE_BIT("param::entry", "64") "mov.u32 %0, r;\n\t}"
                  : "=r"(mask)
                  : "l"(p));
     return mask;
@@ -235,7 +223,9 @@ __device__ __forceinline__ unsigned space_mask(const void* p)
 // Without the .param bits: a .func cannot know the parameter window of the kernel that called it.
 __device__ __forceinline__ unsigned space_mask_no_param(const void* p)
 {
-    return space_mask(p) & ~0x60u;
+    unsigned mask;
+    asm volatile("{\n\t" D4R_SPACE_COMMON "mov.u32 %0, r;\n\t}" : "=r"(mask) : "l"(p));
+    return mask;
 }
 
 // 10 outputs per thread.
