@@ -1,7 +1,8 @@
 #include "daemon/build_service.hpp"
 
-#include "compiler/backends/backend_factory.hpp"
+#include "daemon/module_store.hpp"
 #include "daemon/object_checks.hpp"
+#include "daemon/toolchain_probe.hpp"
 #include "daemon/wire.hpp"
 #include "util/digest.hpp"
 
@@ -15,6 +16,9 @@ namespace d4r::daemon {
 namespace {
 
 constexpr size_t k_recent_builds = 32;
+// Loading LLVM and asking clang its version takes a fraction of a second; a loaded machine's start
+// may take longer, but a worker that answers nothing is not waited for.
+constexpr auto k_toolchain_probe_timeout = std::chrono::seconds(15);
 
 std::string key_text(Mode mode, const cache::CacheKey& key)
 {
@@ -75,29 +79,29 @@ BuildService::BuildService(cache::Cache& cache, std::vector<compiler::Recipe> re
       m_runner(m_options.worker, m_options.scratch, m_options.limits, m_options.clang),
       m_pool(std::max(1, m_options.threads))
 {
-  // Each backend is made once (comgr's ISA probe and clang --version cost tens of milliseconds,
-  // and this runs at start-up); a target gets comgr where comgr knows its ISA, else llvm.
-  compiler::BackendOptions backend_options;
-  backend_options.clang = m_options.clang;
-  std::map<std::string, std::string> fingerprint_of_backend;
-  auto backend_fingerprint = [&](const std::string& name) {
-    auto [it, inserted] = fingerprint_of_backend.try_emplace(name);
-    if (inserted) {
-      Expected<std::unique_ptr<compiler::Backend>> backend = compiler::make_backend(name, backend_options);
-      it->second = backend ? (*backend)->fingerprint() : "unavailable:" + name;
-    }
-    return it->second;
-  };
-  Expected<std::unique_ptr<compiler::Backend>> comgr =
-      m_options.backend.empty() ? compiler::make_comgr_backend(backend_options)
-                                : make_error(ErrorCode::not_found, "a backend was named");
+  // Which backend builds each target, and its fingerprint: the worker says (toolchain_probe.hpp),
+  // as the daemon maps neither LLVM nor comgr; tests may give the table.
+  std::vector<compiler::TargetToolchain> toolchains;
+  if (m_options.toolchains) {
+    toolchains = *m_options.toolchains;
+  } else if (Expected<std::vector<compiler::TargetToolchain>> probed = probe_toolchains(
+                 m_options.worker, m_options.backend, m_options.clang, k_toolchain_probe_timeout)) {
+    toolchains = std::move(*probed);
+  } else {
+    spdlog::error("{}; builds use the {} backend with an unknown toolchain", probed.error().message,
+                  m_options.backend.empty() ? "llvm" : m_options.backend);
+  }
   for (std::string_view target : k_known_targets) {
-    std::string name = m_options.backend;
-    if (name.empty()) {
-      name = comgr && (*comgr)->supports(target) ? "comgr" : "llvm";
+    std::string name = m_options.backend.empty() ? "llvm" : m_options.backend;
+    std::string fingerprint = "unavailable:toolchains";
+    for (const compiler::TargetToolchain& known : toolchains) {
+      if (known.target == target) {
+        name = known.backend;
+        fingerprint = known.fingerprint;
+      }
     }
     m_backend_of_target[std::string(target)] = name;
-    m_toolchain_of_target[std::string(target)] = backend_fingerprint(name);
+    m_toolchain_of_target[std::string(target)] = fingerprint;
   }
   for (const compiler::Recipe& recipe : m_recipes) {
     Expected<std::string> fingerprint =
@@ -193,9 +197,6 @@ Expected<BuildAnswer> BuildService::obtain(const compiler::Recipe& recipe, std::
   std::shared_ptr<Flight> flight;
   {
     std::lock_guard lock(m_mutex);
-    auto [it, inserted] = m_flights.try_emplace(text);
-    if (inserted) {
-      it->second = std::make_shared<Flight>();
     auto found = m_flights.find(text);
     if (found == m_flights.end()) {
       if (std::optional<std::string> full = queue_full(priority)) {
@@ -203,6 +204,9 @@ Expected<BuildAnswer> BuildService::obtain(const compiler::Recipe& recipe, std::
         return BuildAnswer{BuildState::rejected, std::nullopt, *full};
       }
     }
+    auto [it, inserted] = m_flights.try_emplace(text);
+    if (inserted) {
+      it->second = std::make_shared<Flight>();
       auto job = std::make_shared<Job>();
       job->key_text = text;
       job->key = key;
@@ -232,9 +236,6 @@ Expected<BuildAnswer> BuildService::obtain(const compiler::Recipe& recipe, std::
   return BuildAnswer{BuildState::ready, *result, ""};
 }
 
-void BuildService::run_job(const std::shared_ptr<Job>& job)
-{
-  {
 std::optional<std::string> BuildService::queue_full(Priority priority) const
 {
   // Called with m_mutex held. A quarter of the queue is kept for a game's own requests.
@@ -249,6 +250,9 @@ std::optional<std::string> BuildService::queue_full(Priority priority) const
          std::to_string(limit) + (priority == Priority::background ? " for background work)" : ")");
 }
 
+void BuildService::run_job(const std::shared_ptr<Job>& job)
+{
+  {
     std::lock_guard lock(m_mutex);
     --m_queued;
     ++m_running;
@@ -280,6 +284,9 @@ Expected<cache::Hit> BuildService::build(const Job& job)
 {
   TRY_ASSIGN(compiler::CompileJob compile, compiler::make_compile_job(*job.recipe, job.target, job.mode));
   if (compile.language == compiler::SourceLanguage::ptx) {
+    // Read back, not trusted from its upload: a module damaged (or swapped for a link) since
+    // would build a wrong object that every later check accepts as this key's.
+    TRY(ModuleStore::verify(job.module));
     compile.source = job.module;
     compile.entry = job.kernel;
   }

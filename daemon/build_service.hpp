@@ -8,6 +8,7 @@
 #include "cache/cache.hpp"
 #include "compiler/recipe.hpp"
 #include "compiler/translate/translator_fingerprint.hpp"
+#include "compiler/worker/toolchains.hpp"
 #include "daemon/negative_cache.hpp"
 #include "daemon/task_pool.hpp"
 #include "daemon/worker_runner.hpp"
@@ -33,13 +34,16 @@ struct BuildOptions {
   std::filesystem::path worker;     // d4r-kernel-worker
   std::filesystem::path scratch;    // private folder for worker jobs
   WorkerLimits limits;
-  // Part of every ptx recipe's cache key: the built translator's (translator_fingerprint.hpp).
   // Builds waiting for a worker, at most: past it a new build is REJECTED ("build queue full")
   // rather than queued, so a flood of distinct kernels cannot grow the queue (and the memory of
   // its jobs) without end. Background builds (warm-ups) may fill only three quarters of it, so a
   // game's own requests always find room.
   int64_t max_queued = 256;
+  // Part of every ptx recipe's cache key: the built translator's (translator_fingerprint.hpp).
   std::string translator_fingerprint{compiler::translate::translator_fingerprint()};
+  // Unset: the worker is asked at start-up (d4r-kernel-worker --toolchains). Tests whose worker
+  // is a stand-in set the table here.
+  std::optional<std::vector<compiler::TargetToolchain>> toolchains;
 };
 
 // The PTX module a ptx recipe builds: the client's upload in the daemon's module store.
@@ -73,11 +77,11 @@ struct BuildStats {
   int64_t done = 0;
   int64_t failed = 0;
   int64_t negative_hits = 0; // requests answered from the negative cache
+  int64_t rejected_queue_full = 0; // builds not queued: the queue held max_queued
   std::vector<BuildRecord> recent; // running first, then the latest finished (at most 32)
 };
 
 class BuildService {
-  int64_t rejected_queue_full = 0; // builds not queued: the queue held max_queued
 public:
   BuildService(cache::Cache& cache, std::vector<compiler::Recipe> recipes, BuildOptions options);
   ~BuildService();
@@ -110,11 +114,11 @@ private:
   [[nodiscard]] Expected<cache::CacheKey> key_for(const compiler::Recipe& recipe,
                                                   std::string_view kernel, const std::string& target,
                                                   uint64_t module_hash) const;
+  [[nodiscard]] std::optional<std::string> queue_full(Priority priority) const;
   void run_job(const std::shared_ptr<Job>& job);
   [[nodiscard]] Expected<cache::Hit> build(const Job& job);
   void record(const Job& job, const std::string& state, const std::string& reason);
 
-  [[nodiscard]] std::optional<std::string> queue_full(Priority priority) const;
   cache::Cache& m_cache;
   std::vector<compiler::Recipe> m_recipes;
   BuildOptions m_options;
@@ -134,8 +138,8 @@ private:
   int64_t m_done = 0;
   int64_t m_failed = 0;
   int64_t m_negative_hits = 0;
+  int64_t m_rejected_queue_full = 0;
   std::deque<BuildRecord> m_recent;
 };
 
 } // namespace d4r::daemon
-  int64_t m_rejected_queue_full = 0;

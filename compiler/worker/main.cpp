@@ -2,9 +2,15 @@
 // select"), a hang or a runaway allocation costs this process and never the daemon. The daemon
 // (daemon/worker_runner.cpp) writes the job file, sets the CPU, memory and wall limits, and reads
 // the exit code (compiler/worker/job_file.hpp, WorkerExit) and stderr.
+//
+// d4r-kernel-worker --toolchains [--backend NAME] [--clang PATH]: prints which backend builds each
+// known target and its fingerprint (compiler/worker/toolchains.hpp), so that the daemon need not
+// load LLVM or comgr to know its cache keys.
 
 #include "compiler/backends/backend_factory.hpp"
 #include "compiler/worker/job_file.hpp"
+#include "compiler/worker/toolchains.hpp"
+#include "util/kernel_identity.hpp"
 
 #include <unistd.h>
 
@@ -15,6 +21,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <new>
 #include <string>
@@ -141,8 +148,68 @@ int compile(const WorkerJob& job)
   return exit_code(WorkerExit::ok);
 }
 
+// Each backend is made once (comgr's ISA probe and clang --version cost tens of milliseconds); a
+// target gets comgr where comgr knows its ISA, else llvm, unless a backend is named.
+int print_toolchains(const std::string& named_backend, const std::string& clang)
+{
+  d4r::compiler::BackendOptions options;
+  if (!clang.empty()) {
+    options.clang = clang;
+  }
+  std::map<std::string, std::string> fingerprint_of_backend;
+  auto fingerprint = [&](const std::string& name) {
+    auto [it, inserted] = fingerprint_of_backend.try_emplace(name);
+    if (inserted) {
+      d4r::Expected<std::unique_ptr<d4r::compiler::Backend>> backend =
+          d4r::compiler::make_backend(name, options);
+      it->second = backend ? (*backend)->fingerprint() : "unavailable:" + name;
+    }
+    return it->second;
+  };
+  d4r::Expected<std::unique_ptr<d4r::compiler::Backend>> comgr =
+      named_backend.empty() ? d4r::compiler::make_comgr_backend(options)
+                            : d4r::make_error(d4r::ErrorCode::not_found, "a backend was named");
+  std::vector<d4r::compiler::TargetToolchain> toolchains;
+  for (std::string_view target : d4r::k_known_targets) {
+    std::string name = named_backend;
+    if (name.empty()) {
+      name = comgr && (*comgr)->supports(target) ? "comgr" : "llvm";
+    }
+    toolchains.push_back({std::string(target), name, fingerprint(name)});
+  }
+  std::string text = d4r::compiler::format_toolchains(toolchains);
+  bool written = std::fwrite(text.data(), 1, text.size(), stdout) == text.size();
+  return std::fflush(stdout) == 0 && written ? exit_code(WorkerExit::ok)
+                                             : exit_code(WorkerExit::io_error);
+}
+
+int run_toolchains(int argc, char** argv)
+{
+  std::string backend;
+  std::string clang;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    std::string flag = argv[i];
+    if (flag == "--backend") {
+      backend = argv[i + 1];
+    } else if (flag == "--clang") {
+      clang = argv[i + 1];
+    } else {
+      print_error("--toolchains: unknown option " + flag);
+      return exit_code(WorkerExit::bad_job);
+    }
+  }
+  if (argc % 2 != 0) {
+    print_error("--toolchains: an option without its value");
+    return exit_code(WorkerExit::bad_job);
+  }
+  return print_toolchains(backend, clang);
+}
+
 int run(int argc, char** argv)
 {
+  if (argc >= 2 && argv[1] == d4r::compiler::k_toolchains_flag) {
+    return run_toolchains(argc, argv);
+  }
   if (argc != 2) {
     std::fprintf(stderr, "usage: d4r-kernel-worker JOB_FILE\n");
     return exit_code(WorkerExit::bad_job);

@@ -14,3 +14,7 @@ set_tests_properties(e2e_cli_build PROPERTIES TIMEOUT 120)
 add_test(NAME e2e_translator_fingerprint
   COMMAND bash ${PROJECT_SOURCE_DIR}/tests/e2e/translator_fingerprint.sh ${PROJECT_SOURCE_DIR})
 set_tests_properties(e2e_translator_fingerprint PROPERTIES TIMEOUT 30)
+
+add_test(NAME e2e_daemon_links_no_llvm
+  COMMAND bash ${PROJECT_SOURCE_DIR}/tests/e2e/daemon_links_no_llvm.sh ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR})
+set_tests_properties(e2e_daemon_links_no_llvm PROPERTIES TIMEOUT 30)

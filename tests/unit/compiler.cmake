@@ -3,6 +3,7 @@
 d4r_test(test_compiler
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/test_compiler_launch_meta.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/test_compiler_object_readers.cpp
     ${CMAKE_CURRENT_LIST_DIR}/test_compiler_release_fixture.cpp
   LIBS d4r_compiler d4r_util)
 add_dependencies(test_compiler d4r_release_fixture)
