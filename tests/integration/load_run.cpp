@@ -140,9 +140,10 @@ std::string shape_of(const std::string& reason)
   std::string shape;
   std::string run; // the current run of hex digits
   auto flush = [&] {
-    bool number = run.size() >= 8 || std::all_of(run.begin(), run.end(), [](char c) {
-                    return std::isdigit(static_cast<unsigned char>(c)) != 0;
-                  });
+    // Digests, hex folder names, numbers; not words made of a to f alone ("face").
+    bool number = std::any_of(run.begin(), run.end(), [](char c) {
+      return std::isdigit(static_cast<unsigned char>(c)) != 0;
+    });
     shape += run.empty() ? "" : number ? "#" : run;
     run.clear();
   };
@@ -213,10 +214,11 @@ void resolve_loop(const std::string& socket, int thread, int count,
     int outcome = d4rk_resolve(client, d4r::testing::k_sr_module_hash, name.c_str(), &kernel);
     latencies_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - begin).count());
     std::string reason = outcome == D4RK_READY ? "" : d4rk_last_reason();
+    const char* who = role.recipe ? "[recipe] " : "[release] ";
     if (outcome == D4RK_READY) {
       std::string wrong = check_object(*kernel, name, role, release_digests);
       if (!wrong.empty()) {
-        tally.note("WRONG OBJECT " + name + ": " + wrong, true);
+        tally.note(who + ("WRONG OBJECT " + name + ": " + wrong), true);
       } else if (role.recipe) {
         std::lock_guard lock(tally.mutex);
         tally.recipe_digests[name].insert(kernel->sha256_hex);
@@ -226,14 +228,14 @@ void resolve_loop(const std::string& socket, int thread, int count,
       ++pending;
     } else if (outcome == D4RK_REJECTED) {
       bool bound = reason.find("queue full") != std::string::npos;
-      tally.note("REJECTED: " + shape_of(reason), !bound);
+      tally.note(who + ("REJECTED: " + shape_of(reason)), !bound);
       if (bound) {
         std::lock_guard lock(tally.mutex);
         ++tally.refused;
       }
     } else {
       bool expected = expected_not_found(reason);
-      tally.note("NOT_FOUND: " + shape_of(reason), !expected);
+      tally.note(who + ("NOT_FOUND: " + shape_of(reason)), !expected);
       if (expected) {
         std::lock_guard lock(tally.mutex);
         ++tally.fail_open;
@@ -447,13 +449,20 @@ int main(int argc, char** argv)
   bool daemon_alive = alive(daemon.pid());
 
   std::vector<double> all;
-  for (const std::vector<double>& each : latencies) {
-    all.insert(all.end(), each.begin(), each.end());
+  std::vector<double> release_only; // without the recipe threads' waits for builds
+  for (size_t t = 0; t < latencies.size(); ++t) {
+    all.insert(all.end(), latencies[t].begin(), latencies[t].end());
+    if (!role_of(static_cast<int>(t)).recipe) {
+      release_only.insert(release_only.end(), latencies[t].begin(), latencies[t].end());
+    }
   }
   std::sort(all.begin(), all.end());
+  std::sort(release_only.begin(), release_only.end());
   std::printf("resolves: %zu in %.1f s: %.0f resolves/s; p50 %.0f us, p99 %.0f us, max %.0f us\n",
               all.size(), seconds, static_cast<double>(all.size()) / seconds, percentile(all, 0.50),
               percentile(all, 0.99), all.empty() ? 0.0 : all.back());
+  std::printf("release threads only: p50 %.0f us, p99 %.0f us\n", percentile(release_only, 0.50),
+              percentile(release_only, 0.99));
   std::printf("outcomes: ready %lld, pending %lld, refused by a bound %lld, fail-open (expected) %lld, "
               "errors %lld\n",
               static_cast<long long>(tally.ready), static_cast<long long>(tally.pending),
