@@ -33,13 +33,13 @@ TEST(TranslateErrors, UnsupportedOpcodeNamesItAndItsLine)
 // corpus test checks that the corpus stops only at those).
 TEST(TranslateErrors, UnregisteredInstructionsAreUnsupported)
 {
-  EXPECT_EQ(error_of("  wgmma.fence.sync.aligned;"),
-            "translate: kernel k: unsupported: wgmma.fence.sync.aligned at line 14");
+  EXPECT_EQ(error_of("  tcgen05.fence::before_thread_sync;"),
+            "translate: kernel k: unsupported: tcgen05.fence::before_thread_sync at line 14");
   // Registered opcodes decline forms they do not implement.
-  EXPECT_EQ(error_of("  cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::"
-                     "bytes [%rd1], [%rd2, {%r1}], [%rd3];",
+  EXPECT_EQ(error_of("  cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::"
+                     "bytes [%rd1], [%rd2, {%r1, %r2, %r3}], [%rd3], {%rs1};",
                      TargetKind::amdgpu),
-            "translate: kernel k: unsupported: cp.async.bulk.tensor.1d.shared::cluster.global.tile."
+            "translate: kernel k: unsupported: cp.async.bulk.tensor.3d.shared::cluster.global.im2col."
             "mbarrier::complete_tx::bytes at line 14");
   EXPECT_EQ(error_of("  add.sat.u32 %r1, %r2, %r3;"),
             "translate: kernel k: unsupported: add.sat.u32 at line 14");
