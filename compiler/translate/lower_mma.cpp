@@ -32,6 +32,7 @@
 #include "compiler/translate/lowering_support.hpp"
 #include "compiler/translate/mma_fragments.hpp"
 #include "compiler/translate/mma_layout.hpp"
+#include "compiler/translate/mma_sparse.hpp"
 
 #include <llvm/IR/IntrinsicsAMDGPU.h>
 #include <llvm/IR/Module.h>
@@ -590,6 +591,9 @@ Expected<void> lower_other(FunctionTranslator& t, const ptx::Instruction& instru
 // mma.sync.aligned.SHAPE.ALAYOUT.BLAYOUT{.satfinite}.dtype.atype.btype.ctype{.op.popc} d, a, b, c.
 Expected<void> lower_mma(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
+  if (!instruction.modifiers.empty() && instruction.modifiers.front().starts_with("sp")) {
+    return lower_mma_sparse(t, instruction); // mma.sp, mma.sp::ordered_metadata
+  }
   std::optional<MmaForm> form = parse_form(instruction);
   if (!form) {
     std::optional<OtherForm> other = parse_other_form(instruction);

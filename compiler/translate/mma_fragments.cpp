@@ -457,9 +457,57 @@ llvm::Value* moved_c_element(FunctionTranslator& t, Exchange& exchange, const Fr
   return b.CreateFPExt(b.CreateBitCast(half, b.getHalfTy()), b.getFloatTy());
 }
 
+namespace {
+
+// The elements of column `bv` (K of them) that the compressed elements of one row multiply
+// (MmaSparsity), chosen by the row's metadata words.
+Values sparse_partners(Builder& b, const MmaSparsity& sparse, size_t stored, const Values& bv,
+                       const Values& metadata)
+{
+  using Chunks = MmaSparsity::Chunks;
+  int per_chunk = sparse.chunks == Chunks::two_of_four ? 2 : sparse.chunks == Chunks::one_of_two ? 1 : 4;
+  int width = sparse.chunks == Chunks::two_of_four ? 4 : sparse.chunks == Chunks::one_of_two ? 2 : 8;
+  Values out;
+  for (size_t c = 0; c < stored; ++c) {
+    int q = static_cast<int>(c) / per_chunk;
+    int j = static_cast<int>(c) % per_chunk;
+    llvm::Value* word = metadata[static_cast<size_t>(q / 8)];
+    llvm::Value* nibble = b.CreateAnd(b.CreateLShr(word, static_cast<uint64_t>(4 * (q % 8))), 15);
+    // Candidate columns: first + v * stride for v in [0, count), selected by `index`.
+    llvm::Value* index = nullptr;
+    int first = width * q;
+    int stride = 1;
+    int count = 4;
+    switch (sparse.chunks) {
+    case Chunks::two_of_four:
+      index = b.CreateAnd(b.CreateLShr(nibble, static_cast<uint64_t>(2 * j)), 3);
+      break;
+    case Chunks::one_of_two:
+      index = b.CreateAnd(b.CreateLShr(nibble, 1), 1);
+      count = 2;
+      break;
+    case Chunks::pairs_of_eight:
+      index = b.CreateAnd(b.CreateLShr(nibble, static_cast<uint64_t>(2 * (j / 2))), 3);
+      first += j % 2;
+      stride = 2;
+      break;
+    }
+    llvm::Value* partner = bv[static_cast<size_t>(first)];
+    for (int v = 1; v < count; ++v) {
+      partner = b.CreateSelect(b.CreateICmpEQ(index, b.getInt32(static_cast<uint32_t>(v))),
+                               bv[static_cast<size_t>(first + v * stride)], partner);
+    }
+    out.push_back(partner);
+  }
+  return out;
+}
+
+} // namespace
+
 Values emit_mma_product(FunctionTranslator& t, const MmaProduct& product, const Fragment& a,
                         const Fragment& b_fragment, const Fragment& c, const Values& a_regs,
-                        const Values& b_regs, const Values& c_regs, const Fragment* d_layout)
+                        const Values& b_regs, const Values& c_regs, const Fragment* d_layout,
+                        const MmaSparsity* sparse)
 {
   Builder& b = t.builder();
   llvm::Value* lane = t.hooks().special_register(t.env(), "%laneid");
@@ -487,7 +535,9 @@ Values emit_mma_product(FunctionTranslator& t, const MmaProduct& product, const 
       cols[col_of] = fetch_decoded(t, exchange, b_fragment, b_regs, 1, product.b, false, col_of, lane);
     }
     const Values& av = rows[row_of];
-    const Values& bv = cols[col_of];
+    const Values bv = sparse == nullptr ? cols[col_of]
+                                        : sparse_partners(b, *sparse, av.size(), cols[col_of],
+                                                          sparse->row_metadata(i));
     llvm::Value* ci = moved ? moved_c_element(t, exchange, c, c_regs, d_fragment, i, lane)
                             : c_element(b, product.c, c_regs, i);
     if (b1) {

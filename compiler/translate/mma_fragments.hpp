@@ -23,6 +23,7 @@
 #include "compiler/translate/function_translator.hpp"
 #include "compiler/translate/mma_layout.hpp"
 
+#include <functional>
 #include <vector>
 
 namespace d4r::compiler::translate {
@@ -46,6 +47,20 @@ struct MmaProduct {
   int k_group = 0;      // f16/bf16/tf32: products per tensor-core step (0: all K)
 };
 
+// A sparse A (mma.sp, mma_sparse.hpp): `a` is the fragment of the K/2 stored elements of each
+// row, and compressed element c of a row multiplies the row of B its metadata names, so a D
+// element sums K/2 products (the hardware never multiplies the zeros it leaves out: a zero there
+// against an infinite B gives no NaN). Chunk q of a row holds `stored` elements of `width` columns;
+// its metadata nibble is bits 4 (q % 8) + 3 .. 4 (q % 8) of word q / 8 of row_metadata(i), for the
+// row of the calling lane's D element i. two_of_four: stored element s of the chunk is at column
+// 4 q + bits 2s + 1 .. 2s of the nibble; one_of_two (tf32): at 2 q + bit 1 of the nibble;
+// pairs_of_eight (s4/u4): element j (0..3) at 8 q + 2 (bits 2 (j / 2) + 1 .. 2 (j / 2)) + j % 2.
+struct MmaSparsity {
+  enum class Chunks { two_of_four, one_of_two, pairs_of_eight };
+  Chunks chunks = Chunks::two_of_four;
+  std::function<std::vector<llvm::Value*>(int d_element)> row_metadata;
+};
+
 // Registers are i32, or i64 for f64 fragments; D comes back the same way (f32 as its bits), in
 // C's layout, or in `d_layout` where D's differs (mma.m8n8k4 f16 C with f32 D: C's elements move
 // to the lanes that hold them in D).
@@ -53,7 +68,7 @@ struct MmaProduct {
 emit_mma_product(FunctionTranslator& t, const MmaProduct& product, const Fragment& a,
                  const Fragment& b, const Fragment& c, const std::vector<llvm::Value*>& a_regs,
                  const std::vector<llvm::Value*>& b_regs, const std::vector<llvm::Value*>& c_regs,
-                 const Fragment* d_layout = nullptr);
+                 const Fragment* d_layout = nullptr, const MmaSparsity* sparse = nullptr);
 
 // entries[lane] as an i32 of the calling lane: a constant when uniform, else a load from a
 // [32 x i32] table in the constant space (one global per distinct table in the module).

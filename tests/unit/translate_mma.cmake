@@ -21,4 +21,9 @@ if(EXISTS ${PROJECT_SOURCE_DIR}/compiler/cpu/simt_block.cpp)
     TIMEOUT 900
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_compiler_translate_mma_forms.cpp
     LIBS d4r_cpu d4r_translate d4r_compiler d4r_util d4r_llvm)
+  # mma.sp (mma_sparse.cu) on the CPU executor against the ISA's sparse layout, built for gfx11/12.
+  d4r_test(test_compiler_translate_mma_sparse
+    TIMEOUT 900
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_compiler_translate_mma_sparse.cpp
+    LIBS d4r_cpu d4r_translate d4r_compiler d4r_util d4r_llvm)
 endif()
