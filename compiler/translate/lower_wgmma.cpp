@@ -15,10 +15,12 @@
 // A in registers: the rows a thread needs are held by the four lanes of its quad in its own warp
 // (wgmma_layout.hpp), fetched by ds_bpermute on AMDGPU and one d4r_rt_warp_gather on the host.
 //
-// Arithmetic: as mma.sync's (mma_fragments.hpp): f16, bf16 and tf32 through mma_tensor_sum (the
-// H200's truncating sum, one step of all K products), f16 D rounded to nearest from the f32
-// (NaN 0x7fff), NaN 0x7fffffff; integers exact in 64 bits, D wrapping or, with .satfinite,
-// clamped. imm-scale -1 negates every element of that operand (exact); scale-d false drops C.
+// Arithmetic (every wgmma_* golden case bit for bit): f16, bf16 and tf32 as mma.sync's model of
+// the H200's truncating sum (mma_fragments.hpp, mma_tensor_sum), one step of all K products; an
+// f32 D is that sum rounded toward zero (NaN 0x7fffffff), an f16 D the f16 nearest to the sum
+// itself, not to the f32 (exact_tensor_sum below; NaN 0x7fff); integers exact in 64 bits, D
+// wrapping or, with .satfinite, clamped. imm-scale -1 negates every element of that operand
+// (exact); scale-d false drops C (a +0 C).
 // Rejected (unsupported): .e4m3/.e5m2 (the H200's FP8 accumulation is not modelled yet, see
 // mat_mma_fp8_random), .b1, wgmma.mma_async.sp, and any other spelling.
 
@@ -367,6 +369,72 @@ llvm::Value* f16_bits(Builder& b, llvm::Value* value)
   return b.CreateZExt(half, b.getInt32Ty());
 }
 
+// floor(log2 |x|) of an f64 (every input and product is normal in f64), `absent` for zero;
+// infinities and NaN give 1024.
+llvm::Value* exponent_of(Builder& b, llvm::Value* x, int absent)
+{
+  llvm::Value* bits = b.CreateBitCast(x, b.getInt64Ty());
+  llvm::Value* field = b.CreateTrunc(b.CreateAnd(b.CreateLShr(bits, 52), 0x7ffU), b.getInt32Ty());
+  llvm::Value* is_zero = b.CreateFCmpOEQ(x, llvm::ConstantFP::get(x->getType(), 0.0));
+  return b.CreateSelect(is_zero, b.getInt32(static_cast<uint32_t>(absent)), b.CreateSub(field, b.getInt32(1023)));
+}
+
+// 2^e as f64 for e in [-1022, 1023].
+llvm::Value* power_of_two(Builder& b, llvm::Value* e)
+{
+  llvm::Value* field = b.CreateZExt(b.CreateAdd(e, b.getInt32(1023)), b.getInt64Ty());
+  return b.CreateBitCast(b.CreateShl(field, 52), b.getDoubleTy());
+}
+
+// The H200's tensor-core sum of C (f32) and every product, before its rounding: mma_tensor_sum's
+// model (mma_fragments.hpp) in one step: with E the largest exponent estimate (floor(log2 |a|) +
+// floor(log2 |b|) per product, floor(log2 |c|)), every term truncated toward zero to a multiple of
+// 2^(E - 25), the truncated terms added exactly (f64). mma_tensor_sum rounds this toward zero
+// to f32; wgmma's f16 D is the f16 nearest to it (wgmma_f16_sw32/sw64/sw128: 3 of 21,504 f16
+// results lie just above a halfway point that the f32 would round down to), so the exact sum is
+// needed here.
+llvm::Value* exact_tensor_sum(Builder& b, const Values& a, const Values& bv, llvm::Value* c)
+{
+  constexpr int k_absent = -900; // below every real term; keeps 2^(E - 25) a normal f64
+  llvm::Value* c64 = b.CreateFPExt(c, b.getDoubleTy());
+  llvm::Value* emax = exponent_of(b, c64, k_absent);
+  Values products;
+  for (size_t k = 0; k < a.size(); ++k) {
+    llvm::Value* x = a[k]->getType()->isDoubleTy() ? a[k] : b.CreateFPExt(a[k], b.getDoubleTy());
+    llvm::Value* y = bv[k]->getType()->isDoubleTy() ? bv[k] : b.CreateFPExt(bv[k], b.getDoubleTy());
+    llvm::Value* ea = exponent_of(b, x, k_absent);
+    llvm::Value* eb = exponent_of(b, y, k_absent);
+    llvm::Value* absent = b.CreateOr(b.CreateICmpEQ(ea, b.getInt32(static_cast<uint32_t>(k_absent))),
+                                     b.CreateICmpEQ(eb, b.getInt32(static_cast<uint32_t>(k_absent))));
+    llvm::Value* e = b.CreateSelect(absent, b.getInt32(static_cast<uint32_t>(k_absent)), b.CreateAdd(ea, eb));
+    emax = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, emax, e);
+    products.push_back(b.CreateFMul(x, y)); // exact: at most 22 significant bits
+  }
+  // An infinite or NaN term (exponent 1024) makes every finite one vanish: the sum is that term's.
+  emax = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, emax, b.getInt32(1000));
+  llvm::Value* quantum = power_of_two(b, b.CreateSub(emax, b.getInt32(25)));
+  llvm::Value* inverse = power_of_two(b, b.CreateSub(b.getInt32(25), emax));
+  auto truncated = [&](llvm::Value* term) {
+    return b.CreateFMul(b.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, b.CreateFMul(term, inverse)), quantum);
+  };
+  llvm::Value* sum = truncated(c64);
+  for (llvm::Value* product : products) {
+    sum = b.CreateFAdd(sum, truncated(product)); // multiples of 2^(E-25) below 2^(E+7): exact
+  }
+  return sum;
+}
+
+// The f16 nearest to an exact f64 `sum` (NaN 0x7fff): rounded to f32 toward zero with the lost
+// bits kept as a sticky lowest bit (round to odd, 13 bits more than f16 has), then to nearest.
+llvm::Value* nearest_f16_bits(Builder& b, llvm::Value* sum)
+{
+  llvm::Value* toward_zero = mma_round_f32_toward_zero(b, sum);
+  llvm::Value* inexact = b.CreateFCmpUNE(b.CreateFPExt(toward_zero, b.getDoubleTy()), sum);
+  llvm::Value* bits = b.CreateBitCast(toward_zero, b.getInt32Ty());
+  bits = b.CreateOr(bits, b.CreateZExt(inexact, b.getInt32Ty()));
+  return f16_bits(b, b.CreateBitCast(bits, b.getFloatTy()));
+}
+
 llvm::Value* int_sum(Builder& b, const WgmmaForm& form, const Values& a, const Values& bv, llvm::Value* c)
 {
   llvm::Value* sum = c;
@@ -419,8 +487,9 @@ void column_group(FunctionTranslator& t, const WgmmaForm& form, const Descriptor
     llvm::Value* c = f16_d ? half_of(b, old[static_cast<size_t>(i >> 1)], i & 1)
                            : b.CreateBitCast(old[static_cast<size_t>(i)], b.getFloatTy());
     c = b.CreateSelect(scale_d, c, llvm::ConstantFP::get(b.getFloatTy(), 0.0));
-    llvm::Value* sum = mma_tensor_sum(b, av, bv, c, 0);
-    results.push_back(f16_d ? f16_bits(b, sum) : b.CreateBitCast(sum, i32));
+    llvm::Value* sum = exact_tensor_sum(b, av, bv, c);
+    results.push_back(f16_d ? nearest_f16_bits(b, sum)
+                            : b.CreateBitCast(canonical_nan(b, mma_round_f32_toward_zero(b, sum)), i32));
   }
   for (int w = 0; w < words; ++w) {
     llvm::Value* word = f16_d ? b.CreateOr(results[static_cast<size_t>(2 * w)],

@@ -401,7 +401,8 @@ def write_case(name, kernel, policy, fills, note, seed):
     a_count = len(ops) * 512 * (2 if a_fill.startswith(("f16", "bf16")) else 1)
     lines = ["# %s (tests/ptx/isa/wgmma.cu, written by wgmma.gen.py): %s." % (kernel, note),
              "# The table holds per form the A and B descriptors (start relative to the image) and",
-             "# scale-d; out0 is c32's forms' D, out1 c16's, per thread in fragment order.",
+             "# scale-d; out0 is c32's forms' D, out1 c16's, per thread in fragment order." +
+             ("" if total["16"] else "\n# No form here has an f16 D: out1 is never written (it stays 0xCD)."),
              "ptx    = tests/ptx/isa/wgmma.sm_90a.ptx",
              "kernel = %s" % kernel,
              "grid   = 1 1 1",
