@@ -440,8 +440,9 @@ TEST(TranslateMbarrier, UnsupportedAndMalformedForms)
   expect_error(kernel_text(bar + "  cp.async.bulk.shared::cta.global.mbarrier::complete_tx::"
                                  "bytes.multicast::cluster [buf], [%rd2], 32, [bar], %rs1;"),
                "unsupported: cp");
-  expect_error(kernel_text(bar + "  cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::"
-                                 "complete_tx::bytes [buf], [%rd2, {%r1}], [bar];"),
+  expect_error(kernel_text(bar + "  cp.async.bulk.tensor.3d.shared::cluster.global.im2col."
+                                 "mbarrier::complete_tx::bytes [buf], [%rd2, {%r1, %r2, %r3}], "
+                                 "[bar], {%rs1};"),
                "unsupported: cp");
   // The forms that write a peer CTA: the H200 refuses them without clusters (illegal instruction).
   expect_error(kernel_text(bar + "  st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 "
