@@ -15,19 +15,23 @@ IMAGE_BYTES = 49152
 
 class Op:
     def __init__(self, n, dtype, atype, btype=None, regs=False, sa=1, sb=1, ta=0, tb=0,
-                 sat=False, pair=False):
+                 sat=False, pair=False, sparse=False, sel=0):
         self.n, self.dtype, self.atype = n, dtype, atype
         self.btype = btype or atype
         self.regs, self.sa, self.sb, self.ta, self.tb = regs, sa, sb, ta, tb
-        self.sat, self.pair = sat, pair
+        self.sat, self.pair, self.sparse, self.sel = sat, pair, sparse, sel
 
     @property
     def ebytes(self):
-        return {"f16": 2, "bf16": 2, "tf32": 4, "s8": 1, "u8": 1}[self.atype]
+        return {"f16": 2, "bf16": 2, "tf32": 4, "s8": 1, "u8": 1, "e4m3": 1, "e5m2": 1}[self.atype]
 
     @property
-    def k(self):
-        return 32 // self.ebytes
+    def k(self):  # B's K; a sparse A holds k / 2 elements per row
+        return (64 if self.sparse else 32) // self.ebytes
+
+    @property
+    def a_k(self):
+        return self.k // 2 if self.sparse else self.k
 
     @property
     def words(self):  # D registers per thread
@@ -35,12 +39,12 @@ class Op:
 
     @property
     def float_type(self):
-        return self.atype in ("f16", "bf16", "tf32")
+        return self.atype in ("f16", "bf16", "tf32", "e4m3", "e5m2")
 
     def spelling(self):
         sat = ".satfinite" if self.sat else ""
-        return "wgmma.mma_async.sync.aligned.m64n%dk%d%s.%s.%s.%s" % (
-            self.n, self.k, sat, self.dtype, self.atype, self.btype)
+        return "wgmma.mma_async%s.sync.aligned.m64n%dk%d%s.%s.%s.%s" % (
+            ".sp" if self.sparse else "", self.n, self.k, sat, self.dtype, self.atype, self.btype)
 
 
 KERNELS = {
@@ -66,6 +70,21 @@ KERNELS = {
         Op(16, "s32", "u8", regs=True), Op(8, "s32", "s8"),
     ],
 }
+# Built into wgmma_more.sm_90a.ptx (-DD4R_WGMMA_MORE): FP8 and sparse forms, recorded to learn what
+# the H200 does (the translator rejects them until it models that).
+MORE_KERNELS = {
+    "wgmma_fp8": [
+        Op(8, "f32", "e4m3"), Op(64, "f32", "e5m2", sa=-1), Op(128, "f16", "e4m3", "e5m2"),
+        Op(256, "f32", "e5m2", "e4m3", sb=-1), Op(32, "f32", "e4m3", regs=True),
+        Op(16, "f16", "e5m2", regs=True),
+    ],
+    "wgmma_sp": [
+        Op(8, "f32", "f16", sparse=True), Op(64, "f32", "f16", sparse=True, sel=1, sa=-1, tb=1),
+        Op(32, "f16", "f16", sparse=True, ta=1), Op(16, "f32", "bf16", sparse=True, sel=1),
+        Op(8, "s32", "s8", sparse=True), Op(16, "f32", "f16", sparse=True, sel=1),
+    ],
+}
+ALL_KERNELS = dict(KERNELS, **MORE_KERNELS)
 # Ops whose scale-d the table gives (the others accumulate): op 7 of wgmma_f16, op 6 of wgmma_int8.
 SCALE_D_OPS = {("wgmma_f16", 7), ("wgmma_int8", 6)}
 
@@ -106,37 +125,42 @@ def encode(start, lbo, sbo, base, mode):
     return (start >> 4) | (lbo >> 4) << 16 | (sbo >> 4) << 32 | base << 49 | mode << 62
 
 
-def extent(desc, rows, op, mn_major):
+def extent(desc, rows, op, mn_major, kcount):
     top = 0
     for mn in range(rows):
-        for k in range(op.k):
+        for k in range(kcount):
             top = max(top, wgmma_address(desc, mn, k, op.ebytes, mn_major) + op.ebytes)
     return top
 
 
-def canonical(mode, mn_major, rows, op):
+def canonical(mode, mn_major, rows, op, kcount):
     """(lbo, sbo) of the layouts CUTLASS builds (tile_to_shape of its GMMA atoms)."""
     width = width_of(mode)
+    kbytes = kcount * op.ebytes
     if not mn_major:
-        return (128, 256) if mode == 0 else (16, 8 * width)
+        return (128, 128 * kbytes // 16) if mode == 0 else (16, 8 * width)
     if mode == 0:
         return ((rows * op.ebytes // 16) * 128, 128)
-    return (2 * 8 * width, 8 * width)
+    return (kcount // 8 * 8 * width, 8 * width)
 
 
-def descriptor(rng, policy, rows, op, mn_major, region):
+def descriptor(rng, policy, rows, op, mn_major, region, kcount=None):
     """A descriptor for one operand under `policy`, reading inside [region, region + 24 KB)."""
+    kcount = kcount or op.k
+    kbytes = kcount * op.ebytes
     for _ in range(1000):
         if policy in ("none", "sw32", "sw64", "sw128"):
             mode = {"none": 0, "sw128": 1, "sw64": 2, "sw32": 3}[policy]
         else:
             mode = rng.choice([0, 1, 2, 3])
         width = width_of(mode)
-        lbo, sbo = canonical(mode, mn_major, rows, op)
+        if not mn_major and mode != 0 and width < kbytes:
+            continue  # a K-major row narrower than the K extent
+        lbo, sbo = canonical(mode, mn_major, rows, op, kcount)
         start = region
         base = 0
         if not mn_major and mode != 0:
-            start += 32 * rng.randrange(width // 32)  # a K step inside the swizzle row
+            start += kbytes * rng.randrange(width // kbytes)  # a K step inside the swizzle row
         if policy == "mixed":
             lbo = 16 * rng.randrange(1, 160) if rng.random() < 0.5 else lbo
             sbo = 16 * rng.randrange(1, 160) if rng.random() < 0.5 else sbo
@@ -146,7 +170,7 @@ def descriptor(rng, policy, rows, op, mn_major, region):
             start += 128 * shift
             base = (start >> 7) & 7 if rng.random() < 0.7 else 0
         desc = encode(start, lbo, sbo, base, mode)
-        if extent(desc, rows, op, mn_major) <= region + IMAGE_BYTES // 2:
+        if extent(desc, rows, op, mn_major, kcount) <= region + IMAGE_BYTES // 2:
             return desc
     sys.exit("no descriptor fits for %s %s" % (policy, op.spelling()))
 
@@ -170,6 +194,9 @@ def op_function(kernel, index, op):
         a_operand = "%%%d" % nxt
         nxt += 1
     b_operand = "%%%d" % nxt
+    if op.sparse:
+        b_operand += ", %%%d, %d" % (nxt + 1, op.sel)
+        nxt += 1
     scale = "%%%d" % (nxt + 1)
     imms = []
     if op.float_type:
@@ -185,7 +212,7 @@ def op_function(kernel, index, op):
         ins += ['"r"(a[%d])' % i for i in range(4)]
     else:
         ins.append('"l"(da)')
-    ins += ['"l"(db)', '"r"(sd)']
+    ins += ['"l"(db)'] + (['"r"(meta)'] if op.sparse else []) + ['"r"(sd)']
     name = "%s_op%d" % (kernel, index)
     lines = []
     lines.append("// %s%s" % (op.spelling(), " (A in registers)" if op.regs else ""))
@@ -205,6 +232,8 @@ def op_function(kernel, index, op):
         lines.append("    }")
     else:
         lines.append("    unsigned long long da = x.table[%d] + x.base;" % (3 * index))
+    if op.sparse:
+        lines.append("    unsigned meta = x.aregs[%d * 512 + tid * 4];" % index)
     lines.append("    unsigned long long db = x.table[%d] + x.base;" % (3 * index + 1))
     lines.append("    unsigned sd = static_cast<unsigned>(x.table[%d]);" % (3 * index + 2))
     lines.append('    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");')
@@ -282,8 +311,8 @@ def kernel_source(kernel, ops):
     return "\n".join(out), offsets
 
 
-HEADER = """// d4r-isa-ptx: wgmma.sm_90a.ptx -arch=sm_90a -O3
-// Written by wgmma.gen.py (edit that, then run it): wgmma.mma_async (sm_90a), one kernel per input
+HEADER = """// d4r-isa-ptx: %(ptx)s -arch=sm_90a -O3
+%(more)s// Written by wgmma.gen.py (edit that, then run it): wgmma.mma_async (sm_90a), one kernel per input
 // type, each a sequence of forms (shapes, accumulator types, imm-scale-a/b = -1, imm-trans-a/b,
 // A from shared memory or registers, .satfinite, a scale-d predicate from the table), 128 threads
 // (one warpgroup). Every kernel copies its 48 KB input image verbatim into shared memory, so the
@@ -324,17 +353,24 @@ __device__ __forceinline__ unsigned long long load_image(unsigned* smem, const u
 """
 
 
-def write_cuda():
+MORE_NOTE = """// The FP8 (e4m3/e5m2) and sparse (wgmma.mma_async.sp: sp-meta from aregs[form * 512 + thread * 4],
+// sparsity selector an immediate) forms, kept apart from wgmma.cu: lower_wgmma.cpp rejects them
+// until it models what the H200 recorded here.
+"""
+
+
+def write_cuda(name, kernels, more):
     fields, bodies, all_offsets = [], [], {}
-    for kernel, ops in KERNELS.items():
+    for kernel, ops in kernels.items():
         body, offsets = kernel_source(kernel, ops)
         bodies.append(body)
         all_offsets[kernel] = offsets
         for i in range(len(ops)):
             fields.append("    unsigned %s_op%d_c = %d;" % (kernel, i, offsets[i]))
-    text = HEADER % {"fields": "\n".join(fields), "words": IMAGE_BYTES // 4}
+    text = HEADER % {"fields": "\n".join(fields), "words": IMAGE_BYTES // 4,
+                     "ptx": name + ".sm_90a.ptx", "more": MORE_NOTE if more else ""}
     text += "\n".join(bodies)
-    with open(os.path.join(HERE, "wgmma.cu"), "w") as f:
+    with open(os.path.join(HERE, name + ".cu"), "w") as f:
         f.write(text)
 
 
@@ -383,12 +419,43 @@ CASES = [  # name, kernel, policy, fills, note
 ]
 
 
+def metadata_list(seed):
+    """128 sp-meta words (one per thread, repeat=4 over aregs' words): every nibble two distinct
+    ascending 2-bit indices, the only valid kind."""
+    rng = random.Random(seed)
+    nibbles = [0x4, 0x8, 0xC, 0x9, 0xD, 0xE]
+    words = []
+    for _ in range(128):
+        w = 0
+        for i in range(8):
+            w |= rng.choice(nibbles) << (4 * i)
+        words.append("0x%x" % w)
+    return "u32 %d list " + " ".join(words) + " repeat=4"
+
+
+FP8_SMALL = ("u32 %d random and=0xbfbfbfbf", "f32 %d range -1 1", "f16 %d range -1 1",
+             "u32 %d random and=0xbfbfbfbf")
+FP8_ALL = ("u32 %d random", "f32 %d range -1 1", "f16 %d range -1 1", "u32 %d random")
+MORE_CASES = [
+    ("wgmma_fp8_small", "wgmma_fp8", "mixed", {"wgmma_fp8": FP8_SMALL},
+     "FP8 without NaN or infinities (bit 6 of every byte clear), mixed modes"),
+    ("wgmma_fp8_random", "wgmma_fp8", "sw64", {"wgmma_fp8": FP8_ALL},
+     "FP8 from any bytes (NaN, infinities), 64-byte swizzling"),
+    ("wgmma_sp_ints", "wgmma_sp", "mixed",
+     {"wgmma_sp": ("f16 %d ints -4 4", "f32 %d ints -8 8", "f16 %d ints -8 8", metadata_list(1))},
+     "sparse A, small integers (exact sums): the metadata mapping alone"),
+    ("wgmma_sp_range", "wgmma_sp", "sw128",
+     {"wgmma_sp": ("f16 %d range -1 1", "f32 %d range -1 1", "f16 %d range -1 1", metadata_list(2))},
+     "sparse A, values in [-1, 1): the rounding"),
+]
+
+
 def write_case(name, kernel, policy, fills, note, seed):
-    ops = KERNELS[kernel]
+    ops = ALL_KERNELS[kernel]
     rng = random.Random(seed)
     table = []
     for i, op in enumerate(ops):
-        a_desc = 0 if op.regs else descriptor(rng, policy, 64, op, op.ta == 1, 0)
+        a_desc = 0 if op.regs else descriptor(rng, policy, 64, op, op.ta == 1, 0, op.a_k)
         b_desc = descriptor(rng, policy, op.n, op, op.tb == 1, IMAGE_BYTES // 2)
         scale_d = 1
         if (kernel, i) in SCALE_D_OPS:
@@ -399,20 +466,23 @@ def write_case(name, kernel, policy, fills, note, seed):
     ebits = 16 if image_fill.startswith(("f16", "bf16")) else 32
     image_count = IMAGE_BYTES * 8 // ebits
     a_count = len(ops) * 512 * (2 if a_fill.startswith(("f16", "bf16")) else 1)
-    lines = ["# %s (tests/ptx/isa/wgmma.cu, written by wgmma.gen.py): %s." % (kernel, note),
+    source = "wgmma_more" if kernel in MORE_KERNELS else "wgmma"
+    def with_seed(fill, count, s):
+        return fill % count if " list " in fill else "%s seed=%d" % (fill % count, s)
+    lines = ["# %s (tests/ptx/isa/%s.cu, written by wgmma.gen.py): %s." % (kernel, source, note),
              "# The table holds per form the A and B descriptors (start relative to the image) and",
              "# scale-d; out0 is c32's forms' D, out1 c16's, per thread in fragment order." +
              ("" if total["16"] else "\n# No form here has an f16 D: out1 is never written (it stays 0xCD)."),
-             "ptx    = tests/ptx/isa/wgmma.sm_90a.ptx",
+             "ptx    = tests/ptx/isa/%s.sm_90a.ptx" % source,
              "kernel = %s" % kernel,
              "grid   = 1 1 1",
              "block  = 128 1 1",
-             "param  = buffer in %s seed=%d" % (image_fill % image_count, seed * 10 + 1),
+             "param  = buffer in %s" % with_seed(image_fill, image_count, seed * 10 + 1),
              "param  = buffer in u64 %d list %s" % (len(table), " ".join("0x%x" % v for v in table)),
-             "param  = buffer in %s seed=%d" % (c32_fill % max(total["32"], 1), seed * 10 + 2),
-             "param  = buffer in %s seed=%d" % (c16_fill % max(2 * total["16"], 2), seed * 10 + 3),
-             "param  = buffer in %s seed=%d" % (a_fill % a_count, seed * 10 + 4)]
-    out_type = "s32" if kernel == "wgmma_int8" else "f32"
+             "param  = buffer in %s" % with_seed(c32_fill, max(total["32"], 1), seed * 10 + 2),
+             "param  = buffer in %s" % with_seed(c16_fill, max(2 * total["16"], 2), seed * 10 + 3),
+             "param  = buffer in %s" % with_seed(a_fill, a_count, seed * 10 + 4)]
+    out_type = "s32" if kernel == "wgmma_int8" else "f32"  # wgmma_sp's s8 form: raw s32 bits
     lines.append("param  = buffer out %s %d" % (out_type, max(total["32"], 1)))
     lines.append("param  = buffer out f16 %d" % max(2 * total["16"], 2))
     path = os.path.join(ROOT, "tests", "golden", "cases", name + ".case.pending")
@@ -423,9 +493,12 @@ def write_case(name, kernel, policy, fills, note, seed):
 
 
 def main():
-    write_cuda()
+    write_cuda("wgmma", KERNELS, False)
+    write_cuda("wgmma_more", MORE_KERNELS, True)
     for index, (name, kernel, policy, fills, note) in enumerate(CASES):
         write_case(name, kernel, policy, fills, note, 7300 + index)
+    for index, (name, kernel, policy, fills, note) in enumerate(MORE_CASES):
+        write_case(name, kernel, policy, fills, note, 7400 + index)
 
 
 if __name__ == "__main__":
