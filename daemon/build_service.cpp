@@ -175,7 +175,8 @@ Expected<cache::CacheKey> BuildService::key_for(const compiler::Recipe& recipe,
 Expected<BuildAnswer> BuildService::obtain(const compiler::Recipe& recipe, std::string_view kernel,
                                            const std::string& target, Mode mode, Priority priority,
                                            std::chrono::milliseconds wait_budget,
-                                           const std::optional<ModuleSource>& module)
+                                           const std::optional<ModuleSource>& module,
+                                           const Cancelled& cancelled)
 {
   bool is_ptx = recipe.language == compiler::SourceLanguage::ptx;
   if (is_ptx != module.has_value()) {
@@ -225,7 +226,8 @@ Expected<BuildAnswer> BuildService::obtain(const compiler::Recipe& recipe, std::
     flight = it->second;
   }
   std::unique_lock lock(flight->mutex);
-  if (!flight->done.wait_for(lock, wait_budget, [&] { return flight->result.has_value(); })) {
+  if (!wait_done(flight->done, lock, std::chrono::steady_clock::now() + wait_budget, cancelled,
+                 [&] { return flight->result.has_value(); })) {
     return BuildAnswer{BuildState::pending, std::nullopt,
                        "building " + std::string(kernel) + " for " + target + " (" + to_string(mode) + ")"};
   }

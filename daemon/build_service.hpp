@@ -10,6 +10,7 @@
 #include "compiler/translate/translator_fingerprint.hpp"
 #include "compiler/worker/toolchains.hpp"
 #include "daemon/negative_cache.hpp"
+#include "daemon/single_flight.hpp"
 #include "daemon/task_pool.hpp"
 #include "daemon/worker_runner.hpp"
 #include "util/error.hpp"
@@ -93,12 +94,14 @@ public:
 
   // The object for (recipe, kernel, target, mode): from the cache, or built. Waits at most
   // `wait_budget` for a build; past it the answer is pending and the build goes on. A build that
-  // would have to queue behind max_queued others is not started: the answer is rejected.
+  // would have to queue behind max_queued others is not started: the answer is rejected. A caller
+  // cancelled while it waits hears pending at once (within k_cancel_poll); the build goes on.
   // A ptx recipe builds the game's module: `module` names it (its FNV-1a 64 goes into the key).
   [[nodiscard]] Expected<BuildAnswer> obtain(const compiler::Recipe& recipe, std::string_view kernel,
                                              const std::string& target, Mode mode,
                                              Priority priority, std::chrono::milliseconds wait_budget,
-                                             const std::optional<ModuleSource>& module = std::nullopt);
+                                             const std::optional<ModuleSource>& module = std::nullopt,
+                                             const Cancelled& cancelled = {});
 
   [[nodiscard]] BuildStats stats() const;
   [[nodiscard]] std::string toolchain_of(const std::string& target) const;

@@ -181,8 +181,15 @@ KernelCore::KernelCore(DaemonConfig config, std::string detected_target,
 
 std::chrono::milliseconds KernelCore::wait_budget_of(const ResolveQuery& query) const
 {
-  return query.wait_budget.count() > 0 ? query.wait_budget
-                                       : std::chrono::milliseconds(m_config.default_wait_ms);
+  std::chrono::milliseconds budget = query.wait_budget.count() > 0
+                                         ? query.wait_budget
+                                         : std::chrono::milliseconds(m_config.default_wait_ms);
+  if (query.deadline == std::chrono::steady_clock::time_point::max()) {
+    return budget;
+  }
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      query.deadline - std::chrono::steady_clock::now());
+  return std::clamp(left, std::chrono::milliseconds(0), budget);
 }
 
 bool KernelCore::upload_awaited(uint64_t module_hash) const
@@ -262,7 +269,7 @@ ResolveAnswer KernelCore::resolve(const ResolveQuery& query)
     std::chrono::milliseconds budget = wait_budget_of(query);
     std::optional<Expected<ResolveAnswer>> answer =
         m_flights.run(flight_key(query, selection), [&] { return resolve_checked(query); },
-                      std::chrono::steady_clock::now() + budget);
+                      std::chrono::steady_clock::now() + budget, nullptr, query.cancelled);
     if (!answer) {
       return not_served(Outcome::pending, Counter::pending,
                         "kernel " + query.kernel + ": another request for it is being answered");
@@ -368,7 +375,8 @@ Expected<ResolveAnswer> KernelCore::serve_recipe(const ResolveQuery& query,
     module = ModuleSource{query.module_hash, *path};
   }
   TRY_ASSIGN(BuildAnswer built, m_builds->obtain(recipe, query.kernel, selection.arch,
-                                                 selection.mode, priority, budget, module));
+                                                 selection.mode, priority, budget, module,
+                                                 query.cancelled));
   if (built.state == BuildState::ready) {
     Expected<ResolveAnswer> ready = ready_answer(selection.mode, selection.arch, *built.hit, query);
     if (ready || ready.error().code != ErrorCode::corrupt) {
@@ -378,7 +386,7 @@ Expected<ResolveAnswer> KernelCore::serve_recipe(const ResolveQuery& query,
     m_counters.add(Counter::cache_corrupt_object);
     spdlog::error("{}", ready.error().message);
     TRY_ASSIGN(built, m_builds->obtain(recipe, query.kernel, selection.arch, selection.mode,
-                                       priority, budget, module));
+                                       priority, budget, module, query.cancelled));
   }
   switch (built.state) {
   case BuildState::ready:
@@ -566,13 +574,6 @@ Expected<int64_t> KernelCore::put_module(uint64_t module_hash, const Sha256& dig
   return stored;
 }
 
-StatusSnapshot KernelCore::status() const
-{
-  StatusSnapshot status;
-  status.detected_target = m_detected_target;
-  status.native_dir = m_catalog ? m_catalog->root().string() : "";
-  status.uptime = std::chrono::duration_cast<std::chrono::milliseconds>(
-      std::chrono::steady_clock::now() - m_started);
 Expected<std::shared_ptr<UploadBudget::Lease>> KernelCore::admit_upload(int64_t bytes)
 {
   Expected<std::shared_ptr<UploadBudget::Lease>> lease = m_uploads.acquire(bytes);
@@ -583,6 +584,13 @@ Expected<std::shared_ptr<UploadBudget::Lease>> KernelCore::admit_upload(int64_t 
   return lease;
 }
 
+StatusSnapshot KernelCore::status() const
+{
+  StatusSnapshot status;
+  status.detected_target = m_detected_target;
+  status.native_dir = m_catalog ? m_catalog->root().string() : "";
+  status.uptime = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - m_started);
   for (Mode mode : {Mode::fast, Mode::accuracy}) {
     Expected<cache::StoreStats> stats = m_cache->stats(mode);
     if (stats) {

@@ -59,6 +59,11 @@ struct ResolveQuery {
   // The client read the object of this digest, which an answer named by path, and its bytes did
   // not match: checked again before anything is served.
   std::optional<Sha256> damaged;
+  // The caller's RPC deadline (no wait goes past it, whatever the budget) and whether it went
+  // away (a wait ends within k_cancel_poll once it does), so that a client that gave up does not
+  // hold a request thread for the rest of a 30-minute Build budget.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  Cancelled cancelled;
 };
 
 enum class Outcome { ready, not_found, pending, rejected };
@@ -160,7 +165,8 @@ private:
   [[nodiscard]] Expected<ResolveAnswer> ready_answer(Mode mode, const std::string& target,
                                                      const cache::Hit& hit,
                                                      const ResolveQuery& query);
-  // The query's wait budget, or the daemon's default (--wait-ms) when it names none.
+  // The query's wait budget, or the daemon's default (--wait-ms) when it names none; never past
+  // the caller's deadline.
   [[nodiscard]] std::chrono::milliseconds wait_budget_of(const ResolveQuery& query) const;
   [[nodiscard]] bool upload_awaited(uint64_t module_hash) const;
   [[nodiscard]] Expected<Sha256> release_digest(const std::filesystem::path& path,

@@ -59,6 +59,18 @@ grpc::ServerUnaryReactor* reject(grpc::CallbackServerContext* context, const Err
   return reactor;
 }
 
+// The caller's deadline on the steady clock, on which waits are timed, and its cancellation: a
+// wait for a build or another request ends when the caller is gone.
+void bind_caller(grpc::CallbackServerContext* context, ResolveQuery& query)
+{
+  std::chrono::system_clock::duration left = context->deadline() - std::chrono::system_clock::now();
+  if (context->deadline() != std::chrono::system_clock::time_point::max() && left < std::chrono::hours(24)) {
+    query.deadline = std::chrono::steady_clock::now() +
+                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(left);
+  }
+  query.cancelled = [context] { return context->IsCancelled(); };
+}
+
 } // namespace
 
 grpc::ServerUnaryReactor* KernelService::Resolve(grpc::CallbackServerContext* context,
@@ -69,6 +81,7 @@ grpc::ServerUnaryReactor* KernelService::Resolve(grpc::CallbackServerContext* co
   if (!query) {
     return reject(context, query.error(), reply);
   }
+  bind_caller(context, *query);
   return run(
       context, Priority::interactive,
       [this, query = std::move(*query), reply] {
@@ -86,6 +99,7 @@ grpc::ServerUnaryReactor* KernelService::Build(grpc::CallbackServerContext* cont
   if (!query) {
     return reject(context, query.error(), reply);
   }
+  bind_caller(context, *query);
   return run(
       context, Priority::interactive,
       [this, query = std::move(*query), reply] {

@@ -1,6 +1,7 @@
 // What waits in the daemon's memory is bounded, seen from outside over its real socket: requests
 // past --max-queued-requests are REJECTED at once ("request queue full"), upload bodies past
-// --upload-memory are refused ("upload memory"), each counted. The one request thread is held by
+// --upload-memory are refused ("upload memory"), each counted; a wait for a build ends at its
+// caller's deadline or cancellation, not at the end of its budget. The one request thread is held by
 // a Build whose worker sleeps until it is killed, so that what comes next has to queue.
 
 #include "daemon_process.hpp"
@@ -182,6 +183,48 @@ TEST(Bounds, UploadsPastTheMemoryBudgetAreRefused)
   grpc::Status alone = put(daemon, huge);
   EXPECT_TRUE(alone.ok()) << "one upload over the budget passes when none is held: "
                           << alone.error_message();
+}
+
+// A Build that waits (up to its budget of 60 s) for a build that never ends, given up by its caller
+// after 700 ms: by its deadline, or by cancelling. The next request needs the one thread.
+void given_up_build_frees_the_thread(bool by_deadline)
+{
+  TempDir dir;
+  DaemonProcess daemon(held_daemon(dir, {}));
+  ASSERT_TRUE(daemon.start());
+  grpc::ClientContext context;
+  if (by_deadline) {
+    context.set_deadline(std::chrono::system_clock::now() + 700ms);
+  }
+  std::thread caller([&] {
+    pb::BuildRequest request;
+    request.set_kernel("d4r_example_layer");
+    request.mutable_selection()->set_target("gfx1101");
+    request.set_wait_budget_ms(60000);
+    pb::ResolveReply reply;
+    grpc::Status status = stub_of(daemon)->Build(&context, request, &reply);
+    EXPECT_EQ(status.error_code(),
+              by_deadline ? grpc::StatusCode::DEADLINE_EXCEEDED : grpc::StatusCode::CANCELLED);
+  });
+  if (!by_deadline) {
+    std::this_thread::sleep_for(700ms);
+    context.TryCancel();
+  }
+  caller.join();
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(resolve_layer(daemon).outcome(), pb::ResolveReply::READY);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s)
+      << "the thread waited on for the Build's budget after its caller was gone";
+}
+
+TEST(Bounds, AWaitEndsAtItsCallersDeadline)
+{
+  given_up_build_frees_the_thread(true);
+}
+
+TEST(Bounds, AWaitEndsWhenItsCallerCancels)
+{
+  given_up_build_frees_the_thread(false);
 }
 
 } // namespace

@@ -40,6 +40,28 @@ TEST(TaskPool, InteractiveWorkGoesBeforeBackgroundWork)
   EXPECT_FALSE(pool.submit(Priority::interactive, [] {})) << "no work after shutdown";
 }
 
+TEST(TaskPool, PastItsBoundATaskIsRefusedNotQueued)
+{
+  TaskPool pool(1, 2);
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::latch started(1);
+  ASSERT_EQ(pool.admit(Priority::interactive, [&] {
+    started.count_down();
+    released.wait();
+  }), Admission::queued);
+  started.wait(); // running, not queued
+  std::atomic<int> ran{0};
+  EXPECT_EQ(pool.admit(Priority::interactive, [&] { ++ran; }), Admission::queued);
+  EXPECT_EQ(pool.admit(Priority::background, [&] { ++ran; }), Admission::queued);
+  EXPECT_EQ(pool.admit(Priority::interactive, [&] { ++ran; }), Admission::full);
+  EXPECT_EQ(pool.queued(), 2);
+  release.set_value();
+  pool.shutdown();
+  EXPECT_EQ(ran.load(), 2) << "what was queued ran; what was refused did not";
+  EXPECT_EQ(pool.admit(Priority::interactive, [] {}), Admission::stopping);
+}
+
 TEST(SingleFlight, ConcurrentCallersShareOneRun)
 {
   SingleFlight<int> flights;
@@ -96,6 +118,33 @@ TEST(SingleFlight, AFollowerWaitsNoLongerThanItsOwnDeadline)
       flights.run("key", [] { return 2; }, start + std::chrono::milliseconds(50));
   EXPECT_FALSE(followed.has_value());
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1000));
+  leader.join();
+}
+
+TEST(SingleFlight, AFollowerStopsWaitingWhenItsCallerIsCancelled)
+{
+  SingleFlight<int> flights;
+  std::latch leading(1);
+  std::thread leader([&] {
+    (void)flights.run("key", [&] {
+      leading.count_down();
+      std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+      return 1;
+    });
+  });
+  leading.wait();
+  auto start = std::chrono::steady_clock::now();
+  std::atomic<bool> gone{false};
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    gone = true;
+  });
+  std::optional<int> followed = flights.run("key", [] { return 2; },
+                                            std::chrono::steady_clock::time_point::max(), nullptr,
+                                            [&] { return gone.load(); });
+  EXPECT_FALSE(followed.has_value()) << "no deadline, but the caller went away";
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1000));
+  canceller.join();
   leader.join();
 }
 
