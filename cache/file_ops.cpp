@@ -88,8 +88,14 @@ Expected<bool> make_directory(const std::filesystem::path& path, mode_t mode)
   }
   const int error = errno;
   struct stat info {};
-  if (error == EEXIST && ::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+  const bool exists = error == EEXIST && ::lstat(path.c_str(), &info) == 0;
+  if (exists && S_ISDIR(info.st_mode)) {
     return false;
+  }
+  if (exists && S_ISLNK(info.st_mode)) {
+    return make_error(ErrorCode::io, "cache: " + path.string() +
+                                         " is a symbolic link (refused: links inside the cache "
+                                         "are not followed; only the cache root may be one)");
   }
   return std::unexpected(errno_error("create directory", path, error == EEXIST ? ENOTDIR : error));
 }
@@ -124,7 +130,7 @@ Expected<void> write_durably(const std::filesystem::path& tmp_dir,
 
 Expected<std::vector<std::byte>> read_file(const std::filesystem::path& path)
 {
-  FileDescriptor fd(open_retrying(path.c_str(), O_RDONLY, 0));
+  FileDescriptor fd(open_retrying(path.c_str(), O_RDONLY | O_NOFOLLOW, 0));
   if (fd.get() < 0) {
     return std::unexpected(errno_error("open", path, errno));
   }
@@ -156,7 +162,7 @@ Expected<std::vector<std::byte>> read_file(const std::filesystem::path& path)
 
 Expected<FileDigest> hash_file(const std::filesystem::path& path)
 {
-  FileDescriptor fd(open_retrying(path.c_str(), O_RDONLY, 0));
+  FileDescriptor fd(open_retrying(path.c_str(), O_RDONLY | O_NOFOLLOW, 0));
   if (fd.get() < 0) {
     return std::unexpected(errno_error("open", path, errno));
   }
@@ -184,7 +190,7 @@ Expected<FileDigest> hash_file(const std::filesystem::path& path)
 Expected<int64_t> file_size_or_missing(const std::filesystem::path& path)
 {
   struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) {
+  if (::lstat(path.c_str(), &info) != 0) {
     if (errno == ENOENT || errno == ENOTDIR) {
       return -1;
     }

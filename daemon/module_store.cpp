@@ -3,6 +3,7 @@
 #include "util/ptx_identity.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -34,6 +35,26 @@ Expected<void> write_all(int fd, std::string_view data, const std::filesystem::p
   return {};
 }
 
+// Links inside the cache are not followed (cache/file_ops.hpp): a folder of the module store that
+// is a symbolic link is refused rather than written through.
+Expected<void> refuse_link(const std::filesystem::path& folder)
+{
+  std::error_code ec;
+  if (std::filesystem::is_symlink(folder, ec)) {
+    return make_error(ErrorCode::io, "module store: " + folder.string() +
+                                         " is a symbolic link (refused: links inside the cache "
+                                         "are not followed)");
+  }
+  return {};
+}
+
+// A regular file that is not a link.
+bool is_plain_file(const std::filesystem::path& path)
+{
+  std::error_code ec;
+  return std::filesystem::symlink_status(path, ec).type() == std::filesystem::file_type::regular;
+}
+
 // Writes `data` to `target` whole or not at all: a temporary file, fsync, rename.
 Expected<void> write_durably(const std::filesystem::path& target, std::string_view data)
 {
@@ -42,9 +63,14 @@ Expected<void> write_durably(const std::filesystem::path& target, std::string_vi
   if (ec) {
     return make_error(ErrorCode::io, "module store: " + target.parent_path().string() + ": " + ec.message());
   }
+  TRY(refuse_link(target.parent_path().parent_path())); // modules/
+  TRY(refuse_link(target.parent_path()));
   std::filesystem::path temp = target;
   temp += ".tmp." + std::to_string(getpid()) + "." + std::to_string(gettid());
-  int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  // A new file, never one that was there (a leftover, or a link planted to make us write
+  // elsewhere: O_EXCL does not follow it).
+  unlink(temp.c_str());
+  int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) {
     return make_error(ErrorCode::io, "module store: " + temp.string() + ": " + std::strerror(errno));
   }
@@ -80,6 +106,9 @@ std::filesystem::path ModuleStore::path_of(const Sha256& digest) const
 
 std::optional<std::filesystem::path> ModuleStore::find_by_fnv(uint64_t fnv1a64) const
 {
+  if (!is_plain_file(index_path(m_root, fnv1a64))) {
+    return std::nullopt;
+  }
   std::ifstream in(index_path(m_root, fnv1a64));
   std::string hex;
   if (!(in >> hex)) {
@@ -93,7 +122,9 @@ std::optional<std::filesystem::path> ModuleStore::find_by_fnv(uint64_t fnv1a64) 
   std::error_code ec;
   const auto now = std::filesystem::file_time_type::clock::now();
   if (now - std::filesystem::last_write_time(path, ec) > k_use_mark_interval && !ec) {
-    std::filesystem::last_write_time(path, now, ec); // a lost mark only ages the module
+    // A lost mark only ages the module. Never through a link (contains() refused links already;
+    // this closes the gap of one swapped in since).
+    static_cast<void>(utimensat(AT_FDCWD, path.c_str(), nullptr, AT_SYMLINK_NOFOLLOW));
   }
   return path;
 }
@@ -181,8 +212,34 @@ ModuleStore::Collected ModuleStore::remove_all() const
 
 bool ModuleStore::contains(const Sha256& digest) const
 {
-  std::error_code ec;
-  return std::filesystem::is_regular_file(path_of(digest), ec);
+  return is_plain_file(path_of(digest));
+}
+
+Expected<void> ModuleStore::verify(const std::filesystem::path& path)
+{
+  std::optional<Sha256> named = parse_sha256_hex(path.parent_path().filename().string() +
+                                                 path.stem().string());
+  int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (!named || fd < 0) {
+    int error = errno;
+    return make_error(ErrorCode::not_found, "module store: " + path.string() + ": " +
+                                                (named ? std::strerror(error) : "not a module"));
+  }
+  Sha256Hasher hasher;
+  std::vector<std::byte> chunk(256 * 1024);
+  ssize_t n = 0;
+  while ((n = read(fd, chunk.data(), chunk.size())) > 0 || (n < 0 && errno == EINTR)) {
+    hasher.update(std::span<const std::byte>(chunk.data(), static_cast<size_t>(std::max<ssize_t>(n, 0))));
+  }
+  close(fd);
+  if (n < 0 || hasher.finish() != *named) {
+    // Not the input's fault: the next Prepare asks the client for the module again.
+    unlink(path.c_str());
+    return make_error(ErrorCode::not_found, "module store: " + path.string() +
+                                                ": damaged (its bytes no longer hash to its name), "
+                                                "removed; the client uploads it again");
+  }
+  return {};
 }
 
 Expected<int64_t> ModuleStore::put(uint64_t fnv1a64, const Sha256& digest, std::string_view ptx)

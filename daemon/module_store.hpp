@@ -22,6 +22,10 @@ public:
   // Checks the size limit and that the bytes hash to both digests before storing.
   [[nodiscard]] Expected<int64_t> put(uint64_t fnv1a64, const Sha256& digest, std::string_view ptx);
   [[nodiscard]] std::filesystem::path path_of(const Sha256& digest) const;
+  // Before a build reads a stored module: a plain file (not a link) whose bytes still hash to the
+  // digest its name gives. A damaged one is removed (so that a Prepare asks for it again) and is
+  // not_found: a disk's fault, never remembered as the module's.
+  [[nodiscard]] static Expected<void> verify(const std::filesystem::path& path);
   // The stored module whose FNV-1a 64 (the manifests' hash) is `fnv1a64`, if one was uploaded.
   // Two modules with one FNV hash: the later upload answers.
   // A module found is marked used (its mtime, at most once an hour) for collect().

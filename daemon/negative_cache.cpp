@@ -2,6 +2,9 @@
 
 #include "util/digest.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -42,9 +45,18 @@ void NegativeCache::remember(Mode mode, const std::string& key, const std::strin
   // Best effort: losing this file only means one more failing build after a restart.
   std::filesystem::path temp = path;
   temp += ".tmp";
-  {
-    std::ofstream file(temp, std::ios::trunc);
-    file << reason;
+  // A new file, never through a link planted in its place (links inside the cache are not
+  // followed: cache/file_ops.hpp).
+  ::unlink(temp.c_str());
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return;
+  }
+  bool written = ::write(fd, reason.data(), reason.size()) == static_cast<ssize_t>(reason.size());
+  written = ::close(fd) == 0 && written;
+  if (!written) {
+    ::unlink(temp.c_str());
+    return;
   }
   std::filesystem::rename(temp, path, ec);
 }

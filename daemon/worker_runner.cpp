@@ -523,6 +523,12 @@ Expected<std::vector<std::byte>> read_code_object(const std::filesystem::path& p
   return bytes;
 }
 
+bool mentions_full_disk(const std::string& log)
+{
+  return log.find("No space left on device") != std::string::npos ||
+         log.find("Disk quota exceeded") != std::string::npos;
+}
+
 WorkerAttempt classify_exit(const Completion& completion, const WorkerLimits& limits,
                             const compiler::WorkerJob& job)
 {
@@ -543,6 +549,11 @@ WorkerAttempt classify_exit(const Completion& completion, const WorkerLimits& li
   case compiler::WorkerExit::ok:
     break;
   case compiler::WorkerExit::compile_error:
+    if (mentions_full_disk(completion.log)) {
+      // clang's own "No space left on device": the machine's state, not the source's.
+      return failed(FailureKind::deterministic, ErrorCode::io,
+                    "compile of " + what + " failed for want of disk space: " + summary);
+    }
     return failed(FailureKind::deterministic, ErrorCode::rejected,
                   "compile of " + what + " failed: " + summary);
   case compiler::WorkerExit::bad_job:
@@ -583,11 +594,26 @@ WorkerAttempt classify(const Completion& completion, const WorkerLimits& limits,
 Expected<void> write_job_file(const std::filesystem::path& path, const compiler::WorkerJob& job)
 {
   TRY_ASSIGN(std::string text, compiler::format_worker_job(job));
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) {
-    return make_error(ErrorCode::io, "worker job file " + path.string() + ": write failed");
+  // POSIX calls, not a stream, so that the reason ("No space left on device") reaches the answer.
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return make_error(ErrorCode::io, "worker job file " + path.string() + ": " + errno_text(errno));
+  }
+  std::string_view rest = text;
+  int error = 0;
+  while (!rest.empty() && error == 0) {
+    ssize_t n = ::write(fd, rest.data(), rest.size());
+    if (n > 0) {
+      rest.remove_prefix(static_cast<size_t>(n));
+    } else if (n < 0 && errno != EINTR) {
+      error = errno;
+    }
+  }
+  if (::close(fd) != 0 && error == 0) {
+    error = errno;
+  }
+  if (error != 0) {
+    return make_error(ErrorCode::io, "worker job file " + path.string() + ": " + errno_text(error));
   }
   return {};
 }

@@ -137,7 +137,9 @@ int compile(const WorkerJob& job)
   if (!output) {
     print_error(job.compile.source.string() + " for " + job.compile.target + ": " +
                 output.error().message);
-    return exit_code(WorkerExit::compile_error);
+    // A file the compile could not write (a full disk) is no verdict on the source.
+    return exit_code(output.error().code == d4r::ErrorCode::io ? WorkerExit::io_error
+                                                                : WorkerExit::compile_error);
   }
   if (!output->log.empty()) {
     std::fprintf(stderr, "%s\n", output->log.c_str());

@@ -9,3 +9,10 @@ d4r_test(test_integration_damage
   LIBS d4r_test_damage_support
   TIMEOUT 600)
 add_dependencies(test_integration_damage d4r-kerneld d4r-test-counters d4r_release_fixture)
+
+d4r_test(test_integration_exhaustion
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_integration_exhaustion.cpp
+  LIBS d4r_test_damage_support
+  TIMEOUT 900)
+add_dependencies(test_integration_exhaustion d4r-kerneld d4r-kernel-worker d4r-test-counters
+  d4r_release_fixture)

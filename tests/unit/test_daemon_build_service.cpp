@@ -33,7 +33,10 @@ protected:
     m_cache = std::move(*opened);
     std::string ptx = d4r::testing::read_file(D4R_TEST_SOURCE_DIR "/ptx/isa/alu_int.sm_90.ptx");
     m_module.hash = ptx_module_hash(ptx);
-    m_module.path = m_dir / "module.ptx";
+    // Named by its SHA-256 as the module store names it: a build reads it back against the name.
+    const std::string hex = to_hex(sha256(std::string_view(ptx)));
+    m_module.path = m_dir / hex.substr(0, 2) / (hex.substr(2) + ".ptx");
+    fs::create_directories(m_module.path.parent_path());
     std::ofstream(m_module.path) << ptx;
     Expected<compiler::Recipe> recipe =
         compiler::parse_recipe("recipe = ptx_alu\nversion = 1\nkernels = int_arith32\nmodules = " +
