@@ -134,6 +134,9 @@ D4R_INLINE uint8_t* element_at(const Box* box, int64_t e, uint32_t window, uint3
   return inside ? box->global + offset : (uint8_t*)0;
 }
 
+/* The NaN fill: the H200 writes 0x7ff77ff7 into f32 elements (tma_replace), the 16-bit "OOB NaN"
+ * 0x7ff7 of fma.oob repeated, so every float width gets that pattern (f16 and bf16 0x7ff7, f64
+ * 0x7ff77ff77ff77ff7, all NaNs); integer types take zeros. */
 D4R_INLINE uint64_t fill_bits(const Box* box)
 {
   if (box->fill != D4R_TMAP_FILL_NAN) {
@@ -142,14 +145,12 @@ D4R_INLINE uint64_t fill_bits(const Box* box)
   switch (box->type) {
   case D4R_TMAP_F16:
   case D4R_TMAP_BF16:
-    return 0x7fffu;
   case D4R_TMAP_F32:
   case D4R_TMAP_F32_FTZ:
   case D4R_TMAP_TF32:
   case D4R_TMAP_TF32_FTZ:
-    return 0x7fffffffu;
   case D4R_TMAP_F64:
-    return 0x7fffffffffffffffull;
+    return 0x7ff77ff77ff77ff7ull;
   default:
     return 0;
   }

@@ -163,10 +163,8 @@ std::vector<uint8_t> model_loads(const CaseRun& run)
   const std::vector<int32_t> coords = ints_of(run.launch_case.params[2].arg);
   const int64_t offset = static_cast<int64_t>(run.launch_case.params[4].arg.scalar.bits);
   const int64_t bytes = box_elements(m) * m.size;
-  uint64_t nan = 0;
-  if (m.map.fill == 1) {
-    nan = m.size == 2 ? 0x7fff : m.size == 4 ? 0x7fffffff : 0x7fffffffffffffff;
-  }
+  // The NaN fill as the H200 wrote it into f32 elements (tma_replace): 0x7ff7 in every 16 bits.
+  const uint64_t nan = m.map.fill == 1 ? 0x7ff77ff77ff77ff7ull : 0;
   std::vector<uint8_t> out;
   for (uint32_t block = 0; block < run.launch_case.grid[0]; ++block) {
     std::vector<uint8_t> tile(9216, 0xee);
@@ -449,7 +447,7 @@ TEST(TranslateTensorCopy, ReplaceWritesOurLayoutAndTheCopyReadsIt)
   ASSERT_TRUE(stats.has_value()) << stats.error().message;
   // The box: 16 f32 from index 10 of a 20-element tensor at data + 16 words; 6 NaN past its end.
   for (uint32_t i = 0; i < 16; ++i) {
-    EXPECT_EQ(out[i], i < 10 ? 1000 + 16 + 10 + i : 0x7fffffffu) << i;
+    EXPECT_EQ(out[i], i < 10 ? 1000 + 16 + 10 + i : 0x7ff77ff7u) << i;
   }
   d4r_tensor_map replaced{};
   std::memcpy(&replaced, gmap.data(), sizeof(replaced));

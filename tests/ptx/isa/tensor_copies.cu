@@ -204,6 +204,36 @@ extern "C" __global__ void tma_load_5d(const __grid_constant__ TensorMap map,
     dump(tile, offset, bytes, done, out);
 }
 
+// tma_load_2d with the map first copied to global memory (`maps`, 128 bytes per block) and
+// fenced there, as tma_replace's block 1 does without the replacements: whether a map read from
+// the kernel's parameters (the other kernels) and one read from global memory behave alike.
+extern "C" __global__ void tma_load_2d_global(const __grid_constant__ TensorMap map,
+                                              const unsigned* tensor, const int* coords,
+                                              unsigned bytes, unsigned offset, unsigned* out,
+                                              TensorMap* maps)
+{
+    __shared__ alignas(1024) unsigned tile[k_tile_bytes / 4];
+    __shared__ alignas(8) unsigned long long barrier;
+    const unsigned bar = smem(&barrier);
+    TensorMap* mine = maps + blockIdx.x;
+    if (threadIdx.x < 16) {
+        mine->words[threadIdx.x] = map.words[threadIdx.x];
+    }
+    __syncwarp();
+    asm volatile("fence.proxy.tensormap::generic.release.gpu;" ::: "memory");
+    asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" :: "l"(mine) : "memory");
+    prepare(tile, k_tile_bytes / 4, bar);
+    if (threadIdx.x == 0) {
+        expect(bar, bytes);
+        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                     " [%0], [%1, {%2, %3}], [%4];"
+                     :: "r"(smem(tile) + offset), "l"(mine), "r"(coords[2 * blockIdx.x]),
+                        "r"(coords[2 * blockIdx.x + 1]), "r"(bar) : "memory");
+    }
+    const unsigned done = wait_parity(bar, 0);
+    dump(tile, offset, bytes, done, out);
+}
+
 // The shared box from `in` (`bytes` of it), visible to the async proxy.
 __device__ __forceinline__ void fill_box(unsigned* tile, const unsigned* in, unsigned bytes)
 {
