@@ -118,6 +118,7 @@ struct Tally {
   int64_t pending = 0;
   int64_t refused = 0;   // REJECTED by a bound (queue full, upload memory)
   int64_t fail_open = 0; // an expected NOT_FOUND
+  int64_t not_asked = 0; // of which the client's quiet second after a deadline: no RPC at all
   int64_t errors = 0;
   std::map<std::string, int64_t> reasons; // "OUTCOME: reason" -> count, for the report
   std::map<std::string, std::set<std::string>> recipe_digests; // kernel -> digests served
@@ -239,6 +240,7 @@ void resolve_loop(const std::string& socket, int thread, int count,
       if (expected) {
         std::lock_guard lock(tally.mutex);
         ++tally.fail_open;
+        tally.not_asked += reason.find("not asked") != std::string::npos ? 1 : 0;
       }
     }
     d4rk_kernel_free(kernel);
@@ -391,9 +393,19 @@ int main(int argc, char** argv)
     return 2;
   }
   TempDir dir;
+  // The daemon starts a worker per build: a copy of its own, so that a rebuild of the build tree
+  // during the run (a shared tree) does not read as failed builds.
+  std::filesystem::path worker = dir.path() / "d4r-kernel-worker";
+  std::error_code copy_error;
+  std::filesystem::copy_file(std::filesystem::path(D4R_BINARY_DIR) / "compiler" / "d4r-kernel-worker",
+                             worker, copy_error);
+  if (copy_error) {
+    std::fprintf(stderr, "d4r-load: cannot copy the worker: %s\n", copy_error.message().c_str());
+    return 1;
+  }
   DaemonOptions options(dir.path());
   options.recipes_dir = d4r::testing::shipped_recipes();
-  options.extra_args = {"--build-jobs", "1"};
+  options.extra_args = {"--build-jobs", "1", "--worker", worker.string()};
   DaemonProcess daemon(options);
   if (!daemon.start()) {
     std::fprintf(stderr, "d4r-load: the daemon did not start\n");
@@ -463,6 +475,10 @@ int main(int argc, char** argv)
               percentile(all, 0.99), all.empty() ? 0.0 : all.back());
   std::printf("release threads only: p50 %.0f us, p99 %.0f us\n", percentile(release_only, 0.50),
               percentile(release_only, 0.99));
+  int64_t asked = static_cast<int64_t>(all.size()) - tally.not_asked;
+  std::printf("asked of the daemon (without the client's quiet second after a deadline): %lld, "
+              "%.0f/s\n",
+              static_cast<long long>(asked), static_cast<double>(asked) / seconds);
   std::printf("outcomes: ready %lld, pending %lld, refused by a bound %lld, fail-open (expected) %lld, "
               "errors %lld\n",
               static_cast<long long>(tally.ready), static_cast<long long>(tally.pending),
