@@ -129,6 +129,7 @@ Expected<RunReport> run_ptx_file(const PtxRunCommand& cmd)
   TRY_ASSIGN(std::unique_ptr<cpu::Executor> executor, cpu::Executor::create(std::move(translation)));
   TRY(cpu::write_case_globals(*executor, launch));
   std::unique_ptr<cpu::HostLaunch> host = cpu::HostLaunch::create(launch);
+  TRY(cpu::write_case_texrefs(*executor, launch, *host));
   cpu::LaunchShape shape{launch.grid, launch.block, launch.dynamic_shared};
   Expected<cpu::LaunchStats> launched = executor->launch(cmd.kernel, shape, host->params());
   if (launch.expect == cpu::Expect::trap) {

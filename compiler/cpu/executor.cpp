@@ -417,4 +417,19 @@ Expected<void> write_case_globals(const Executor& executor, const LaunchCase& la
   return {};
 }
 
+Expected<void> write_case_texrefs(const Executor& executor, const LaunchCase& launch_case, const HostLaunch& host)
+{
+  for (size_t i = 0; i < launch_case.texrefs.size(); ++i) {
+    TRY_ASSIGN(std::span<std::byte> memory, executor.global(launch_case.texrefs[i].name));
+    const uint64_t handle = host.texref_handle(i);
+    if (memory.size() != sizeof(handle)) {
+      return make_error(ErrorCode::invalid_argument, "golden case " + launch_case.name + ": texref " +
+                                                         launch_case.texrefs[i].name + " is " +
+                                                         std::to_string(memory.size()) + " bytes, not 8");
+    }
+    std::memcpy(memory.data(), &handle, sizeof(handle));
+  }
+  return {};
+}
+
 } // namespace d4r::compiler::cpu

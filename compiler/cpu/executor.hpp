@@ -62,5 +62,9 @@ public:
 // as the recording tool's cuModuleGetGlobal + cuMemcpyHtoD set them on the GPU. Errors: not_found
 // (no such variable), invalid_argument (the fill is larger than the variable).
 [[nodiscard]] Expected<void> write_case_globals(const Executor& executor, const LaunchCase& launch_case);
+// A case's `texref` lines: each .texref module variable gets the handle of its host image (the
+// client's binding, as cuTexRefSetArray binds the array on the GPU).
+[[nodiscard]] Expected<void> write_case_texrefs(const Executor& executor, const LaunchCase& launch_case,
+                                                const HostLaunch& host);
 
 } // namespace d4r::compiler::cpu

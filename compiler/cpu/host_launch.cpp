@@ -35,6 +35,12 @@ std::unique_ptr<HostLaunch> HostLaunch::create(const LaunchCase& launch_case)
       std::memcpy(launch->m_params.data() + slots[i].offset + field.offset, &bits, static_cast<size_t>(size));
     }
   }
+  for (const TexrefSpec& texref : launch_case.texrefs) {
+    Arg arg;
+    arg.kind = ArgKind::image;
+    arg.image = texref.image;
+    launch->m_texrefs.push_back(launch->place(arg));
+  }
   for (size_t i = 0; i < launch_case.params.size(); ++i) {
     const Param& param = launch_case.params[i];
     if (!param.is_struct && param.arg.kind == ArgKind::tensor_map) {

@@ -300,6 +300,7 @@ private:
   Expected<double> real(std::string_view token);
   Expected<void> field(const std::vector<std::string>& tokens);
   Expected<void> global(const std::vector<std::string>& tokens);
+  Expected<void> texref(const std::vector<std::string>& tokens);
   Expected<void> apply_compare(const PendingCompare& pending);
   void number_output(Arg& arg);
 };
@@ -411,6 +412,9 @@ Expected<void> Parser::line(std::string_view key, const std::vector<std::string>
   if (key == "global") {
     return global(tokens);
   }
+  if (key == "texref") {
+    return texref(tokens);
+  }
   if (key == "compare") {
     m_compares.push_back({m_line, tokens});
     return {};
@@ -473,6 +477,23 @@ Expected<void> Parser::global(const std::vector<std::string>& tokens)
     }
   }
   m_case.globals.push_back(std::move(spec));
+  return {};
+}
+
+Expected<void> Parser::texref(const std::vector<std::string>& tokens)
+{
+  if (tokens.size() < 2) {
+    return std::unexpected(error("expected `texref = NAME FORMAT WIDTH HEIGHT [options] FILL`"));
+  }
+  std::vector<std::string> texture = tokens;
+  texture[0] = "texture";
+  TRY_ASSIGN(Arg image, this->image(texture, 0));
+  for (const TexrefSpec& other : m_case.texrefs) {
+    if (other.name == tokens[0]) {
+      return std::unexpected(error("texref " + tokens[0] + " is bound twice"));
+    }
+  }
+  m_case.texrefs.push_back(TexrefSpec{tokens[0], image.image});
   return {};
 }
 

@@ -148,6 +148,15 @@ struct GlobalSpec {
   Fill fill;
 };
 
+// A `texref = NAME FORMAT WIDTH HEIGHT [options] FILL` line: a texture (as `param = texture`) that
+// the host binds to the module's .texref variable NAME before the launch: cuModuleGetTexRef +
+// cuTexRefSetArray on the GPU; on the host the variable holds the image's handle (the model the
+// translator follows: a .texref is a 64-bit module variable holding a texture object).
+struct TexrefSpec {
+  std::string name;
+  ImageSpec image;
+};
+
 // What the launch must do: complete (outputs are compared), or trap (the GPU fails the launch; the
 // outputs are undefined and not compared).
 enum class Expect { complete, trap };
@@ -163,6 +172,7 @@ struct LaunchCase {
   std::vector<Param> params;
   std::vector<OutputInfo> outputs;
   std::vector<GlobalSpec> globals;    // written before every launch, in order
+  std::vector<TexrefSpec> texrefs;    // bound before every launch
 };
 
 // Parses a case file's text; `name` (the file's stem) names the case in messages.
@@ -215,6 +225,8 @@ public:
   [[nodiscard]] static std::unique_ptr<HostLaunch> create(const LaunchCase& launch_case);
   [[nodiscard]] std::span<const std::byte> params() const { return m_params; }
   [[nodiscard]] std::span<const std::byte> output_bytes(int64_t output_index) const;
+  // The handle of the case's texrefs[index] (a d4r_host_image), for its module variable.
+  [[nodiscard]] uint64_t texref_handle(size_t index) const { return m_texrefs.at(index); }
 
 private:
   struct Image {
@@ -225,6 +237,7 @@ private:
   std::vector<std::unique_ptr<Image>> m_images;
   std::vector<const std::vector<std::byte>*> m_outputs; // by output index
   std::vector<std::byte> m_params;
+  std::vector<uint64_t> m_texrefs;
   uint64_t place(const Arg& arg);
 };
 

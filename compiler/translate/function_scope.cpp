@@ -11,9 +11,19 @@
 
 namespace d4r::compiler::translate {
 
+bool is_handle_variable(const ptx::Variable& variable)
+{
+  return variable.type == ".texref" || variable.type == ".samplerref" || variable.type == ".surfref";
+}
+
+std::string storage_type(const ptx::Variable& variable)
+{
+  return is_handle_variable(variable) ? ".b64" : variable.type;
+}
+
 Expected<int64_t> variable_size(const ptx::Variable& variable)
 {
-  std::optional<PtxType> type = parse_type(variable.type);
+  std::optional<PtxType> type = parse_type(storage_type(variable));
   if (!type || type->kind == PtxType::Kind::pred) {
     return make_error(ErrorCode::invalid_argument,
                       "variable " + variable.name + " has unsupported type " + variable.type);
@@ -37,7 +47,7 @@ int64_t variable_align(const ptx::Variable& variable)
   if (variable.align > 0) {
     return variable.align;
   }
-  std::optional<PtxType> type = parse_type(variable.type);
+  std::optional<PtxType> type = parse_type(storage_type(variable));
   int64_t natural = type && type->bits >= 8 ? type->bits / 8 : 1;
   if (variable.vector == ".v2") {
     natural *= 2;
@@ -49,7 +59,7 @@ int64_t variable_align(const ptx::Variable& variable)
 
 Expected<llvm::Type*> variable_type(llvm::LLVMContext& context, const ptx::Variable& variable)
 {
-  std::optional<PtxType> type = parse_type(variable.type);
+  std::optional<PtxType> type = parse_type(storage_type(variable));
   if (!type) {
     return make_error(ErrorCode::invalid_argument,
                       "variable " + variable.name + " has unsupported type " + variable.type);

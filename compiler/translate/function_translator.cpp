@@ -485,6 +485,13 @@ Expected<llvm::Value*> FunctionTranslator::read_symbol(const ptx::Operand& opera
   }
   PtxType from{PtxType::Kind::unsigned_int, 64, false};
   if (const Symbol* found = symbol(operand.text)) {
+    if (found->variable != nullptr && is_handle_variable(*found->variable)) {
+      // mov.u64 %rd, tex: a .texref's value is its handle (unified mode), which the variable holds.
+      if (offset != 0 || found->space != Space::global) {
+        return std::unexpected(error(*m_current, "unsupported: " + operand.text + " with an offset"));
+      }
+      return adapt_value(m_builder, m_builder.CreateLoad(m_builder.getInt64Ty(), found->storage), from, type);
+    }
     if (found->space == Space::shared) {
       llvm::Value* address =
           found->dynamic_shared

@@ -54,6 +54,10 @@ struct Symbol {
 // its alignment (.align or natural) and its LLVM type (a scalar, or [N x i8] for arrays, vectors
 // and anything that is not a register type).
 [[nodiscard]] Expected<int64_t> variable_size(const ptx::Variable& variable);
+// A .texref/.samplerref/.surfref variable (a bound texture, sampler or surface): stored as the
+// 64-bit handle the host writes into it (lower_image.cpp), so its storage type is .b64.
+[[nodiscard]] bool is_handle_variable(const ptx::Variable& variable);
+[[nodiscard]] std::string storage_type(const ptx::Variable& variable);
 [[nodiscard]] int64_t variable_align(const ptx::Variable& variable);
 [[nodiscard]] Expected<llvm::Type*> variable_type(llvm::LLVMContext& context,
                                                   const ptx::Variable& variable);

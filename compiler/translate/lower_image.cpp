@@ -14,7 +14,10 @@
 // d4r_sust_p_v4b32, d4r_sust_b32: builtin_call.hpp), translated to exactly the store each replaced
 // (sust.b.2d.v4.b16.zero, sust.b.2d.v2.b16.zero, sust.p.2d.v4.b32.zero, sust.b.2d.b32.zero).
 // The access itself is a target hook (image_hooks.hpp): the runtime on the host, image
-// instructions on AMDGPU. "unsupported": .texref/.samplerref/.surfref names and explicit samplers
+// instructions on AMDGPU. The texture or surface is a .u64 register or the name of a .texref /
+// .surfref module variable, a 64-bit variable holding the handle the host binds into it (the
+// client writes the texture object there as it writes any host variable; on the GPU the driver's
+// cuTexRefSetArray binds it: golden case img_texref_2d). "unsupported": explicit samplers
 // ([tex, sampler, c]), .2dms/.a2dms (no CUDA API makes a multisample texture object), depth
 // compare (CUDA's texture descriptor sets no compare function), the d|p residency predicate, .grad
 // on cube maps, tld4 on cube maps, sured.p min/max (signed or not by the surface's format) and
@@ -85,21 +88,41 @@ size_t coordinate_count(ImageGeometry geometry)
   D4R_UNREACHABLE("every geometry is covered");
 }
 
-// [handle, {c..}] with the coordinate count of `geometry`: the handle register and the
-// coordinates, or nullopt for any other shape (a .texref/.surfref name, an explicit sampler).
+// A texture or surface operand: a .u64 register holding an object, or the name of a .texref /
+// .surfref module variable, which holds the handle the host bound (reading it loads the handle:
+// FunctionTranslator::read_symbol).
+bool handle_operand(FunctionTranslator& t, const ptx::Operand& operand)
+{
+  if (!operand.offset.empty() || operand.negated || operand.minus) {
+    return false;
+  }
+  if (operand.kind == ptx::OperandKind::reg) {
+    return true;
+  }
+  if (operand.kind != ptx::OperandKind::symbol) {
+    return false;
+  }
+  const Symbol* symbol = t.symbol(operand.text);
+  return t.is_register(operand.text) ||
+         (symbol != nullptr && symbol->variable != nullptr && is_handle_variable(*symbol->variable));
+}
+
+// [handle, {c..}] with the coordinate count of `geometry`: the handle and the coordinates, or
+// nullopt for any other shape (an explicit sampler: [tex, sampler, {c..}]).
 struct ImageAddress {
   const ptx::Operand* handle = nullptr;
   std::vector<const ptx::Operand*> coordinates;
 };
 
-std::optional<ImageAddress> image_address(const ptx::Operand& operand, ImageGeometry geometry)
+std::optional<ImageAddress> image_address(FunctionTranslator& t, const ptx::Operand& operand,
+                                          ImageGeometry geometry)
 {
   if (operand.kind != ptx::OperandKind::address || operand.elements.size() != 2) {
     return std::nullopt;
   }
   const ptx::Operand& handle = operand.elements[0];
   const ptx::Operand& coordinates = operand.elements[1];
-  if (handle.kind != ptx::OperandKind::reg || !handle.offset.empty()) {
+  if (!handle_operand(t, handle)) {
     return std::nullopt;
   }
   ImageAddress out{&handle, {}};
@@ -220,7 +243,7 @@ Expected<void> lower_texture(FunctionTranslator& t, const ptx::Instruction& inst
   if (!form || instruction.operands.size() < 2) {
     return std::unexpected(t.unsupported(instruction));
   }
-  std::optional<ImageAddress> address = image_address(instruction.operands[1], form->geometry);
+  std::optional<ImageAddress> address = image_address(t, instruction.operands[1], form->geometry);
   std::vector<const ptx::Operand*> targets = vector_elements(instruction.operands[0]);
   const size_t target_count = form->result == TextureResult::f16 ? 2 : 4;
   if (!address || targets.size() != target_count) {
@@ -354,7 +377,7 @@ Expected<void> lower_suld(FunctionTranslator& t, const ptx::Instruction& instruc
   if (!geometry || shape.bits == 0 || instruction.operands.size() != 2 || (shape.bits == 64 && shape.count == 4)) {
     return std::unexpected(t.unsupported(instruction));
   }
-  std::optional<ImageAddress> address = image_address(instruction.operands[1], *geometry);
+  std::optional<ImageAddress> address = image_address(t, instruction.operands[1], *geometry);
   std::vector<const ptx::Operand*> targets = vector_elements(instruction.operands[0]);
   if (!address || static_cast<int>(targets.size()) != shape.count) {
     return std::unexpected(t.unsupported(instruction));
@@ -386,7 +409,7 @@ Expected<void> lower_sust(FunctionTranslator& t, const ptx::Instruction& instruc
   if (!geometry || !shape_ok || instruction.operands.size() != 2) {
     return std::unexpected(t.unsupported(instruction));
   }
-  std::optional<ImageAddress> address = image_address(instruction.operands[0], *geometry);
+  std::optional<ImageAddress> address = image_address(t, instruction.operands[0], *geometry);
   std::vector<const ptx::Operand*> sources = vector_elements(instruction.operands[1]);
   if (!address || static_cast<int>(sources.size()) != shape.count) {
     return std::unexpected(t.unsupported(instruction));
@@ -435,7 +458,7 @@ Expected<void> lower_sured(FunctionTranslator& t, const ptx::Instruction& instru
   if (!op || !type || !spatial || !mode_ok || !(formatted ? p_typed : b_typed)) {
     return std::unexpected(t.unsupported(instruction));
   }
-  std::optional<ImageAddress> address = image_address(instruction.operands[0], *geometry);
+  std::optional<ImageAddress> address = image_address(t, instruction.operands[0], *geometry);
   if (!address) {
     return std::unexpected(t.unsupported(instruction));
   }
@@ -472,8 +495,7 @@ Expected<void> lower_query(FunctionTranslator& t, const ptx::Instruction& instru
   }
   const bool operands_ok = instruction.operands.size() == 2 && instruction.operands[1].kind == ptx::OperandKind::address &&
                            instruction.operands[1].elements.size() == 1 &&
-                           instruction.operands[1].elements[0].kind == ptx::OperandKind::reg &&
-                           instruction.operands[1].elements[0].offset.empty();
+                           handle_operand(t, instruction.operands[1].elements[0]);
   if (!query || !operands_ok) {
     return std::unexpected(t.unsupported(instruction));
   }

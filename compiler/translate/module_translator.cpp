@@ -328,7 +328,7 @@ Expected<std::pair<llvm::Type*, llvm::Constant*>>
 global_value(llvm::LLVMContext& context, const ptx::Variable& variable,
              const AddressResolver* resolver)
 {
-  std::optional<PtxType> type = parse_type(variable.type);
+  std::optional<PtxType> type = parse_type(storage_type(variable));
   if (!type || type->kind == PtxType::Kind::pred) {
     return std::unexpected(module_error("variable " + variable.name + ": unsupported type " +
                                         variable.type));

@@ -77,6 +77,8 @@ TEST_P(GoldenVectors, ExecutorMatchesNvidia)
   d4r::Expected<void> globals = cpu::write_case_globals(**executor, launch_case);
   ASSERT_TRUE(globals.has_value()) << globals.error().message;
   const std::unique_ptr<cpu::HostLaunch> host = cpu::HostLaunch::create(launch_case);
+  d4r::Expected<void> texrefs = cpu::write_case_texrefs(**executor, launch_case, *host);
+  ASSERT_TRUE(texrefs.has_value()) << texrefs.error().message;
   cpu::LaunchShape shape;
   shape.grid = launch_case.grid;
   shape.block = launch_case.block;

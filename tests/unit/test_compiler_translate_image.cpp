@@ -304,5 +304,29 @@ TEST(TranslateImage, EveryGeometryUsesImageInstructionsOnAmdgpu)
   }
 }
 
+// tests/ptx/handwritten/texref.ptx: a module .texref is a 64-bit module variable (a symbol the host
+// finds by its PTX name) holding the texture object the client binds; tex and txq that name it
+// and mov.u64 of it load that handle.
+TEST(TranslateImage, TexrefIsAModuleVariableHoldingTheHandle)
+{
+  std::ifstream file(std::string(D4R_TEST_SOURCE_DIR) + "/ptx/handwritten/texref.ptx", std::ios::binary);
+  std::ostringstream text;
+  text << file.rdbuf();
+  Expected<Translation> translation = translate_text(text.str(), host_options());
+  ASSERT_TRUE(translation.has_value()) << translation.error().message;
+  std::string ir = ir_text(*translation->module);
+  EXPECT_NE(ir.find("@d4r_tex = local_unnamed_addr externally_initialized global i64 0, align 8"),
+            std::string::npos)
+      << ir;
+  EXPECT_EQ(occurrences(ir, "load i64, ptr @d4r_tex"), 4) << ir;
+  EXPECT_EQ(occurrences(ir, "call void @d4r_rt_tex("), 2) << ir;
+  EXPECT_EQ(occurrences(ir, "call i32 @d4r_rt_image_query("), 2) << ir;
+  for (const char* target : k_targets) {
+    std::string disassembly = amdgpu_disassembly(text.str(), target);
+    // One sample: the two tex of the same handle and coordinates are one to LLVM.
+    EXPECT_EQ(occurrences(disassembly, "image_sample"), 1) << target << "\n" << disassembly;
+  }
+}
+
 } // namespace
 } // namespace d4r::compiler::translate::test

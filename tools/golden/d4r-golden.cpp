@@ -39,6 +39,7 @@ using d4r::compiler::cpu::LaunchCase;
 using d4r::compiler::cpu::Param;
 using d4r::compiler::cpu::ParamSlot;
 using d4r::compiler::cpu::TensorMapSpec;
+using d4r::compiler::cpu::TexrefSpec;
 
 std::string cuda_error(CUresult result, const char* what)
 {
@@ -93,6 +94,8 @@ private:
   bool place_buffer(const Arg& arg, uint64_t* bits);
   bool place_image(const Arg& arg, uint64_t* bits);
   bool place_linear_texture(const Arg& arg, uint64_t* bits);
+  bool make_array(const ImageSpec& spec, CUarray* out);
+  bool bind_texrefs();
   bool read_back(std::vector<std::vector<std::byte>>& outputs);
   bool write_globals();
   bool encode_tensor_map(const TensorMapSpec& spec, uint64_t address, std::vector<std::byte>& bytes);
@@ -199,12 +202,9 @@ bool DeviceLaunch::place_linear_texture(const Arg& arg, uint64_t* bits)
   return true;
 }
 
-bool DeviceLaunch::place_image(const Arg& arg, uint64_t* bits)
+// The CUDA array of an image spec, filled with its texels (released with the launch).
+bool DeviceLaunch::make_array(const ImageSpec& spec, CUarray* out)
 {
-  const ImageSpec& spec = arg.image;
-  if (spec.shape == d4r::compiler::cpu::ImageShape::buffer) {
-    return place_linear_texture(arg, bits);
-  }
   const CUDA_ARRAY3D_DESCRIPTOR descriptor = array_descriptor(spec);
   CUarray array = nullptr;
   CU_CHECK(cuArray3DCreate(&array, &descriptor));
@@ -223,6 +223,57 @@ bool DeviceLaunch::place_image(const Arg& arg, uint64_t* bits)
   copy.Height = static_cast<size_t>(spec.height);
   copy.Depth = static_cast<size_t>(slices);
   CU_CHECK(cuMemcpy3D(&copy));
+  *out = array;
+  return true;
+}
+
+const CUaddress_mode k_address_modes[] = {CU_TR_ADDRESS_MODE_CLAMP, CU_TR_ADDRESS_MODE_WRAP,
+                                          CU_TR_ADDRESS_MODE_MIRROR, CU_TR_ADDRESS_MODE_BORDER};
+
+// `texref` lines: the module's texture reference (cuModuleGetTexRef by its PTX name) bound to a
+// CUDA array of the spec with its format, filter, address mode and flags, as code written for
+// texture references binds one. These calls are deprecated (CUDA 12 removed texture references
+// from the runtime API) but the driver API keeps them, and they are what such code calls.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+bool DeviceLaunch::bind_texrefs()
+{
+  for (const TexrefSpec& texref : m_case.texrefs) {
+    const ImageSpec& spec = texref.image;
+    CUarray array = nullptr;
+    if (!make_array(spec, &array)) {
+      return false;
+    }
+    CUtexref ref = nullptr;
+    CU_CHECK(cuModuleGetTexRef(&ref, m_module, texref.name.c_str()));
+    CU_CHECK(cuTexRefSetArray(ref, array, CU_TRSA_OVERRIDE_FORMAT));
+    CU_CHECK(cuTexRefSetFormat(ref, array_format(spec.format), spec.channels));
+    for (int dim = 0; dim < 3; ++dim) {
+      CU_CHECK(cuTexRefSetAddressMode(ref, dim, k_address_modes[spec.address]));
+    }
+    CU_CHECK(cuTexRefSetFilterMode(ref, spec.filter == 0 ? CU_TR_FILTER_MODE_POINT : CU_TR_FILTER_MODE_LINEAR));
+    CU_CHECK(cuTexRefSetFlags(ref, (spec.normalized ? CU_TRSF_NORMALIZED_COORDINATES : 0) |
+                                       (spec.read_integer ? CU_TRSF_READ_AS_INTEGER : 0)));
+    std::printf("%s: texref %s bound to a %lldx%lld array\n", m_case.name.c_str(), texref.name.c_str(),
+                static_cast<long long>(spec.width), static_cast<long long>(spec.height));
+  }
+  return true;
+}
+#pragma GCC diagnostic pop
+
+bool DeviceLaunch::place_image(const Arg& arg, uint64_t* bits)
+{
+  const ImageSpec& spec = arg.image;
+  if (spec.shape == d4r::compiler::cpu::ImageShape::buffer) {
+    return place_linear_texture(arg, bits);
+  }
+  CUarray array = nullptr;
+  if (!make_array(spec, &array)) {
+    return false;
+  }
+  const int64_t bytes = static_cast<int64_t>(d4r::compiler::cpu::generate_image(spec).size());
+  const int64_t row_bytes = spec.width * d4r::compiler::cpu::texel_bytes(spec);
+  const int64_t slices = d4r::compiler::cpu::image_slices(spec);
   CUDA_RESOURCE_DESC resource{};
   resource.resType = CU_RESOURCE_TYPE_ARRAY;
   resource.res.array.hArray = array;
@@ -233,18 +284,16 @@ bool DeviceLaunch::place_image(const Arg& arg, uint64_t* bits)
     DeviceOutput& output = m_outputs.at(static_cast<size_t>(arg.output_index));
     output.is_image = true;
     output.array = array;
-    output.bytes = static_cast<int64_t>(data.size());
+    output.bytes = bytes;
     output.row_bytes = row_bytes;
     output.rows = spec.height;
     output.slices = slices;
     *bits = surface;
     return true;
   }
-  static const CUaddress_mode k_address[] = {CU_TR_ADDRESS_MODE_CLAMP, CU_TR_ADDRESS_MODE_WRAP,
-                                             CU_TR_ADDRESS_MODE_MIRROR, CU_TR_ADDRESS_MODE_BORDER};
   CUDA_TEXTURE_DESC texture_desc{};
   for (CUaddress_mode& mode : texture_desc.addressMode) {
-    mode = k_address[spec.address];
+    mode = k_address_modes[spec.address];
   }
   texture_desc.filterMode = spec.filter == 0 ? CU_TR_FILTER_MODE_POINT : CU_TR_FILTER_MODE_LINEAR;
   texture_desc.flags = (spec.normalized ? CU_TRSF_NORMALIZED_COORDINATES : 0) |
@@ -343,7 +392,7 @@ bool DeviceLaunch::write_globals()
 bool DeviceLaunch::run(std::vector<std::vector<std::byte>>& outputs)
 {
   m_outputs.assign(m_case.outputs.size(), DeviceOutput{});
-  if (!write_globals()) {
+  if (!write_globals() || !bind_texrefs()) {
     return false;
   }
   int64_t total = 0;
