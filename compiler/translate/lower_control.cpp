@@ -1,6 +1,6 @@
 // Control flow: bra (and bra.uni), brx.idx (a switch over a .branchtargets list), ret, exit, call
 // (with .param arguments, or registers as the splice pass passes them; direct, or through a
-// register with a .callprototype), trap, and the per-thread stack: alloca, stacksave,
+// register with a .callprototype), trap and brkpt, and the per-thread stack: alloca, stacksave,
 // stackrestore; and isspacep, the generic-address test that guards address conversions. A guard
 // around any of them is handled by FunctionTranslator.
 //
@@ -106,6 +106,16 @@ void return_if_exited(FunctionTranslator& t)
 }
 
 Expected<void> lower_trap(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  TRY(known_modifiers(t, instruction, {}));
+  TRY(expect_operands(t, instruction, 0));
+  t.hooks().trap(t.env(), t.next_site());
+  return {};
+}
+
+// brkpt: without a debugger the H200 ends the launch with CUDA_ERROR_LAUNCH_FAILED
+// (ctl_breakpoint), as a trap does; nothing on AMD attaches a debugger to a replaced kernel.
+Expected<void> lower_brkpt(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
   TRY(known_modifiers(t, instruction, {}));
   TRY(expect_operands(t, instruction, 0));
@@ -796,8 +806,8 @@ Expected<llvm::Value*> in_locals(FunctionTranslator& t, const ptx::Instruction& 
 // (::cta) and .local are the target's windows (the AMDGPU apertures; the host's block window and
 // fiber stack); .shared::cluster is the CTA's own where clusters are one CTA; .param{::entry} the
 // kernel's parameter block; .const the module's .const variables; .global everything that is
-// neither .shared nor .local (the .param and .const windows lie inside it, as the ISA says of
-// .param).
+// none of .shared, .local and .const: the .param window lies inside it, as the ISA says, and the
+// H200 answers 0 for .global on a .const variable's generic address (ctl_space_probe).
 Expected<void> lower_isspacep(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
   static constexpr std::string_view k_known[] = {"global", "shared", "shared::cta",
@@ -826,8 +836,9 @@ Expected<void> lower_isspacep(FunctionTranslator& t, const ptx::Instruction& ins
     TRY_ASSIGN(inside, in_constants(t, instruction, address));
   } else {
     TRY_ASSIGN(llvm::Value * local, in_locals(t, instruction, address));
+    TRY_ASSIGN(llvm::Value * constant, in_constants(t, instruction, address));
     llvm::Value* shared = t.hooks().in_window(t.env(), Space::shared, address);
-    inside = b.CreateNot(b.CreateOr(shared, local));
+    inside = b.CreateNot(b.CreateOr(b.CreateOr(shared, local), constant));
   }
   return t.write(instruction.operands[0], inside, PtxType{PtxType::Kind::pred, 1, false});
 }
@@ -842,6 +853,7 @@ void add_control_lowerings(LoweringTable& table)
   table["ret"] = lower_ret;
   table["exit"] = lower_exit;
   table["trap"] = lower_trap;
+  table["brkpt"] = lower_brkpt;
   table["call"] = lower_call;
   table["alloca"] = lower_alloca;
   table["stacksave"] = lower_stack_pointer;

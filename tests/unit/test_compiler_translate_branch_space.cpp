@@ -220,7 +220,8 @@ std::string space_kernel()
 }
 
 // What the host answers: the executor's own windows (the block's .shared window, the thread's
-// fiber stack, the kernel's parameter block, the module's .const variables).
+// fiber stack, the kernel's parameter block, the module's .const variables), with the H200's
+// rules (ctl_space_probe): a parameter is in .global too, a .const variable only in .const.
 TEST(TranslateBranchSpace, IsspacepOnTheHostKnowsItsWindows)
 {
   const std::string text = space_kernel();
@@ -231,7 +232,7 @@ TEST(TranslateBranchSpace, IsspacepOnTheHostKnowsItsWindows)
   Expected<cpu::LaunchStats> run = launch(text, 2, params);
   ASSERT_TRUE(run.has_value()) << run.error().message;
   // in, tile, scratch, cdata, blob, blob + 15, cdata + 16, null, gdata, tile + 60.
-  const uint32_t expected[] = {0x01, 0x86, 0x08, 0x11, 0x61, 0x61, 0x01, 0x01, 0x01, 0x86};
+  const uint32_t expected[] = {0x01, 0x86, 0x08, 0x10, 0x61, 0x61, 0x01, 0x01, 0x01, 0x86};
   for (size_t i = 0; i < 10; ++i) {
     EXPECT_EQ(out[i], expected[i]) << i;
   }
@@ -316,11 +317,33 @@ TEST(TranslateBranchSpace, IsspacepClusterWindowNeedsOneCtaClusters)
             std::string::npos);
 }
 
+// --- brkpt --------------------------------------------------------------------------------
+
+// As the H200 without a debugger (ctl_breakpoint: CUDA_ERROR_LAUNCH_FAILED): the launch fails.
+TEST(TranslateBranchSpace, BrkptEndsTheLaunchAsATrap)
+{
+  const std::string text = kernel_text("  mov.u32 %r1, %tid.x;\n"
+                                       "  setp.eq.u32 %p1, %r1, 5;\n"
+                                       "  @%p1 brkpt;\n"
+                                       "  st.global.u32 [%rd1], %r1;\n");
+  std::vector<uint32_t> out(1, 0);
+  Expected<cpu::LaunchStats> run = launch(text, 32, pointer_params(out.data(), nullptr));
+  ASSERT_FALSE(run.has_value());
+  EXPECT_NE(run.error().message.find("thread (5,0,0)"), std::string::npos) << run.error().message;
+  EXPECT_NE(run.error().message.find("trap"), std::string::npos) << run.error().message;
+  std::string quiet = text;
+  quiet.replace(quiet.find("%r1, 5;"), 7, "%r1, 99;");
+  EXPECT_TRUE(launch(quiet, 32, pointer_params(out.data(), nullptr)).has_value());
+  expect_links(text);
+  EXPECT_NE(error_of(kernel_text("  brkpt.uni;\n"), host_options()).find("unsupported: brkpt.uni"),
+            std::string::npos);
+}
+
 // --- nvcc's PTX ---------------------------------------------------------------------------
 
 TEST(TranslateBranchSpace, NvccPtxOfControlMoreTranslatesEverywhere)
 {
-  for (const char* file : {"control_more_branch.sm_90.ptx"}) {
+  for (const char* file : {"control_more_branch.sm_90.ptx", "control_more_brkpt.sm_90.ptx"}) {
     SCOPED_TRACE(file);
     const std::string text = read_file(k_tests / "ptx" / "isa" / file);
     ASSERT_FALSE(text.empty());

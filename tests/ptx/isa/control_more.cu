@@ -181,9 +181,9 @@ extern "C" __global__ void alias_call(const unsigned* in, unsigned* out, int n)
 // - branch_index: brx.idx over a .branchtargets list (divergent indices, a target listed twice),
 //   and brx.idx.uni driving a loop (a warp-uniform state machine that also branches backwards);
 // - branch_index_oob: brx.idx with an index past the list for some threads (undefined in the
-//   ISA: what the H200 does);
-// - breakpoint: brkpt in a few threads, with stores before and after (what the H200 does without
-//   a debugger).
+//   ISA): the H200 hung (the recording's 120 s limit), so it has no case and the translator traps;
+// - breakpoint: brkpt in a few threads, with stores before and after: without a debugger the H200
+//   fails the launch (CUDA_ERROR_LAUNCH_FAILED), as a trap does.
 #if defined(D4R_PART_BRANCH)
 struct SpaceParams {
     unsigned words[4];
