@@ -75,7 +75,15 @@ std::expected<ManifestEntry, std::string> parse_line(std::string_view line, int 
                            std::to_string(k_max_manifest_name) + ")");
   }
   if (!std::all_of(name.begin(), name.end(), is_name_byte)) {
-    return std::unexpected(std::string("name has a character outside [A-Za-z0-9_$]"));
+    // Named, so that a reader sees the trick ("../x", "/abs/x"); unprintable bytes as \xNN.
+    std::string shown;
+    for (char c : name.substr(0, 64)) {
+      const auto byte = static_cast<unsigned char>(c);
+      shown += byte >= 0x20 && byte < 0x7f ? std::string(1, c)
+                                           : std::string("\\x") + "0123456789abcdef"[byte >> 4] +
+                                                 "0123456789abcdef"[byte & 15];
+    }
+    return std::unexpected("name '" + shown + "' has a character outside [A-Za-z0-9_$]");
   }
   std::optional<uint64_t> hash = parse_hash_hex(fields[1]);
   if (!hash) {

@@ -16,3 +16,10 @@ d4r_test(test_integration_exhaustion
   TIMEOUT 900)
 add_dependencies(test_integration_exhaustion d4r-kerneld d4r-kernel-worker d4r-test-counters
   d4r_release_fixture)
+
+d4r_test(test_integration_security
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_integration_security.cpp
+  LIBS d4r_test_damage_support
+  TIMEOUT 300)
+add_dependencies(test_integration_security d4r-kerneld d4r-kernel-worker d4r-test-counters
+  d4r_release_fixture)
