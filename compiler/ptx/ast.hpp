@@ -82,7 +82,7 @@ enum class OperandKind {
   address,   // [base+offset] or [tex, {x, y}]: elements in order
   vector,    // {a, b, c, d}
   list,      // (a, b): call arguments and return values
-  pair,      // %p|%q: the two destinations of setp
+  pair,      // %p|%q: setp's two destinations; {d..}|%p: tex/tld4's and its residency predicate
   sink,      // _
 };
 

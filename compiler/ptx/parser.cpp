@@ -696,6 +696,16 @@ Expected<Operand> Parser::operand()
     operand.kind = c == '{' ? OperandKind::vector
                             : (c == '[' ? OperandKind::address : OperandKind::list);
     TRY_ASSIGN(operand.elements, operand_list(c == '{' ? '}' : (c == '[' ? ']' : ')')));
+    if (c == '{' && accept('|')) {
+      // tex / tld4 {d..}|p: the residency predicate beside the vector destination.
+      TRY_ASSIGN(TokenView second, expect_name("a predicate after '|'"));
+      Operand pair;
+      pair.kind = OperandKind::pair;
+      pair.elements.push_back(std::move(operand));
+      TRY_ASSIGN(Operand predicate, name_operand(second, false));
+      pair.elements.push_back(std::move(predicate));
+      return pair;
+    }
     return operand;
   }
   if (c == '!') {

@@ -225,8 +225,8 @@ std::optional<TexForm> tex_form(const ptx::Instruction& instruction, bool tld4)
   form.result = half ? TextureResult::f16 : m[i + 2] == "f32" ? TextureResult::f32 : TextureResult::integer;
   form.integer_coords = m[i + 3] == "s32";
   const bool cube = form.geometry == ImageGeometry::cube || form.geometry == ImageGeometry::acube;
-  const bool bad_tld4 = tld4 && (half || form.integer_coords ||
-                                 (form.geometry != ImageGeometry::d2 && form.geometry != ImageGeometry::a2d));
+  const bool bad_tld4 = tld4 && (half || form.integer_coords || form.geometry == ImageGeometry::d1 ||
+                                 form.geometry == ImageGeometry::a1d || form.geometry == ImageGeometry::d3);
   // Cube maps take float directions; mip levels and gradients take float coordinates here.
   if (bad_tld4 || (cube && form.integer_coords) || (cube && form.mip == "grad") ||
       (form.integer_coords && (form.mip == "level" || form.mip == "grad"))) {
@@ -244,7 +244,15 @@ Expected<void> lower_texture(FunctionTranslator& t, const ptx::Instruction& inst
     return std::unexpected(t.unsupported(instruction));
   }
   std::optional<ImageAddress> address = image_address(t, instruction.operands[1], form->geometry);
-  std::vector<const ptx::Operand*> targets = vector_elements(instruction.operands[0]);
+  // {d..}|p: the residency predicate. Every image here is resident (no sparse arrays: CUDA's
+  // arrays and the AMD descriptors the runtime makes are fully backed), so p is true (H200:
+  // img_tex_resident).
+  const ptx::Operand& destination = instruction.operands[0];
+  const bool resident = destination.kind == ptx::OperandKind::pair;
+  if (resident && destination.elements[0].kind != ptx::OperandKind::vector) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  std::vector<const ptx::Operand*> targets = vector_elements(resident ? destination.elements[0] : destination);
   const size_t target_count = form->result == TextureResult::f16 ? 2 : 4;
   if (!address || targets.size() != target_count) {
     return std::unexpected(t.unsupported(instruction));
@@ -286,6 +294,9 @@ Expected<void> lower_texture(FunctionTranslator& t, const ptx::Instruction& inst
   const PtxType result = form->result == TextureResult::f32 ? f32_type() : bits_type(32);
   for (size_t i = 0; i < target_count; ++i) {
     TRY(t.write(*targets[i], channels[i], result));
+  }
+  if (resident) {
+    TRY(t.write(destination.elements[1], t.builder().getTrue(), pred_type()));
   }
   return {};
 }

@@ -224,7 +224,7 @@ TEST(TranslateImage, UnsupportedFormsAreRejected)
   expect_unsupported("  sured.b.and.2d.u32.zero [%rd2, {%r1, %r2}], %r3;", host_options(), "sured");
   expect_unsupported("  sured.p.min.2d.b32.zero [%rd2, {%r1, %r2}], %r3;", host_options(), "sured");
   expect_unsupported("  sured.p.max.2d.b64.zero [%rd2, {%r1, %r2}], %rd3;", host_options(), "sured");
-  expect_unsupported("  tld4.r.cube.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd2, {%f5, %f6, %f7, %f8}];", host_options(),
+  expect_unsupported("  tld4.r.3d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd2, {%f5, %f6, %f7, %f8}];", host_options(),
                      "tld4");
   expect_unsupported("  sured.b.add.a2d.u32.zero [%rd2, {%r1, %r2, %r3, %r4}], %r3;", host_options(), "sured");
   expect_unsupported("  suld.b.cube.b32.zero {%r3}, [%rd2, {%r1, %r2, %r3, %r4}];", host_options(), "suld");
