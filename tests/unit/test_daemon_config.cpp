@@ -19,6 +19,24 @@ TEST(DaemonConfig, DefaultsFollowXdgFolders)
   EXPECT_EQ(parsed->config.max_ptx_bytes, 64LL << 20);
 }
 
+TEST(DaemonConfig, EveryQueueAndUploadBufferIsBounded)
+{
+  Expected<ParsedConfig> defaults = parse_config({}, {"HOME=/h"});
+  ASSERT_TRUE(defaults) << defaults.error().message;
+  EXPECT_EQ(defaults->config.max_queued_requests, 1024);
+  EXPECT_EQ(defaults->config.max_queued_builds, 256);
+  EXPECT_EQ(defaults->config.upload_memory_bytes, 256LL << 20);
+  Expected<ParsedConfig> parsed = parse_config(
+      {"--max-queued-requests", "8", "--max-queued-builds=3", "--upload-memory", "2M"}, {"HOME=/h"});
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(parsed->config.max_queued_requests, 8);
+  EXPECT_EQ(parsed->config.max_queued_builds, 3);
+  EXPECT_EQ(parsed->config.upload_memory_bytes, 2LL << 20);
+  EXPECT_FALSE(parse_config({"--max-queued-requests", "0"}, {"HOME=/h"})) << "no unbounded 0";
+  EXPECT_FALSE(parse_config({"--upload-memory", "-1"}, {"HOME=/h"}));
+  EXPECT_NE(usage_text().find("--max-queued-builds"), std::string::npos);
+}
+
 TEST(DaemonConfig, CacheFallsBackToHome)
 {
   Expected<ParsedConfig> parsed = parse_config({}, {"HOME=/home/u"});
