@@ -1,7 +1,9 @@
 // wgmma.mma_async (sm_90a) with .f16 and .bf16 (k16; f16 or f32 D, bf16 f32 only), .tf32 (k8)
 // and .s8/.u8 (k32, s32 D, .satfinite) inputs, every N of the ISA, A from shared memory or from
 // registers, B from shared memory; scale-d (a predicate or 0/1), imm-scale-a/b (1, -1) and
-// imm-trans-a/b (0, 1); and wgmma.fence, wgmma.commit_group, wgmma.wait_group.
+// imm-trans-a/b (0, 1); wgmma.mma_async.sp with .f16/.bf16 (k32) and .s8/.u8 (k64) (A keeps 2 of
+// every 4 K elements, sp-meta and the sparsity selector say where: sparse_positions below); and
+// wgmma.fence, wgmma.commit_group, wgmma.wait_group.
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#asynchronous-warpgroup-level-matrix-instructions
 //
 // Synchronously: the instruction computes D when it issues, which is one execution the ISA allows
@@ -21,8 +23,10 @@
 // itself, not to the f32 (exact_tensor_sum below; NaN 0x7fff); integers exact in 64 bits, D
 // wrapping or, with .satfinite, clamped. imm-scale -1 negates every element of that operand
 // (exact); scale-d false drops C (a +0 C).
-// Rejected (unsupported): .e4m3/.e5m2 (the H200's FP8 accumulation is not modelled yet, see
-// mat_mma_fp8_random), .b1, wgmma.mma_async.sp, and any other spelling.
+// Rejected (unsupported): .e4m3/.e5m2 (the H200's FP8 sums are not modelled yet: the truncating
+// model with 13 bits below the largest exponent, the closest tried, misses 18% of the recorded
+// wgmma_fp8_small results), .b1, .sp with .tf32 (its 1:2 metadata has no recording), and any other
+// spelling.
 
 #include "compiler/translate/function_translator.hpp"
 #include "compiler/translate/lowering.hpp"
@@ -62,7 +66,14 @@ struct WgmmaForm {
   bool negate_b = false;
   bool trans_a = false;
   bool trans_b = false;
+  bool sparse = false; // wgmma.mma_async.sp: A keeps 2 of every 4 K elements
+  int selector = 0;    // .sp: the sparsity selector
   [[nodiscard]] int bits() const { return mma_element_bits(a); }
+  // Elements per row of A as stored (a sparse A keeps half), and .sp's 4-wide chunks per row.
+  [[nodiscard]] int a_k() const { return sparse ? k / 2 : k; }
+  [[nodiscard]] int chunks() const { return k / 4; }
+  // Operand index of scale-d (.sp puts sp-meta and sp-sel before it).
+  [[nodiscard]] size_t scale_index() const { return sparse ? 5 : 3; }
   [[nodiscard]] bool is_float() const { return d != MmaElement::s32; }
   [[nodiscard]] int d_registers() const { return d == MmaElement::f16 ? n / 4 : n / 2; }
 };
@@ -97,17 +108,19 @@ bool valid_n(int n, bool integer)
   return !integer || n <= 24 || n % 16 == 0;
 }
 
-// wgmma.mma_async.sync.aligned.SHAPE{.satfinite}.DTYPE.ATYPE.BTYPE; nullopt for anything else
-// (also FP8 and b1, rejected: file comment).
+// wgmma.mma_async{.sp}.sync.aligned.SHAPE{.satfinite}.DTYPE.ATYPE.BTYPE; nullopt for anything else
+// (also FP8, b1 and .sp with .tf32, rejected: file comment).
 std::optional<WgmmaForm> parse_form(const ptx::Instruction& instruction)
 {
   const std::vector<std::string>& m = instruction.modifiers;
-  if (m.size() < 7 || m[0] != "mma_async" || m[1] != "sync" || m[2] != "aligned") {
+  WgmmaForm form;
+  form.sparse = m.size() > 1 && m[1] == "sp";
+  size_t at = form.sparse ? 1 : 0;
+  if (m.size() < 7 + at || m[0] != "mma_async" || m[1 + at] != "sync" || m[2 + at] != "aligned") {
     return std::nullopt;
   }
-  std::optional<std::pair<int, int>> shape = parse_shape(m[3]);
-  size_t next = 4;
-  WgmmaForm form;
+  std::optional<std::pair<int, int>> shape = parse_shape(m[3 + at]);
+  size_t next = 4 + at;
   form.satfinite = m[next] == "satfinite";
   next += form.satfinite ? 1 : 0;
   if (!shape || m.size() != next + 3) {
@@ -120,7 +133,8 @@ std::optional<WgmmaForm> parse_form(const ptx::Instruction& instruction)
     return std::nullopt;
   }
   form.n = shape->first;
-  form.k = shape->second;
+  form.k = form.sparse ? shape->second / 2 : shape->second; // the dense K, checked below
+  int spelled_k = shape->second;
   form.d = *d;
   form.a = *a;
   form.b = *b;
@@ -134,9 +148,10 @@ std::optional<WgmmaForm> parse_form(const ptx::Instruction& instruction)
             (*a == MmaElement::bf16 && form.k == 16 && *d == MmaElement::f32) ||
             (*a == MmaElement::tf32 && form.k == 8 && *d == MmaElement::f32);
   }
-  if (!valid || !valid_n(form.n, integer_ab)) {
+  if (!valid || !valid_n(form.n, integer_ab) || (form.sparse && *a == MmaElement::tf32)) {
     return std::nullopt;
   }
+  form.k = spelled_k;
   return form;
 }
 
@@ -168,14 +183,23 @@ bool read_immediates(const ptx::Instruction& instruction, WgmmaForm& form)
   form.a_registers = ops.size() > 1 && ops[1].kind == ptx::OperandKind::vector;
   bool half = form.a == MmaElement::f16 || form.a == MmaElement::bf16;
   size_t expected = !form.is_float() ? 4 : !half ? 6 : form.a_registers ? 7 : 8;
-  if (ops.size() != expected) {
+  size_t s = form.scale_index();
+  if (ops.size() != expected + (form.sparse ? 2 : 0)) {
     return false;
+  }
+  if (form.sparse) {
+    // Lanes 2 sel, 2 sel + 1 of each quad hold the metadata of 8 chunks, all four that of 16.
+    std::optional<int> selector = form.chunks() == 8 ? immediate(ops[4], {0, 1}) : immediate(ops[4], {0});
+    if (!selector) {
+      return false;
+    }
+    form.selector = *selector;
   }
   if (!form.is_float()) {
     return true;
   }
-  std::optional<int> sa = immediate(ops[4], {1, -1});
-  std::optional<int> sb = immediate(ops[5], {1, -1});
+  std::optional<int> sa = immediate(ops[s + 1], {1, -1});
+  std::optional<int> sb = immediate(ops[s + 2], {1, -1});
   if (!sa || !sb) {
     return false;
   }
@@ -185,7 +209,7 @@ bool read_immediates(const ptx::Instruction& instruction, WgmmaForm& form)
     return true;
   }
   std::optional<int> tb = immediate(ops.back(), {0, 1});
-  std::optional<int> ta = form.a_registers ? std::optional<int>(0) : immediate(ops[6], {0, 1});
+  std::optional<int> ta = form.a_registers ? std::optional<int>(0) : immediate(ops[s + 3], {0, 1});
   if (!ta || !tb) {
     return false;
   }
@@ -285,18 +309,23 @@ llvm::Value* shared_element(FunctionTranslator& t, const Descriptor& d, MmaEleme
   return decode(b, type, b.CreateZExt(loaded, b.getInt32Ty()), negate);
 }
 
-// A in registers: the 8 words of rows g and g + 8 (wgmma_layout.hpp) of the calling lane's quad,
-// word q of row h from lane (lane & ~3) | (q & 3), register h + 2 (q >> 2).
-std::array<Values, 2> register_rows(FunctionTranslator& t, const Values& regs, llvm::Value* lane)
-{
-  Builder& b = t.builder();
-  llvm::Value* quad = b.CreateAnd(lane, ~3U);
-  llvm::Value* gathered = nullptr;
-  if (t.hooks().kind() == TargetKind::host) {
+// Registers of every lane of a warp, each readable by the lanes of its quad: on the host one
+// d4r_rt_warp_gather of all of them (wgmma is .sync.aligned: the whole warp is here), on AMDGPU
+// one ds_bpermute per fetch.
+class QuadExchange {
+public:
+  QuadExchange(FunctionTranslator& t, const Values& regs, llvm::Value* lane)
+      : m_t(t), m_regs(regs), m_quad(t.builder().CreateAnd(lane, ~3U))
+  {
+    if (t.hooks().kind() != TargetKind::host) {
+      return;
+    }
+    Builder& b = t.builder();
     llvm::Type* i32 = b.getInt32Ty();
-    llvm::AllocaInst* mine = t.entry_alloca(llvm::ArrayType::get(i32, 4), 4, "wgmma.mine");
-    llvm::AllocaInst* all = t.entry_alloca(llvm::ArrayType::get(i32, 4 * k_lanes), 4, "wgmma.all");
-    for (size_t r = 0; r < 4; ++r) {
+    auto count = static_cast<uint64_t>(regs.size());
+    llvm::AllocaInst* mine = t.entry_alloca(llvm::ArrayType::get(i32, count), 4, "wgmma.mine");
+    llvm::AllocaInst* all = t.entry_alloca(llvm::ArrayType::get(i32, count * k_lanes), 4, "wgmma.all");
+    for (uint64_t r = 0; r < count; ++r) {
       b.CreateStore(regs[r], b.CreateConstInBoundsGEP1_64(i32, mine, r));
     }
     llvm::Module& module = *t.llvm_function().getParent();
@@ -304,24 +333,78 @@ std::array<Values, 2> register_rows(FunctionTranslator& t, const Values& regs, l
         "d4r_rt_warp_gather",
         llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy(), i32, i32, b.getPtrTy(), i32, b.getPtrTy()}, false));
     b.CreateCall(gather, {t.env().thread, b.getInt32(t.next_site()), b.getInt32(0xffffffffU), mine,
-                          b.getInt32(4), all});
-    gathered = all;
+                          b.getInt32(static_cast<uint32_t>(count)), all});
+    m_gathered = all;
   }
+
+  // Register `reg` of lane (lane & ~3) | `in_quad`.
+  llvm::Value* fetch(int in_quad, int reg)
+  {
+    Builder& b = m_t.builder();
+    llvm::Value* source = b.CreateOr(m_quad, static_cast<uint64_t>(in_quad));
+    if (m_gathered == nullptr) {
+      return b.CreateIntrinsic(llvm::Intrinsic::amdgcn_ds_bpermute, {},
+                               {b.CreateShl(source, 2), m_regs[static_cast<size_t>(reg)]});
+    }
+    llvm::Value* index = b.CreateAdd(b.CreateMul(source, b.getInt32(static_cast<uint32_t>(m_regs.size()))),
+                                     b.getInt32(static_cast<uint32_t>(reg)));
+    return b.CreateLoad(b.getInt32Ty(), b.CreateInBoundsGEP(b.getInt32Ty(), m_gathered, index));
+  }
+
+private:
+  FunctionTranslator& m_t;
+  const Values& m_regs;
+  llvm::Value* m_quad = nullptr;
+  llvm::Value* m_gathered = nullptr;
+};
+
+// A in registers: the 8 words of rows g and g + 8 (wgmma_layout.hpp) of the calling lane's quad,
+// word q of row h from lane (lane & ~3) | (q & 3), register h + 2 (q >> 2).
+std::array<Values, 2> register_rows(FunctionTranslator& t, const Values& regs, llvm::Value* lane)
+{
+  QuadExchange exchange(t, regs, lane);
   std::array<Values, 2> rows;
   for (int h = 0; h < 2; ++h) {
     for (int q = 0; q < 8; ++q) {
-      llvm::Value* source = b.CreateOr(quad, static_cast<uint64_t>(q & 3));
-      int reg = h + 2 * (q >> 2);
-      if (gathered == nullptr) {
-        rows[h].push_back(b.CreateIntrinsic(llvm::Intrinsic::amdgcn_ds_bpermute, {},
-                                            {b.CreateShl(source, 2), regs[static_cast<size_t>(reg)]}));
-        continue;
-      }
-      llvm::Value* index = b.CreateAdd(b.CreateShl(source, 2), b.getInt32(static_cast<uint32_t>(reg)));
-      rows[h].push_back(b.CreateLoad(b.getInt32Ty(), b.CreateInBoundsGEP(b.getInt32Ty(), gathered, index)));
+      rows[static_cast<size_t>(h)].push_back(exchange.fetch(q & 3, h + 2 * (q >> 2)));
     }
   }
   return rows;
+}
+
+// .sp: for each stored element j of rows g and g + 8 (h = 0, 1), the position (0..3, i32) in its
+// chunk c = j / 2 of 4 K elements: a nibble of the sp-meta register of a lane of the quad, the
+// position of element 2c in its low 2 bits, of 2c + 1 in the high 2. Which lane and nibble, as
+// the H200 showed (wgmma_sp_ints: every result of each form exact):
+//   8 chunks a row (.f16/.bf16 k32): lane 2 sel + c / 4, nibble 4 h + c % 4 (the layout of mma.sp,
+//     mma_sparse.hpp, one warp per 16 rows);
+//   16 chunks (.s8/.u8 k64): lane h + 2 (c / 8), nibble c % 8 (sel 0): a lane holds 8 chunks of
+//     one row, not 4 chunks of two.
+Expected<std::array<Values, 2>> sparse_positions(FunctionTranslator& t, const ptx::Instruction& instruction,
+                                                 const WgmmaForm& form, llvm::Value* lane)
+{
+  Builder& b = t.builder();
+  TRY_ASSIGN(llvm::Value * meta, t.read(instruction.operands[3], u32_type()));
+  Values regs{meta};
+  QuadExchange exchange(t, regs, lane);
+  bool wide = form.chunks() == 16;
+  Values words; // by lane of the quad
+  for (int in_quad = 0; in_quad < 4; ++in_quad) {
+    bool used = wide || in_quad / 2 == form.selector;
+    words.push_back(used ? exchange.fetch(in_quad, 0) : nullptr);
+  }
+  std::array<Values, 2> positions;
+  for (int h = 0; h < 2; ++h) {
+    for (int j = 0; j < form.a_k(); ++j) {
+      int c = j / 2;
+      int in_quad = wide ? h + 2 * (c / 8) : 2 * form.selector + c / 4;
+      int nibble = wide ? c % 8 : 4 * h + c % 4;
+      auto shift = static_cast<uint64_t>(4 * nibble + 2 * (j % 2));
+      llvm::Value* word = words[static_cast<size_t>(in_quad)];
+      positions[static_cast<size_t>(h)].push_back(b.CreateAnd(b.CreateLShr(word, shift), 3));
+    }
+  }
+  return positions;
 }
 
 // The K decoded elements of the calling thread's two A rows.
@@ -348,7 +431,7 @@ Expected<std::array<Values, 2>> a_rows(FunctionTranslator& t, const ptx::Instruc
   Descriptor d = decode_descriptor(b, bits);
   for (int h = 0; h < 2; ++h) {
     llvm::Value* row = h == 0 ? row0 : b.CreateAdd(row0, b.getInt32(8));
-    for (int k = 0; k < form.k; ++k) {
+    for (int k = 0; k < form.a_k(); ++k) {
       rows[static_cast<size_t>(h)].push_back(shared_element(t, d, form.a, row, k, form.trans_a, form.negate_a));
     }
   }
@@ -451,9 +534,25 @@ llvm::Value* int_sum(Builder& b, const WgmmaForm& form, const Values& a, const V
 }
 
 // One loop iteration: the four D elements of column group j (words of `acc`, in place).
+// .sp: the B elements the stored elements of one row meet: element j times B's K element
+// 4 (j / 2) + positions[j].
+Values sparse_column(Builder& b, const Values& column, const Values& positions)
+{
+  Values out;
+  for (size_t j = 0; j < positions.size(); ++j) {
+    size_t chunk = 4 * (j / 2);
+    llvm::Value* value = column[chunk + 3];
+    for (uint32_t p = 3; p-- > 0;) {
+      value = b.CreateSelect(b.CreateICmpEQ(positions[j], b.getInt32(p)), column[chunk + p], value);
+    }
+    out.push_back(value);
+  }
+  return out;
+}
+
 void column_group(FunctionTranslator& t, const WgmmaForm& form, const Descriptor& bd,
-                  const std::array<Values, 2>& rows, llvm::Value* acc, llvm::Value* j,
-                  llvm::Value* t4, llvm::Value* scale_d)
+                  const std::array<Values, 2>& rows, const std::array<Values, 2>& positions,
+                  llvm::Value* acc, llvm::Value* j, llvm::Value* t4, llvm::Value* scale_d)
 {
   Builder& b = t.builder();
   llvm::Type* i32 = b.getInt32Ty();
@@ -478,7 +577,8 @@ void column_group(FunctionTranslator& t, const WgmmaForm& form, const Descriptor
   Values results;
   for (int i = 0; i < 4; ++i) {
     const Values& av = rows[static_cast<size_t>(i >> 1)];
-    const Values& bv = cols[static_cast<size_t>(i & 1)];
+    Values bv = form.sparse ? sparse_column(b, cols[static_cast<size_t>(i & 1)], positions[static_cast<size_t>(i >> 1)])
+                            : cols[static_cast<size_t>(i & 1)];
     if (!form.is_float()) {
       llvm::Value* c = b.CreateSelect(scale_d, b.CreateSExt(old[static_cast<size_t>(i)], b.getInt64Ty()), b.getInt64(0));
       results.push_back(int_sum(b, form, av, bv, c));
@@ -511,12 +611,16 @@ Expected<void> lower_mma_async(FunctionTranslator& t, const ptx::Instruction& in
   int registers = form.d_registers();
   TRY_ASSIGN(Values d_in, read_fragment(t, instruction, 0, registers, 32));
   TRY_ASSIGN(llvm::Value * b_bits, t.read(instruction.operands[2], PtxType{PtxType::Kind::bits, 64, false}));
-  TRY_ASSIGN(llvm::Value * scale_d, t.read(instruction.operands[3], pred_type()));
+  TRY_ASSIGN(llvm::Value * scale_d, t.read(instruction.operands[form.scale_index()], pred_type()));
   llvm::Value* lane = t.hooks().special_register(t.env(), "%laneid");
   llvm::Value* warp = b.CreateAnd(t.hooks().special_register(t.env(), "%warpid"), 3);
   llvm::Value* row0 = b.CreateAdd(b.CreateShl(warp, 4), b.CreateLShr(lane, 2));
   llvm::Value* t4 = b.CreateAnd(lane, 3);
   TRY_ASSIGN(auto rows, a_rows(t, instruction, form, lane, row0));
+  std::array<Values, 2> positions;
+  if (form.sparse) {
+    TRY_ASSIGN(positions, sparse_positions(t, instruction, form, lane));
+  }
   Descriptor bd = decode_descriptor(b, b_bits);
   llvm::AllocaInst* acc = t.entry_alloca(llvm::ArrayType::get(i32, static_cast<uint64_t>(registers)), 4, "wgmma.acc");
   for (int r = 0; r < registers; ++r) {
@@ -530,7 +634,7 @@ Expected<void> lower_mma_async(FunctionTranslator& t, const ptx::Instruction& in
   b.SetInsertPoint(loop);
   llvm::PHINode* j = b.CreatePHI(i32, 2, "wgmma.j");
   j->addIncoming(b.getInt32(0), before);
-  column_group(t, form, bd, rows, acc, j, t4, scale_d);
+  column_group(t, form, bd, rows, positions, acc, j, t4, scale_d);
   llvm::Value* next = b.CreateAdd(j, b.getInt32(1));
   j->addIncoming(next, b.GetInsertBlock());
   b.CreateCondBr(b.CreateICmpULT(next, b.getInt32(static_cast<uint32_t>(form.n / 8))), loop, done);

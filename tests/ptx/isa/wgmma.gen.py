@@ -70,8 +70,8 @@ KERNELS = {
         Op(16, "s32", "u8", regs=True), Op(8, "s32", "s8"),
     ],
 }
-# Built into wgmma_more.sm_90a.ptx (-DD4R_WGMMA_MORE): FP8 and sparse forms, recorded to learn what
-# the H200 does (the translator rejects them until it models that).
+# Built into wgmma_more.sm_90a.ptx: FP8 and sparse forms, recorded to learn what the H200 does. The
+# sparse ones now translate (wgmma_sp_* bit for bit); FP8 stays rejected until its sum is modelled.
 MORE_KERNELS = {
     "wgmma_fp8": [
         Op(8, "f32", "e4m3"), Op(64, "f32", "e5m2", sa=-1), Op(128, "f16", "e4m3", "e5m2"),
@@ -354,8 +354,8 @@ __device__ __forceinline__ unsigned long long load_image(unsigned* smem, const u
 
 
 MORE_NOTE = """// The FP8 (e4m3/e5m2) and sparse (wgmma.mma_async.sp: sp-meta from aregs[form * 512 + thread * 4],
-// sparsity selector an immediate) forms, kept apart from wgmma.cu: lower_wgmma.cpp rejects them
-// until it models what the H200 recorded here.
+// sparsity selector an immediate) forms, kept apart from wgmma.cu. lower_wgmma.cpp implements the
+// sparse ones (wgmma_sp_*); the FP8 ones stay rejected until it models the H200's FP8 sums.
 """
 
 
