@@ -84,7 +84,19 @@ MORE_KERNELS = {
         Op(8, "s32", "s8", sparse=True), Op(16, "f32", "f16", sparse=True, sel=1),
     ],
 }
-ALL_KERNELS = dict(KERNELS, **MORE_KERNELS)
+# wgmma_sparse2.sm_90a.ptx: .sp with .tf32 (1:2) and with A in registers (sp-meta is then the
+# word of A's register 0: both come from the metadata list, so every A value is a finite number).
+SPARSE2_KERNELS = {
+    "wgmma_sp_tf32": [
+        Op(8, "f32", "tf32", sparse=True), Op(64, "f32", "tf32", sparse=True, sel=1, sa=-1),
+        Op(16, "f32", "tf32", sparse=True, sb=-1),
+    ],
+    "wgmma_sp_regs": [
+        Op(16, "f32", "f16", regs=True, sparse=True), Op(32, "f32", "bf16", regs=True, sparse=True, sel=1, tb=1),
+        Op(8, "s32", "s8", regs=True, sparse=True), Op(16, "f16", "f16", regs=True, sparse=True, sel=1, sa=-1),
+    ],
+}
+ALL_KERNELS = dict(KERNELS, **MORE_KERNELS, **SPARSE2_KERNELS)
 # Ops whose scale-d the table gives (the others accumulate): op 7 of wgmma_f16, op 6 of wgmma_int8.
 SCALE_D_OPS = {("wgmma_f16", 7), ("wgmma_int8", 6)}
 
@@ -419,11 +431,11 @@ CASES = [  # name, kernel, policy, fills, note
 ]
 
 
-def metadata_list(seed):
+def metadata_list(seed, tf32=False):
     """128 sp-meta words (one per thread, repeat=4 over aregs' words): every nibble two distinct
-    ascending 2-bit indices, the only valid kind."""
+    ascending 2-bit indices, the only valid kind (.tf32: 0b0100 or 0b1110, element 0 or 1)."""
     rng = random.Random(seed)
-    nibbles = [0x4, 0x8, 0xC, 0x9, 0xD, 0xE]
+    nibbles = [0x4, 0xE] if tf32 else [0x4, 0x8, 0xC, 0x9, 0xD, 0xE]
     words = []
     for _ in range(128):
         w = 0
@@ -447,6 +459,15 @@ MORE_CASES = [
     ("wgmma_sp_range", "wgmma_sp", "sw128",
      {"wgmma_sp": ("f16 %d range -1 1", "f32 %d range -1 1", "f16 %d range -1 1", metadata_list(2))},
      "sparse A, values in [-1, 1): the rounding"),
+    ("wgmma_sp_tf32_ints", "wgmma_sp_tf32", "mixed",
+     {"wgmma_sp_tf32": ("f32 %d ints -4 4", "f32 %d ints -8 8", "f16 %d ints -8 8", metadata_list(3, True))},
+     "sparse .tf32 A (1:2), small integers: the metadata mapping"),
+    ("wgmma_sp_tf32_range", "wgmma_sp_tf32", "sw128",
+     {"wgmma_sp_tf32": ("f32 %d range -1 1", "f32 %d range -1 1", "f16 %d range -1 1", metadata_list(4, True))},
+     "sparse .tf32 A (1:2), values in [-1, 1)"),
+    ("wgmma_sp_regs", "wgmma_sp_regs", "mixed",
+     {"wgmma_sp_regs": ("f16 %d range -1 1", "f32 %d range -1 1", "f16 %d range -1 1", metadata_list(5))},
+     "sparse A in registers (A's words are the metadata words)"),
 ]
 
 
@@ -466,7 +487,7 @@ def write_case(name, kernel, policy, fills, note, seed):
     ebits = 16 if image_fill.startswith(("f16", "bf16")) else 32
     image_count = IMAGE_BYTES * 8 // ebits
     a_count = len(ops) * 512 * (2 if a_fill.startswith(("f16", "bf16")) else 1)
-    source = "wgmma_more" if kernel in MORE_KERNELS else "wgmma"
+    source = "wgmma_more" if kernel in MORE_KERNELS else "wgmma_sparse2" if kernel in SPARSE2_KERNELS else "wgmma"
     def with_seed(fill, count, s):
         return fill % count if " list " in fill else "%s seed=%d" % (fill % count, s)
     lines = ["# %s (tests/ptx/isa/%s.cu, written by wgmma.gen.py): %s." % (kernel, source, note),
@@ -495,6 +516,7 @@ def write_case(name, kernel, policy, fills, note, seed):
 def main():
     write_cuda("wgmma", KERNELS, False)
     write_cuda("wgmma_more", MORE_KERNELS, True)
+    write_cuda("wgmma_sparse2", SPARSE2_KERNELS, True)
     for index, (name, kernel, policy, fills, note) in enumerate(CASES):
         write_case(name, kernel, policy, fills, note, 7300 + index)
     for index, (name, kernel, policy, fills, note) in enumerate(MORE_CASES):
