@@ -1,6 +1,9 @@
 // Warm Resolve through the C client over the Unix socket, against the real daemon serving the
-// release fixture: latency p50/p99 with 1 and 16 client threads, throughput, the in-process memo
-// as the baseline, and the daemon's RSS after 10 000 resolves.
+// release fixture: latency p50/p99 with 1 and 16 client threads, throughput, against bare gRPC
+// health checks with 1 and 16 threads in the same run (the floor under any call; the issue's
+// targets are resolve p50 <= 1.25x the bare call's, 16-thread resolves/s within 1.5x of 16-thread
+// bare calls/s), the in-process memo as the other baseline, and the daemon's memory (VmRSS and
+// Pss of /proc/PID/smaps_rollup) idle after start, after 1 000 warm resolves and at the end.
 // usage: d4r-bench-resolve [RESOLVES_PER_THREAD=5000]
 
 #include "client/d4r_kernel_client.h"
@@ -15,6 +18,7 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -87,26 +91,49 @@ Run run(const std::string& socket, int threads, int count, uint32_t flags)
 
 // The floor under any Resolve: a gRPC health check on the same socket, which does no work at all.
 // It goes through grpc++ without our generated code (this process must not hold a second copy of
-// the protocol next to libd4r_kernel_client.so).
-Run run_health_checks(const std::string& socket, int count)
+// the protocol next to libd4r_kernel_client.so). Each thread has a connection of its own, as each
+// d4r client has; `deadline` sets one as the client does on every call (gRPC then arms a timer).
+Run run_health_checks(const std::string& socket, int threads, int count, bool deadline)
 {
-  auto channel = grpc::CreateChannel("unix:" + socket, grpc::InsecureChannelCredentials());
-  grpc::internal::RpcMethod method("/grpc.health.v1.Health/Check",
-                                   grpc::internal::RpcMethod::NORMAL_RPC);
-  Run result;
+  std::vector<std::vector<double>> per_thread(static_cast<size_t>(threads));
+  std::vector<int64_t> failures(static_cast<size_t>(threads), 0);
+  std::vector<std::thread> workers;
   Clock::time_point start = Clock::now();
-  for (int i = 0; i < count; ++i) {
-    grpc::Slice empty("");
-    grpc::ByteBuffer request(&empty, 1);
-    grpc::ByteBuffer response;
-    grpc::ClientContext context;
-    Clock::time_point begin = Clock::now();
-    grpc::Status status = grpc::internal::BlockingUnaryCall<grpc::ByteBuffer, grpc::ByteBuffer>(
-        channel.get(), method, &context, request, &response);
-    result.latencies_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - begin).count());
-    result.failures += status.ok() ? 0 : 1;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      grpc::ChannelArguments args;
+      args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+      auto channel =
+          grpc::CreateCustomChannel("unix:" + socket, grpc::InsecureChannelCredentials(), args);
+      grpc::internal::RpcMethod method("/grpc.health.v1.Health/Check",
+                                       grpc::internal::RpcMethod::NORMAL_RPC);
+      std::vector<double>& latencies = per_thread[static_cast<size_t>(t)];
+      latencies.reserve(static_cast<size_t>(count));
+      for (int i = 0; i < count; ++i) {
+        grpc::Slice empty("");
+        grpc::ByteBuffer request(&empty, 1);
+        grpc::ByteBuffer response;
+        grpc::ClientContext context;
+        if (deadline) {
+          context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
+        }
+        Clock::time_point begin = Clock::now();
+        grpc::Status status = grpc::internal::BlockingUnaryCall<grpc::ByteBuffer, grpc::ByteBuffer>(
+            channel.get(), method, &context, request, &response);
+        latencies.push_back(std::chrono::duration<double, std::micro>(Clock::now() - begin).count());
+        failures[static_cast<size_t>(t)] += status.ok() ? 0 : 1;
+      }
+    });
   }
+  for (std::thread& worker : workers) {
+    worker.join();
+  }
+  Run result;
   result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  for (size_t t = 0; t < per_thread.size(); ++t) {
+    result.latencies_us.insert(result.latencies_us.end(), per_thread[t].begin(), per_thread[t].end());
+    result.failures += failures[t];
+  }
   std::sort(result.latencies_us.begin(), result.latencies_us.end());
   return result;
 }
@@ -128,16 +155,30 @@ void report(const char* name, const Run& result)
               count / result.seconds, static_cast<long long>(result.failures));
 }
 
-int64_t rss_kib(pid_t pid)
+double calls_per_second(const Run& result)
 {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  return static_cast<double>(result.latencies_us.size()) / std::max(1e-9, result.seconds);
+}
+
+// One field of a /proc file ("VmRSS:", "Pss:") in KiB, or -1.
+int64_t proc_kib(pid_t pid, const char* file, std::string_view field)
+{
+  std::ifstream in("/proc/" + std::to_string(pid) + "/" + file);
   std::string line;
-  while (std::getline(status, line)) {
-    if (line.starts_with("VmRSS:")) {
-      return std::stoll(line.substr(6));
+  while (std::getline(in, line)) {
+    if (line.starts_with(field)) {
+      return std::stoll(line.substr(field.size()));
     }
   }
   return -1;
+}
+
+void report_memory(const char* when, pid_t pid)
+{
+  std::printf("daemon memory %-28s VmRSS %6lld KiB   Pss %6lld KiB   Pss_Anon %6lld KiB\n", when,
+              static_cast<long long>(proc_kib(pid, "status", "VmRSS:")),
+              static_cast<long long>(proc_kib(pid, "smaps_rollup", "Pss:")),
+              static_cast<long long>(proc_kib(pid, "smaps_rollup", "Pss_Anon:")));
 }
 
 } // namespace
@@ -154,31 +195,36 @@ int main(int argc, char** argv)
   std::string socket = daemon.socket_path().string();
   std::printf("d4r-bench-resolve: %d resolves per thread, kernel d4r_test_layer (gfx1101), "
               "daemon pid %d\n", count, daemon.pid());
-  run(socket, 1, 50, D4RK_FLAG_NO_MEMO); // warm: imported into the cache, connections made
-  int64_t rss_before = rss_kib(daemon.pid());
+  std::this_thread::sleep_for(std::chrono::milliseconds(500)); // start-up work settles
+  report_memory("idle after start:", daemon.pid());
+  run(socket, 1, 1000, D4RK_FLAG_NO_MEMO); // warm: imported into the cache, connections made
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  report_memory("after 1 000 warm resolves:", daemon.pid());
 
-  Run health = run_health_checks(socket, count);
+  Run health = run_health_checks(socket, 1, count, false);
+  Run health_deadline = run_health_checks(socket, 1, count, true);
   Run memo = run(socket, 1, count, 0);
   Run one = run(socket, 1, count, D4RK_FLAG_NO_MEMO);
+  Run health16 = run_health_checks(socket, 16, count / 4, false);
   Run sixteen = run(socket, 16, count / 4, D4RK_FLAG_NO_MEMO);
   Run rss_load = run(socket, 4, 2500, D4RK_FLAG_NO_MEMO); // 10 000 resolves
-  int64_t rss_after = rss_kib(daemon.pid());
 
   report("grpc health check (floor)", health);
+  report("grpc health check with a deadline", health_deadline);
   report("memo hit (in process, baseline)", memo);
   report("daemon round trip, 1 thread", one);
+  report("grpc health check, 16 threads", health16);
   report("daemon round trip, 16 threads", sixteen);
-  std::printf("ratio resolve round trip / bare grpc round trip (p50): %.2fx\n",
+  std::printf("ratio resolve / bare grpc call, 1 thread (p50): %.2fx (target <= 1.25x)\n",
               percentile(one.latencies_us, 0.5) / std::max(0.001, percentile(health.latencies_us, 0.5)));
+  std::printf("ratio bare grpc calls/s / resolves/s, 16 threads: %.2fx (target <= 1.5x)\n",
+              calls_per_second(health16) / std::max(1e-9, calls_per_second(sixteen)));
   std::printf("ratio round trip / memo (p50): %.1fx\n",
               percentile(one.latencies_us, 0.5) / std::max(0.001, percentile(memo.latencies_us, 0.5)));
   std::printf("throughput 16 threads / 1 thread: %.2fx\n",
-              (static_cast<double>(sixteen.latencies_us.size()) / sixteen.seconds) /
-                  (static_cast<double>(one.latencies_us.size()) / one.seconds));
-  std::printf("daemon RSS: %lld KiB after warm-up, %lld KiB after %lld more resolves\n",
-              static_cast<long long>(rss_before), static_cast<long long>(rss_after),
-              static_cast<long long>(one.latencies_us.size() + sixteen.latencies_us.size() +
-                                     rss_load.latencies_us.size()));
-  bool failed = health.failures + memo.failures + one.failures + sixteen.failures + rss_load.failures > 0;
+              calls_per_second(sixteen) / std::max(1e-9, calls_per_second(one)));
+  report_memory("at the end:", daemon.pid());
+  bool failed = health.failures + health_deadline.failures + memo.failures + one.failures +
+                    health16.failures + sixteen.failures + rss_load.failures > 0;
   return failed ? 1 : 0;
 }

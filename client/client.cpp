@@ -181,22 +181,23 @@ ResolveResult Client::resolve(uint64_t module_hash, std::string_view kernel_name
       std::chrono::steady_clock::now() + std::chrono::milliseconds(m_options.budget_ms);
   const auto deadline =
       std::chrono::system_clock::now() + std::chrono::milliseconds(m_options.budget_ms);
-  std::string what =
-      "resolve kernel " + std::string(kernel_name) + " (ptx " + hash_to_hex(module_hash) + ")";
+  // Only for messages: a warm resolve never builds it.
+  auto what = [&] {
+    return "resolve kernel " + std::string(kernel_name) + " (ptx " + hash_to_hex(module_hash) + ")";
+  };
+  pb::ResolveRequest request;
+  request.set_module_hash(module_hash);
+  request.set_kernel(kernel_name.data(), kernel_name.size());
+  fill_selection(m_options.selection, *request.mutable_selection());
+  // The daemon answers PENDING before the client's deadline, so that a slow build reads as
+  // PENDING and not as a transport failure.
+  request.set_wait_budget_ms(static_cast<uint32_t>(std::max<int64_t>(1, m_options.budget_ms * 3 / 4)));
+  request.set_accept_path(true);
+  request.set_mirrors_host_variables(m_options.mirrors_host_variables);
   // A second request only when the object named did not read back as its digest: the daemon
   // checks it again and answers anew, within what is left of the budget.
   std::optional<std::string> damaged;
   for (;;) {
-    pb::ResolveRequest request;
-    request.set_module_hash(module_hash);
-    request.set_kernel(std::string(kernel_name));
-    fill_selection(m_options.selection, *request.mutable_selection());
-    // The daemon answers PENDING before the client's deadline, so that a slow build reads as
-    // PENDING and not as a transport failure.
-    request.set_wait_budget_ms(
-        static_cast<uint32_t>(std::max<int64_t>(1, m_options.budget_ms * 3 / 4)));
-    request.set_accept_path(true);
-    request.set_mirrors_host_variables(m_options.mirrors_host_variables);
     if (damaged) {
       request.set_damaged_sha256(*damaged);
     }
@@ -205,9 +206,9 @@ ResolveResult Client::resolve(uint64_t module_hash, std::string_view kernel_name
     pb::ResolveReply reply;
     grpc::Status status = m_stub->Resolve(&context, request, &reply);
     if (!status.ok()) {
-      note_rpc_failure(what + ": " + describe(status),
+      note_rpc_failure(what() + ": " + describe(status),
                        status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED);
-      return {D4RK_NOT_FOUND, what + ": " + describe(status), nullptr};
+      return {D4RK_NOT_FOUND, what() + ": " + describe(status), nullptr};
     }
     if (reply.outcome() == pb::ResolveReply::NOT_FOUND) {
       return {D4RK_NOT_FOUND, reply.reason(), nullptr};
@@ -219,7 +220,7 @@ ResolveResult Client::resolve(uint64_t module_hash, std::string_view kernel_name
       return {D4RK_REJECTED, reply.reason(), nullptr};
     }
     if (reply.outcome() != pb::ResolveReply::READY) {
-      log_once(Problem::bad_reply, what + ": malformed reply: unknown outcome");
+      log_once(Problem::bad_reply, what() + ": malformed reply: unknown outcome");
       return {D4RK_NOT_FOUND, "malformed reply: unknown outcome", nullptr};
     }
     const bool by_path = reply.object().has_path();
@@ -228,7 +229,7 @@ ResolveResult Client::resolve(uint64_t module_hash, std::string_view kernel_name
         KernelAnswer::from_reply(reply, kernel_name, m_options.selection.mode,
                                  m_options.mirrors_host_variables, steady_deadline);
     if (!answer && answer.error().code == ErrorCode::corrupt && by_path && !damaged) {
-      log_once(Problem::damaged_object, what + ": " + answer.error().message +
+      log_once(Problem::damaged_object, what() + ": " + answer.error().message +
                                             "; told the daemon (further damage not logged)");
       damaged = std::move(digest);
       continue;

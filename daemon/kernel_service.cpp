@@ -2,6 +2,7 @@
 
 #include "daemon/wire.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 namespace d4r::daemon {
@@ -59,6 +60,9 @@ grpc::ServerUnaryReactor* reject(grpc::CallbackServerContext* context, const Err
   return reactor;
 }
 
+// An inline answer (answer_inline) waits at most this long for anything.
+constexpr auto k_inline_wait = std::chrono::milliseconds(1);
+
 // The caller's deadline on the steady clock, on which waits are timed, and its cancellation: a
 // wait for a build or another request ends when the caller is gone.
 void bind_caller(grpc::CallbackServerContext* context, ResolveQuery& query)
@@ -82,13 +86,48 @@ grpc::ServerUnaryReactor* KernelService::Resolve(grpc::CallbackServerContext* co
     return reject(context, query.error(), reply);
   }
   bind_caller(context, *query);
+  // A damage report is checked again on the pool, never inline (it hashes the object).
+  std::string warm_key = query->damaged ? std::string() : request->SerializeAsString();
+  if (grpc::ServerUnaryReactor* answered = answer_inline(context, *query, warm_key, reply)) {
+    return answered;
+  }
   return run(
       context, Priority::interactive,
-      [this, query = std::move(*query), reply] {
-        wire::fill_resolve_reply(m_core.resolve(query), *reply);
+      [this, query = std::move(*query), reply, warm_key = std::move(warm_key)] {
+        ResolveAnswer answer = m_core.resolve(query);
+        if (!warm_key.empty()) {
+          m_warm.note(warm_key, answer.outcome == Outcome::ready);
+        }
+        wire::fill_resolve_reply(std::move(answer), *reply);
         return grpc::Status::OK;
       },
       reply);
+}
+
+// A request whose last answer was READY is answered here, on the gRPC thread, with every wait
+// bounded to a millisecond (the caller's deadline as the core sees it): a warm hit never waits,
+// and one that would (another request's flight, a rebuild after a purge) answers PENDING, which
+// is dropped for a run on the pool with the request's own budget. READY, NOT_FOUND and REJECTED
+// do not depend on the budget and are sent as they are. Null: not answered here.
+grpc::ServerUnaryReactor* KernelService::answer_inline(grpc::CallbackServerContext* context,
+                                                       const ResolveQuery& query,
+                                                       const std::string& warm_key,
+                                                       pb::ResolveReply* reply)
+{
+  if (warm_key.empty() || !m_warm.contains(warm_key)) {
+    return nullptr;
+  }
+  ResolveQuery bounded = query;
+  bounded.deadline = std::min(query.deadline, std::chrono::steady_clock::now() + k_inline_wait);
+  ResolveAnswer answer = m_core.resolve(bounded);
+  m_warm.note(warm_key, answer.outcome == Outcome::ready);
+  if (answer.outcome == Outcome::pending) {
+    return nullptr;
+  }
+  wire::fill_resolve_reply(std::move(answer), *reply);
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
 }
 
 grpc::ServerUnaryReactor* KernelService::Build(grpc::CallbackServerContext* context,

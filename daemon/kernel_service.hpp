@@ -1,10 +1,12 @@
 #pragma once
 // The gRPC service: thin callback handlers (STYLE.md rule 10). Each converts its request
 // (wire.cpp), queues one core call on the pool, and finishes with one status. Nothing here
-// blocks a gRPC thread.
+// blocks a gRPC thread: the one core call made on it, a warm Resolve (answer_inline), waits for
+// nothing longer than a millisecond, as the hop to the pool cost more than the answer.
 
 #include "daemon/kernel_core.hpp"
 #include "daemon/task_pool.hpp"
+#include "daemon/warm_queries.hpp"
 
 #include "d4r/kernel/v1/kernel.grpc.pb.h"
 
@@ -50,10 +52,14 @@ private:
                                 std::function<grpc::Status()> work,
                                 pb::ResolveReply* rejectable = nullptr);
   grpc::ServerUnaryReactor* fail(grpc::CallbackServerContext* context, const Error& error);
+  grpc::ServerUnaryReactor* answer_inline(grpc::CallbackServerContext* context,
+                                          const ResolveQuery& query, const std::string& warm_key,
+                                          pb::ResolveReply* reply);
   void warm_in_background(const PrepareQuery& query, const std::vector<std::string>& entries);
 
   KernelCore& m_core;
   TaskPool& m_pool;
+  WarmQueries m_warm; // Resolve requests answered inline (warm_queries.hpp)
 };
 
 } // namespace d4r::daemon
