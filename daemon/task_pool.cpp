@@ -25,7 +25,11 @@ Admission TaskPool::admit(Priority priority, std::function<void()> task)
     if (m_stopping) {
       return Admission::stopping;
     }
-    if (static_cast<int64_t>(m_interactive.size() + m_background.size()) >= m_max_queued) {
+    // Background work (a Prepare's warm-ups, up to 4096) fills three quarters of the queue at
+    // most: a game's own requests always find room.
+    int64_t limit = priority == Priority::interactive ? m_max_queued
+                                                      : std::max<int64_t>(1, m_max_queued - m_max_queued / 4);
+    if (static_cast<int64_t>(m_interactive.size() + m_background.size()) >= limit) {
       return Admission::full;
     }
     (priority == Priority::interactive ? m_interactive : m_background).push_back(std::move(task));

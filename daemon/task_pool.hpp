@@ -20,8 +20,9 @@ enum class Admission { queued, full, stopping };
 
 class TaskPool {
 public:
-  // `max_queued`: tasks waiting for a thread, at most; past it admit() answers full, so a flood
-  // of requests is refused at once instead of growing the queue (and its memory) without end.
+  // `max_queued`: tasks waiting for a thread, at most (background ones: three quarters of it);
+  // past it admit() answers full, so a flood of requests is refused at once instead of growing
+  // the queue (and its memory) without end.
   explicit TaskPool(int threads, int64_t max_queued = INT64_MAX);
   ~TaskPool(); // finishes queued tasks, then joins
   TaskPool(const TaskPool&) = delete;

@@ -62,6 +62,26 @@ TEST(TaskPool, PastItsBoundATaskIsRefusedNotQueued)
   EXPECT_EQ(pool.admit(Priority::interactive, [] {}), Admission::stopping);
 }
 
+TEST(TaskPool, BackgroundWorkLeavesAQuarterOfTheQueueToTheGame)
+{
+  TaskPool pool(1, 4);
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::latch started(1);
+  ASSERT_EQ(pool.admit(Priority::interactive, [&] {
+    started.count_down();
+    released.wait();
+  }), Admission::queued);
+  started.wait();
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(pool.admit(Priority::background, [] {}), Admission::queued) << i;
+  }
+  EXPECT_EQ(pool.admit(Priority::background, [] {}), Admission::full) << "warm-ups: 3 of 4";
+  EXPECT_EQ(pool.admit(Priority::interactive, [] {}), Admission::queued) << "the game's request";
+  EXPECT_EQ(pool.admit(Priority::interactive, [] {}), Admission::full);
+  release.set_value();
+}
+
 TEST(SingleFlight, ConcurrentCallersShareOneRun)
 {
   SingleFlight<int> flights;
