@@ -105,14 +105,22 @@ std::optional<SparseForm> parse_sparse_form(const ptx::Instruction& instruction)
 
 } // namespace
 
-std::optional<SparseMetadataSlot> sparse_metadata_slot(int chunks, int selector, int row, int chunk)
+std::optional<SparseMetadataSlot> sparse_metadata_slot(int chunks, int element_bits, int selector,
+                                                       int row, int chunk)
 {
   int lanes = chunks / 4;
   if ((lanes != 1 && lanes != 2 && lanes != 4) || selector < 0 || selector * lanes >= 4 ||
       row < 0 || row >= 16 || chunk < 0 || chunk >= chunks) {
     return std::nullopt;
   }
-  return SparseMetadataSlot{selector * lanes + chunk / 4, 16 * (row / 8) + 4 * (chunk % 4)};
+  int half = row / 8;
+  if (element_bits >= 16) {
+    return SparseMetadataSlot{selector * lanes + chunk / 4, 16 * half + 4 * (chunk % 4)};
+  }
+  if (lanes == 1) {
+    return std::nullopt; // no 8- or 4-bit shape has 4 chunks a row
+  }
+  return SparseMetadataSlot{selector * lanes + 2 * (chunk / 8) + half, 4 * (chunk % 8)};
 }
 
 Expected<void> lower_mma_sparse(FunctionTranslator& t, const ptx::Instruction& instruction)
@@ -129,7 +137,8 @@ Expected<void> lower_mma_sparse(FunctionTranslator& t, const ptx::Instruction& i
   const MmaProduct& p = form->product;
   int chunks = p.shape.k / form->chunk_columns;
   int selector = static_cast<int>(std::strtol(selector_operand.text.c_str(), nullptr, 0));
-  if (!sparse_metadata_slot(chunks, selector, 0, 0)) {
+  int bits = mma_element_bits(p.a);
+  if (!sparse_metadata_slot(chunks, bits, selector, 0, 0)) {
     return std::unexpected(t.error(instruction, "mma.sp: sparsity selector " + selector_operand.text +
                                                     " is undefined for this shape"));
   }
@@ -152,7 +161,7 @@ Expected<void> lower_mma_sparse(FunctionTranslator& t, const ptx::Instruction& i
   std::map<int, llvm::Value*> held;
   for (int row : {0, 8}) {
     for (int q = 0; q < chunks; ++q) {
-      int source = sparse_metadata_slot(chunks, selector, row, q)->lane_in_group;
+      int source = sparse_metadata_slot(chunks, bits, selector, row, q)->lane_in_group;
       if (!held.contains(source)) {
         held[source] = t.hooks().warp_exchange(t.env(), t.next_site(), builder.getInt32(0xffffffffU),
                                                metadata, builder.CreateAdd(group, builder.getInt32(static_cast<uint32_t>(source))));
@@ -165,7 +174,7 @@ Expected<void> lower_mma_sparse(FunctionTranslator& t, const ptx::Instruction& i
     if (!rows.contains(half)) {
       Values words(static_cast<size_t>((chunks + 7) / 8), builder.getInt32(0));
       for (int q = 0; q < chunks; ++q) {
-        SparseMetadataSlot slot = *sparse_metadata_slot(chunks, selector, 8 * half, q);
+        SparseMetadataSlot slot = *sparse_metadata_slot(chunks, bits, selector, 8 * half, q);
         llvm::Value* nibble = builder.CreateAnd(
             builder.CreateLShr(held[slot.lane_in_group], static_cast<uint64_t>(slot.bit)), 15);
         llvm::Value*& word = words[static_cast<size_t>(q / 8)];

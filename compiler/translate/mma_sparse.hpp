@@ -29,13 +29,17 @@ struct SparseMetadataSlot {
   bool operator==(const SparseMetadataSlot&) const = default;
 };
 
-// The ISA's metadata layout for a shape with `chunks` chunks per row (4, 8 or 16) and sparsity
-// selector `selector`: one lane per group for 4 chunks (lane `selector`), a pair for 8 (lanes
-// 2 selector and 2 selector + 1), all four for 16 (selector 0); lane h of them holds chunks
-// 4h .. 4h + 3 of row g in bits 15..0 and of row g + 8 in bits 31..16, chunk 4h + u in bits
-// 4u + 3 .. 4u (+ 16). nullopt for a selector the ISA leaves undefined.
-[[nodiscard]] std::optional<SparseMetadataSlot> sparse_metadata_slot(int chunks, int selector,
-                                                                     int row, int chunk);
+// The ISA's metadata layout (its figures "Sparse MMA metadata layout", as the H200 reads them:
+// mma_sp_float_*, mma_sp_int_*) for a shape with `chunks` chunks per row (4, 8 or 16) of
+// `element_bits` elements and sparsity selector `selector`: one lane per group for 4 chunks (lane
+// `selector`), a pair for 8 (lanes 2 selector and 2 selector + 1), all four for 16 (selector 0).
+// 16- and 32-bit elements: lane h of them holds chunks 4h .. 4h + 3 of row g in bits 15..0 and of
+// row g + 8 in bits 31..16, chunk 4h + u in bits 4u + 3 .. 4u (+ 16). 8- and 4-bit elements: lane
+// h holds chunks 8 (h / 2) .. 8 (h / 2) + 7 of row g (h even) or g + 8 (h odd), chunk 8 (h / 2) + u
+// in bits 4u + 3 .. 4u. nullopt for a selector the ISA leaves undefined.
+[[nodiscard]] std::optional<SparseMetadataSlot> sparse_metadata_slot(int chunks, int element_bits,
+                                                                     int selector, int row,
+                                                                     int chunk);
 
 // mma.sp (modifiers[0] "sp" or "sp::ordered_metadata").
 [[nodiscard]] Expected<void> lower_mma_sparse(FunctionTranslator& t,

@@ -2,10 +2,12 @@
 // tests/ptx/isa/mma_sparse.cu run on the CPU executor with the inputs of their golden cases
 // (tests/golden/cases/mma_sp_*.case, or .case.pending until the H200 recorded them) against a
 // reference computed here from the PTX ISA's description, written again here (not taken from
-// mma_layout.cpp or mma_sparse.cpp): the stored A elements sit as the dense A of half the K; chunk q
-// of row r has its metadata nibble in lane 4 (r % 8) + s n + q / 4 (n = chunks / 4 lanes per row,
-// s the sparsity selector), bits 16 (r / 8) + 4 (q % 4); B, C and D as the dense shapes. Small
-// integer floats (or any integer bits) make every reference exact. Then a sparse A never
+// mma_layout.cpp or mma_sparse.cpp): the stored A elements sit as the dense A of half the K; with
+// n = chunks / 4 lanes per row and s the sparsity selector, chunk q of row r has its metadata
+// nibble in lane 4 (r % 8) + s n + q / 4, bits 16 (r / 8) + 4 (q % 4), for 16- and 32-bit
+// elements, and in lane 4 (r % 8) + s n + 2 (q / 8) + r / 8, bits 4 (q % 8), for 8- and 4-bit ones
+// (the H200's reading: the golden cases of both agree with it bit for bit); B, C and D as the dense
+// shapes. Small integer floats (or any integer bits) make every reference exact. Then a sparse A never
 // multiplies the zeros it leaves out (an infinite B there gives no NaN), undefined selectors are
 // rejected, and every kernel builds for gfx1100 and gfx1201.
 
@@ -151,8 +153,10 @@ std::vector<std::vector<double>> dense_a(const SparseForm& f, const std::functio
         int stored = 4 * p * (reg >> 1) + p * t + sub; // column of the K/2 stored ones
         int q = stored / stored_per_chunk;
         int j = stored % stored_per_chunk;
-        uint32_t word = meta(4 * (row % 8) + f.selector * lanes_per_row + q / 4);
-        uint32_t nibble = (word >> (16 * (row / 8) + 4 * (q % 4))) & 15;
+        bool wide = f.bits >= 16;
+        uint32_t word = meta(4 * (row % 8) + f.selector * lanes_per_row +
+                             (wide ? q / 4 : 2 * (q / 8) + row / 8));
+        uint32_t nibble = (word >> (wide ? 16 * (row / 8) + 4 * (q % 4) : 4 * (q % 8))) & 15;
         int col = f.width == 2   ? 2 * q + static_cast<int>((nibble & 3) >> 1)
                   : f.width == 4 ? 4 * q + static_cast<int>((nibble >> (2 * j)) & 3)
                                  : 8 * q + 2 * static_cast<int>((nibble >> (2 * (j / 2))) & 3) + j % 2;
@@ -196,18 +200,22 @@ TEST(TranslateMmaSparse, MetadataSlotsFollowTheSelector)
 {
   using translate::SparseMetadataSlot;
   using translate::sparse_metadata_slot;
-  // One lane per group (4 chunks a row): lane s, row g in the low half, g + 8 in the high one.
-  EXPECT_EQ(sparse_metadata_slot(4, 2, 3, 1), (SparseMetadataSlot{2, 4}));
-  EXPECT_EQ(sparse_metadata_slot(4, 0, 11, 3), (SparseMetadataSlot{0, 28}));
+  // 16-bit elements, one lane per group (4 chunks a row): lane s, row g low, g + 8 high.
+  EXPECT_EQ(sparse_metadata_slot(4, 16, 2, 3, 1), (SparseMetadataSlot{2, 4}));
+  EXPECT_EQ(sparse_metadata_slot(4, 32, 0, 11, 3), (SparseMetadataSlot{0, 28}));
   // A pair (8 chunks): selector 1 is lanes 2 and 3, chunks 4..7 in the second.
-  EXPECT_EQ(sparse_metadata_slot(8, 1, 0, 5), (SparseMetadataSlot{3, 4}));
-  EXPECT_EQ(sparse_metadata_slot(8, 0, 9, 2), (SparseMetadataSlot{0, 24}));
-  // All four (16 chunks).
-  EXPECT_EQ(sparse_metadata_slot(16, 0, 15, 13), (SparseMetadataSlot{3, 20}));
+  EXPECT_EQ(sparse_metadata_slot(8, 16, 1, 0, 5), (SparseMetadataSlot{3, 4}));
+  EXPECT_EQ(sparse_metadata_slot(8, 16, 0, 9, 2), (SparseMetadataSlot{0, 24}));
+  // 8-bit elements: a lane a row (g, then g + 8), 8 chunks a lane.
+  EXPECT_EQ(sparse_metadata_slot(8, 8, 1, 9, 5), (SparseMetadataSlot{3, 20}));
+  EXPECT_EQ(sparse_metadata_slot(16, 8, 0, 15, 13), (SparseMetadataSlot{3, 20}));
+  EXPECT_EQ(sparse_metadata_slot(16, 4, 0, 2, 9), (SparseMetadataSlot{2, 4}));
+  // All four (16 chunks) of 16-bit elements (no such shape, but the rule holds).
+  EXPECT_EQ(sparse_metadata_slot(16, 16, 0, 15, 13), (SparseMetadataSlot{3, 20}));
   // Selectors the ISA leaves undefined.
-  EXPECT_FALSE(sparse_metadata_slot(4, 4, 0, 0));
-  EXPECT_FALSE(sparse_metadata_slot(8, 2, 0, 0));
-  EXPECT_FALSE(sparse_metadata_slot(16, 1, 0, 0));
+  EXPECT_FALSE(sparse_metadata_slot(4, 16, 4, 0, 0));
+  EXPECT_FALSE(sparse_metadata_slot(8, 8, 2, 0, 0));
+  EXPECT_FALSE(sparse_metadata_slot(16, 8, 1, 0, 0));
 }
 
 TEST(TranslateMmaSparse, FloatFormsFollowTheIsaLayout)
