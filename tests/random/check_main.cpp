@@ -91,7 +91,6 @@ void compare_chunk(const std::vector<Program>& programs, const std::vector<RunRe
 {
   for (size_t i = 0; i < programs.size(); ++i) {
     const Program& program = programs[i];
-    ++summary.programs;
     if (cpu[i].status != RunStatus::ok) {
       ++summary.executor_failed;
       std::printf("%s: EXECUTOR FAILED: %s\n", program.name.c_str(), cpu[i].message.c_str());
@@ -176,6 +175,7 @@ int main(int argc, char** argv)
     const uint64_t start = args.first + static_cast<uint64_t>(done);
     const int64_t length = std::min(args.module, args.count - done);
     const std::vector<Program> programs = generate_range(start, length, args.options);
+    summary.programs += static_cast<int64_t>(programs.size()); // built for the targets even when not run
     if (args.executor) {
       compare_chunk(programs, run_on_executor(programs), gpu, args, summary);
     }
