@@ -279,8 +279,8 @@ TEST(Security, MalformedAndOversizedMessagesIntoEveryMethod)
       grpc::ByteBuffer response;
       grpc::ClientContext context;
       context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-      grpc::internal::RpcMethod rpc(("/d4r.kernel.v1.KernelService/" + method).c_str(),
-                                    grpc::internal::RpcMethod::NORMAL_RPC);
+      const std::string path = "/d4r.kernel.v1.KernelService/" + method; // RpcMethod keeps it
+      grpc::internal::RpcMethod rpc(path.c_str(), grpc::internal::RpcMethod::NORMAL_RPC);
       grpc::Status status = grpc::internal::BlockingUnaryCall<grpc::ByteBuffer, grpc::ByteBuffer>(
           channel.get(), rpc, &context, request, &response);
       // Status, List and Purge may read an empty message out of some of these; the rest fail.
