@@ -20,6 +20,8 @@
 #   IEEE division and mul+add contracted into fma as nvcc does, but sqrtf as sqrt.approx.f32 (nvcc:
 #   sqrt.rn.f32; clang's libdevice reflection has __CUDA_PREC_SQRT = 0), which the golden cases
 #   clang_float_arith_* compare within 1 ulp.
+# - the `-D` flags of an isa output's d4r-isa-ptx line (one source, several parts: images_more.cu,
+#   control_more.cu), so that each clang file is the same part as its nvcc twin;
 # - `-fgpu-flush-denormals-to-zero` where the nvcc build has -ftz=true: every corpus source
 #   (regenerate.sh builds the corpus with -ftz=true; sr_module.cu and rr_module.cu too here, although
 #   nvcc's pinned NAME.ptx have no ftz: clang/nocudainc/ has them without) and the isa outputs whose
@@ -100,9 +102,16 @@ for src in isa/*.cu; do
     if sed -n "s|^// d4r-isa-ptx: *$base\.sm_[0-9]*\.ptx||p" "$src" | grep -q -- '-ftz=true'; then
       ftz=(-fgpu-flush-denormals-to-zero)
     fi
+    # The part of the source the output is (-DD4R_PART_...=1, -DD4R_TXQ_ONE=width): its -D flags.
+    defines=()
+    for define in $(sed -n "s|^// d4r-isa-ptx: *$base\.sm_[0-9]*\.ptx||p" "$src" | head -1 |
+                    grep -o -- '-D[^ ]*' || true); do
+      defines+=("$define")
+    done
     # shellcheck disable=SC2086 # the archs are words
     for arch in $(targets $nvcc_archs); do
-      "$clang" "${cuda_flags[@]}" --cuda-gpu-arch="$arch" "${ftz[@]}" -o "clang/isa/$base.$arch.ptx" "$src"
+      "$clang" "${cuda_flags[@]}" --cuda-gpu-arch="$arch" "${ftz[@]}" "${defines[@]}" \
+        -o "clang/isa/$base.$arch.ptx" "$src"
     done
   done < <(sed -n 's|^// d4r-isa-ptx: *\([a-z0-9_]*\)\.sm_[0-9]*\.ptx.*|\1|p' "$src" | sort -u)
 done

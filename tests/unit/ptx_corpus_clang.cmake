@@ -5,7 +5,7 @@
 d4r_test(test_ptx_corpus_clang
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_ptx_corpus_clang.cpp
   LIBS d4r_translate d4r_compiler d4r_util d4r_llvm
-  TIMEOUT 300)
+  TIMEOUT 600)
 target_compile_definitions(test_ptx_corpus_clang PRIVATE
   D4R_LLVM_OBJDUMP="${D4R_LLVM_OBJDUMP}"
   D4R_PTX_DIR="${PROJECT_SOURCE_DIR}/tests/ptx")

@@ -1,4 +1,4 @@
-// surf2Dwrite / surf2Dread on surface objects for clang's CUDA mode (our own code, force-included by
+// surf2Dwrite / surf2Dread (and the 1D, 3D and layered ones) on surface objects for clang's CUDA mode (our own code, force-included by
 // tests/ptx/regenerate_clang.sh). CUDA 13 implements them through __nv_tex_surf_handler, which only
 // nvcc understands, and clang's CUDA wrapper has no surface functions, so corpus sources that store
 // to surfaces do not build with clang without this header.
@@ -200,6 +200,174 @@ __device__ __forceinline__ void load(unsigned long long s, int x, int y, typenam
 }
 #undef D4R_SURF_DISPATCH
 
+// The other geometries (surf1D*, surf1DLayered*, surf3D*, surf2DLayered*), as CUDA 13 writes
+// them: the coordinate vector of each (1d {x}; a1d {layer, x}; 3d {x, y, z, z}; a2d {layer, x, y,
+// y}: a 4-vector's unused last lane repeats the one before, as nvcc fills it) in k[].
+// The coordinate operands are function-like macros passed by name, expanded only in the asm
+// statements: their commas must not split the arguments of the macros in between.
+#define D4R_K1() [k0] "r"(k[0])
+#define D4R_K2() [k0] "r"(k[0]), [k1] "r"(k[1])
+#define D4R_K4() [k0] "r"(k[0]), [k1] "r"(k[1]), [k2] "r"(k[2]), [k3] "r"(k[3])
+#define D4R_C1 "{%[k0]}"
+#define D4R_C2 "{%[k0], %[k1]}"
+#define D4R_C4 "{%[k0], %[k1], %[k2], %[k3]}"
+#define D4R_GEOM_ACCESS(geom, coords, operands, bits, c, mode)                                             \
+    __device__ __forceinline__ void sust_##geom##_1_##bits##_##mode(unsigned long long s, const int* k,    \
+                                                                    const element<bits>::reg* v)         \
+    {                                                                                                    \
+        asm volatile("sust.b." #geom ".b" #bits "." #mode " [%[s], " coords "], {%[v0]};"               \
+                     :                                                                                   \
+                     : [s] "l"(s), operands(), [v0] c(v[0])                                                \
+                     : "memory");                                                                        \
+    }                                                                                                    \
+    __device__ __forceinline__ void sust_##geom##_2_##bits##_##mode(unsigned long long s, const int* k,    \
+                                                                    const element<bits>::reg* v)         \
+    {                                                                                                    \
+        asm volatile("sust.b." #geom ".v2.b" #bits "." #mode " [%[s], " coords "], {%[v0], %[v1]};"     \
+                     :                                                                                   \
+                     : [s] "l"(s), operands(), [v0] c(v[0]), [v1] c(v[1])                                  \
+                     : "memory");                                                                        \
+    }                                                                                                    \
+    __device__ __forceinline__ void suld_##geom##_1_##bits##_##mode(unsigned long long s, const int* k,    \
+                                                                    element<bits>::reg* v)               \
+    {                                                                                                    \
+        asm volatile("suld.b." #geom ".b" #bits "." #mode " {%[v0]}, [%[s], " coords "];"               \
+                     : [v0] "=" c(v[0])                                                                  \
+                     : [s] "l"(s), operands()                                                            \
+                     : "memory");                                                                        \
+    }                                                                                                    \
+    __device__ __forceinline__ void suld_##geom##_2_##bits##_##mode(unsigned long long s, const int* k,    \
+                                                                    element<bits>::reg* v)               \
+    {                                                                                                    \
+        asm volatile("suld.b." #geom ".v2.b" #bits "." #mode " {%[v0], %[v1]}, [%[s], " coords "];"     \
+                     : [v0] "=" c(v[0]), [v1] "=" c(v[1])                                                \
+                     : [s] "l"(s), operands()                                                            \
+                     : "memory");                                                                        \
+    }
+#define D4R_GEOM_ACCESS_V4(geom, coords, operands, bits, c, mode)                                          \
+    __device__ __forceinline__ void sust_##geom##_4_##bits##_##mode(unsigned long long s, const int* k,    \
+                                                                    const element<bits>::reg* v)         \
+    {                                                                                                    \
+        asm volatile("sust.b." #geom ".v4.b" #bits "." #mode " [%[s], " coords                          \
+                     "], {%[v0], %[v1], %[v2], %[v3]};"                                                  \
+                     :                                                                                   \
+                     : [s] "l"(s), operands(), [v0] c(v[0]), [v1] c(v[1]), [v2] c(v[2]), [v3] c(v[3])      \
+                     : "memory");                                                                        \
+    }                                                                                                    \
+    __device__ __forceinline__ void suld_##geom##_4_##bits##_##mode(unsigned long long s, const int* k,    \
+                                                                    element<bits>::reg* v)               \
+    {                                                                                                    \
+        asm volatile("suld.b." #geom ".v4.b" #bits "." #mode " {%[v0], %[v1], %[v2], %[v3]}, [%[s], "   \
+                     coords "];"                                                                         \
+                     : [v0] "=" c(v[0]), [v1] "=" c(v[1]), [v2] "=" c(v[2]), [v3] "=" c(v[3])            \
+                     : [s] "l"(s), operands()                                                            \
+                     : "memory");                                                                        \
+    }
+#define D4R_GEOM_MODES(geom, coords, operands, bits, c)                                                    \
+    D4R_GEOM_ACCESS(geom, coords, operands, bits, c, zero)                                     \
+    D4R_GEOM_ACCESS(geom, coords, operands, bits, c, clamp)                                    \
+    D4R_GEOM_ACCESS(geom, coords, operands, bits, c, trap)
+#define D4R_GEOM_MODES_V4(geom, coords, operands, bits, c)                                                 \
+    D4R_GEOM_ACCESS_V4(geom, coords, operands, bits, c, zero)                                  \
+    D4R_GEOM_ACCESS_V4(geom, coords, operands, bits, c, clamp)                                 \
+    D4R_GEOM_ACCESS_V4(geom, coords, operands, bits, c, trap)
+#define D4R_GEOM(geom, coords, operands)                                                                   \
+    D4R_GEOM_MODES(geom, coords, operands, 8, "h")                                             \
+    D4R_GEOM_MODES(geom, coords, operands, 16, "h")                                            \
+    D4R_GEOM_MODES(geom, coords, operands, 32, "r")                                            \
+    D4R_GEOM_MODES(geom, coords, operands, 64, "l")                                            \
+    D4R_GEOM_MODES_V4(geom, coords, operands, 8, "h")                                          \
+    D4R_GEOM_MODES_V4(geom, coords, operands, 16, "h")                                         \
+    D4R_GEOM_MODES_V4(geom, coords, operands, 32, "r")
+D4R_GEOM(1d, D4R_C1, D4R_K1)
+D4R_GEOM(a1d, D4R_C2, D4R_K2)
+D4R_GEOM(3d, D4R_C4, D4R_K4)
+D4R_GEOM(a2d, D4R_C4, D4R_K4)
+
+#define D4R_GEOM_DISPATCH(op, geom, lanes, bits)                                                           \
+    switch (mode) {                                                                                      \
+    case cudaBoundaryModeZero:                                                                           \
+        op##_##geom##_##lanes##_##bits##_zero(s, k, v);                                                  \
+        break;                                                                                           \
+    case cudaBoundaryModeClamp:                                                                          \
+        op##_##geom##_##lanes##_##bits##_clamp(s, k, v);                                                 \
+        break;                                                                                           \
+    default:                                                                                             \
+        op##_##geom##_##lanes##_##bits##_trap(s, k, v);                                                  \
+        break;                                                                                           \
+    }
+#define D4R_GEOM_PICK(op, geom)                                                                            \
+    if constexpr (Lanes == 1 && Bits == 8) { D4R_GEOM_DISPATCH(op, geom, 1, 8) }                         \
+    else if constexpr (Lanes == 1 && Bits == 16) { D4R_GEOM_DISPATCH(op, geom, 1, 16) }                  \
+    else if constexpr (Lanes == 1 && Bits == 32) { D4R_GEOM_DISPATCH(op, geom, 1, 32) }                  \
+    else if constexpr (Lanes == 1 && Bits == 64) { D4R_GEOM_DISPATCH(op, geom, 1, 64) }                  \
+    else if constexpr (Lanes == 2 && Bits == 8) { D4R_GEOM_DISPATCH(op, geom, 2, 8) }                    \
+    else if constexpr (Lanes == 2 && Bits == 16) { D4R_GEOM_DISPATCH(op, geom, 2, 16) }                  \
+    else if constexpr (Lanes == 2 && Bits == 32) { D4R_GEOM_DISPATCH(op, geom, 2, 32) }                  \
+    else if constexpr (Lanes == 2 && Bits == 64) { D4R_GEOM_DISPATCH(op, geom, 2, 64) }                  \
+    else if constexpr (Lanes == 4 && Bits == 8) { D4R_GEOM_DISPATCH(op, geom, 4, 8) }                    \
+    else if constexpr (Lanes == 4 && Bits == 16) { D4R_GEOM_DISPATCH(op, geom, 4, 16) }                  \
+    else { D4R_GEOM_DISPATCH(op, geom, 4, 32) }
+#define D4R_GEOM_FUNCTIONS(geom)                                                                           \
+    template <int Lanes, int Bits>                                                                       \
+    __device__ __forceinline__ void store_##geom(unsigned long long s, const int* k,                     \
+                                                 const typename element<Bits>::reg* v,                   \
+                                                 cudaSurfaceBoundaryMode mode)                           \
+    {                                                                                                    \
+        D4R_GEOM_PICK(sust, geom)                                                                        \
+    }                                                                                                    \
+    template <int Lanes, int Bits>                                                                       \
+    __device__ __forceinline__ void load_##geom(unsigned long long s, const int* k,                      \
+                                                typename element<Bits>::reg* v,                          \
+                                                cudaSurfaceBoundaryMode mode)                            \
+    {                                                                                                    \
+        D4R_GEOM_PICK(suld, geom)                                                                        \
+    }
+D4R_GEOM_FUNCTIONS(1d)
+D4R_GEOM_FUNCTIONS(a1d)
+D4R_GEOM_FUNCTIONS(3d)
+D4R_GEOM_FUNCTIONS(a2d)
+#undef D4R_GEOM_FUNCTIONS
+#undef D4R_GEOM_PICK
+#undef D4R_GEOM_DISPATCH
+#undef D4R_GEOM
+#undef D4R_GEOM_MODES_V4
+#undef D4R_GEOM_MODES
+#undef D4R_GEOM_ACCESS_V4
+#undef D4R_GEOM_ACCESS
+#undef D4R_C4
+#undef D4R_C2
+#undef D4R_C1
+#undef D4R_K4
+#undef D4R_K2
+#undef D4R_K1
+
+// T's lanes as the registers of its elements, and back.
+template <class T>
+__device__ __forceinline__ void to_regs(const T& data,
+                                        typename element<shape<T>::bits>::reg* regs)
+{
+    using element_t = element<shape<T>::bits>;
+    static_assert(sizeof(T) == shape<T>::lanes * sizeof(typename element_t::type));
+    typename element_t::type lanes[shape<T>::lanes];
+    __builtin_memcpy(lanes, &data, sizeof(T));
+    for (int i = 0; i < shape<T>::lanes; ++i) {
+        regs[i] = lanes[i];
+    }
+}
+
+template <class T>
+__device__ __forceinline__ T from_regs(const typename element<shape<T>::bits>::reg* regs)
+{
+    using element_t = element<shape<T>::bits>;
+    typename element_t::type lanes[shape<T>::lanes];
+    for (int i = 0; i < shape<T>::lanes; ++i) {
+        lanes[i] = static_cast<typename element_t::type>(regs[i]);
+    }
+    T data;
+    __builtin_memcpy(&data, lanes, sizeof(T));
+    return data;
+}
 } // namespace d4r_clang_surface
 
 template <class T>
@@ -242,5 +410,38 @@ __device__ __forceinline__ void surf2Dread(T* data, cudaSurfaceObject_t surface,
 {
     *data = surf2Dread<T>(surface, x, y, mode);
 }
+
+// surf1D*, surf1DLayered*, surf3D*, surf2DLayered*: CUDA's argument order (x in bytes, then y, z
+// or the layer), the coordinate vector as nvcc writes it.
+#define D4R_SURF_GEOMETRY(name, geom, params, coords)                                                      \
+    template <class T>                                                                                   \
+    __device__ __forceinline__ void name##write(T data, cudaSurfaceObject_t surface, D4R_UNPACK params,  \
+                                                cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap)     \
+    {                                                                                                    \
+        const int k[] = {D4R_UNPACK coords};                                                             \
+        typename d4r_clang_surface::element<d4r_clang_surface::shape<T>::bits>::reg                      \
+            regs[d4r_clang_surface::shape<T>::lanes];                                                    \
+        d4r_clang_surface::to_regs(data, regs);                                                          \
+        d4r_clang_surface::store_##geom<d4r_clang_surface::shape<T>::lanes,                              \
+                                        d4r_clang_surface::shape<T>::bits>(surface, k, regs, mode);      \
+    }                                                                                                    \
+    template <class T>                                                                                   \
+    __device__ __forceinline__ T name##read(cudaSurfaceObject_t surface, D4R_UNPACK params,              \
+                                            cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap)         \
+    {                                                                                                    \
+        const int k[] = {D4R_UNPACK coords};                                                             \
+        typename d4r_clang_surface::element<d4r_clang_surface::shape<T>::bits>::reg                      \
+            regs[d4r_clang_surface::shape<T>::lanes];                                                    \
+        d4r_clang_surface::load_##geom<d4r_clang_surface::shape<T>::lanes,                               \
+                                       d4r_clang_surface::shape<T>::bits>(surface, k, regs, mode);       \
+        return d4r_clang_surface::from_regs<T>(regs);                                                    \
+    }
+#define D4R_UNPACK(...) __VA_ARGS__
+D4R_SURF_GEOMETRY(surf1D, 1d, (int x), (x))
+D4R_SURF_GEOMETRY(surf1DLayered, a1d, (int x, int layer), (layer, x))
+D4R_SURF_GEOMETRY(surf3D, 3d, (int x, int y, int z), (x, y, z, z))
+D4R_SURF_GEOMETRY(surf2DLayered, a2d, (int x, int y, int layer), (layer, x, y, y))
+#undef D4R_UNPACK
+#undef D4R_SURF_GEOMETRY
 
 #endif
