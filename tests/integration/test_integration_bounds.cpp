@@ -127,6 +127,37 @@ TEST(Bounds, RequestsPastTheQueueBoundAreRejectedAtOnce)
   EXPECT_EQ(resolve_layer(daemon).outcome(), pb::ResolveReply::READY) << "serving after it";
 }
 
+pb::ResolveReply build(const DaemonProcess& daemon, const std::string& target)
+{
+  pb::BuildRequest request;
+  request.set_kernel("d4r_example_layer");
+  request.mutable_selection()->set_target(target);
+  request.set_wait_budget_ms(1);
+  pb::ResolveReply reply;
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + 30s);
+  grpc::Status status = stub_of(daemon)->Build(&context, request, &reply);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  return reply;
+}
+
+TEST(Bounds, BuildsPastTheBuildQueueBoundAreRejected)
+{
+  TempDir dir;
+  DaemonOptions options = held_daemon(dir, {"--max-queued-builds", "1"});
+  options.extra_args[1] = "4"; // request threads: the Builds do not wait long
+  DaemonProcess daemon(options);
+  ASSERT_TRUE(daemon.start());
+  EXPECT_EQ(build(daemon, "gfx1100").outcome(), pb::ResolveReply::PENDING) << "runs (forever)";
+  std::this_thread::sleep_for(500ms); // the one build worker has it
+  EXPECT_EQ(build(daemon, "gfx1101").outcome(), pb::ResolveReply::PENDING) << "queued";
+  pb::ResolveReply full = build(daemon, "gfx1102");
+  EXPECT_EQ(full.outcome(), pb::ResolveReply::REJECTED);
+  EXPECT_NE(full.reason().find("build queue full"), std::string::npos) << full.reason();
+  EXPECT_EQ(build(daemon, "gfx1101").outcome(), pb::ResolveReply::PENDING) << "joined, not refused";
+  EXPECT_EQ(daemon.counter("rejected.build_queue_full"), 1);
+}
+
 pb::PutModuleRequest module_of_size(size_t bytes, char fill)
 {
   std::string ptx = "// d4r bounds test module\n" + std::string(bytes, fill) + "\n";
