@@ -19,7 +19,8 @@
 //     u8 (unorm) texels are widened to 16 bits (t * 257) and filtered in integers:
 //       N = (sum w * t * 257 + 128) >> 8, result N / 65535 (f32 division).
 //     f16 and f32 texels: per channel, the four values are aligned to the exponent of the
-//       largest magnitude and truncated (toward zero) to 4 bits below its last mantissa bit
+//       largest magnitude among those of non-zero weight (img_tex_grad_cube showed a texel of
+//       weight 0 does not count) and truncated (toward zero) to 4 bits below its last mantissa bit
 //       (14 fraction bits for f16, 27 for f32: block floating point); the weighted sum is then
 //       exact, and rounded to the texel format (f16 or f32) to nearest, ties away from zero.
 //     Point-sampled u8 reads as v / 255.
@@ -304,7 +305,10 @@ float filter_channel(uint32_t format, const Texel* texels, const int64_t* weight
   for (size_t first = 0; first < count; first += group) {
     double largest = 0.0;
     for (size_t k = first; k < first + group; ++k) {
-      largest = std::max(largest, std::fabs(static_cast<double>(texels[k].value[channel])));
+      // A texel of weight 0 takes no part in the alignment (img_tex_grad_cube: one f32 sample).
+      if (weights[k] != 0) {
+        largest = std::max(largest, std::fabs(static_cast<double>(texels[k].value[channel])));
+      }
     }
     const double scale = largest > 0.0 && std::isfinite(largest)
                              ? std::ldexp(1.0, (half ? 14 : 27) - std::ilogb(largest))

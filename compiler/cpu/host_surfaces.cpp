@@ -3,10 +3,14 @@
 //   - suld.b / sust.b: x in bytes, y the row, `slice` the 3D slice or the layer. .zero drops an
 //     out-of-range store (a load reads zeros), .clamp moves each coordinate into range on its own,
 //     .trap fails the launch.
-//   - sust.p: x in texels; each 32-bit component is converted to the format: f32 as is, f16 by
-//     round-to-nearest-even, u32 as is, and u8 as the unsigned-integer format a CUDA
-//     UNSIGNED_INT8 array is: the component's bits read as a u32 and clamped to 255 (the golden
-//     sust_p_* cases: every non-zero float stores 0xff).
+//   - sust.p: x in texels; each 32-bit component is converted to the format: f32 as is,
+//     f16 rounded toward zero (so a finite value past 65504 stores 65504), u32 as is, and u8 as
+//     the unsigned-integer format a CUDA UNSIGNED_INT8 array is: the component's bits read as a
+//     u32 and clamped to 255 (the golden sust_p_* cases: every non-zero float stores 0xff;
+//     img_sust_p_shapes_*: the f16 rounding). .b32 and .v2.b32 store their components and 0 in
+//     the channels past them (the lowering passes zeros). Infinities and NaNs were not among
+//     the f16 goldens' inputs: an infinity stays one (exact toward zero), a NaN becomes 0x7fff.
+//   - sured.p min/max compare unsigned, .b32 and .b64 (img_sured_p_minmax).
 //   - sured: an atomic read-modify-write of the texel word (32 or 64 bits) the coordinates reach
 //     under the same modes; .p reads x in texels. Blocks run on several host threads, so the word
 //     is updated with a compare-and-swap loop.
@@ -53,6 +57,28 @@ uint8_t* surface_address(d4r_host_thread* thread, const d4r_host_image& image, i
     slice = std::clamp<int64_t>(slice, 0, slices - 1);
   }
   return image.data + slice * slice_bytes(image) + y * int64_t{image.pitch} + x;
+}
+
+// sust.p to a CUDA HALF channel: rounded toward zero (img_sust_p_shapes_*).
+uint16_t half_toward_zero(uint32_t bits)
+{
+  const auto sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
+  const uint32_t magnitude = bits & 0x7fffffffu;
+  if (magnitude > 0x7f800000u) {
+    return 0x7fff;
+  }
+  if (magnitude == 0x7f800000u) {
+    return static_cast<uint16_t>(sign | 0x7c00u);
+  }
+  if (magnitude >= 0x47800000u) { // 65536 and more: toward zero, the largest half
+    return static_cast<uint16_t>(sign | 0x7bffu);
+  }
+  if (magnitude < 0x38800000u) { // below 2^-14: a subnormal half (or zero), truncated
+    const double scaled = static_cast<double>(std::bit_cast<float>(magnitude)) * 16777216.0;
+    return static_cast<uint16_t>(sign | static_cast<uint16_t>(scaled));
+  }
+  const uint32_t exponent = (magnitude >> 23) - 112;
+  return static_cast<uint16_t>(sign | (exponent << 10) | ((magnitude >> 13) & 0x3ffu));
 }
 
 // sust.p to a CUDA UNSIGNED_INT8 channel: the component's bits as a u32, clamped to 255.
@@ -132,7 +158,7 @@ extern "C" void d4r_rt_sust_p(d4r_host_thread* thread, uint64_t handle, int32_t 
       target[c] = component_to_u8(data4[c]);
       break;
     case d4r_image_f16: {
-      const uint16_t h = float_to_half(std::bit_cast<float>(data4[c]));
+      const uint16_t h = half_toward_zero(data4[c]);
       std::memcpy(target + c * 2, &h, 2);
       break;
     }

@@ -32,7 +32,8 @@
 // the layer as a float coordinate the hardware rounds (unsigned, as NVIDIA reads it). A cube
 // direction becomes the face coordinates and face index with v_cubesc/tc/ma/id as Mesa's
 // ac_prepare_cube_coords does (sc / |ma| + 1.5, face + 8 * layer for cube arrays). .level and
-// .grad are sample.l / sample.d (a texture without mip levels samples level 0 either way),
+// .grad are sample.l / sample.d (a texture without mip levels samples level 0 either way; a cube
+// map's gradients are projected onto the face: cube_gradients),
 // offsets the .o variants (6 bits a component), tld4 is gather4 with the channel's dmask, f16
 // results are d16 samples. Integer coordinates are image.load at the texel (plus offsets), which
 // reads 0 outside as the H200 does (img_tex_int_coords*); a tex.1d with .s32 coordinates is
@@ -44,8 +45,10 @@
 #include <llvm/IR/IntrinsicsAMDGPU.h>
 #include <llvm/IR/Module.h>
 
+#include <array>
 #include <bit>
 #include <string>
+#include <utility>
 
 namespace d4r::compiler::translate {
 
@@ -159,6 +162,55 @@ std::vector<llvm::Value*> sample_coordinates(llvm::IRBuilder<>& b, const Texture
   return coords;
 }
 
+// tex.grad on a cube map: sample.d.cube takes the derivatives of the face coordinates, so each
+// direction gradient g is projected as Mesa's ac_prepare_cube_coords does: on the face of the
+// direction (v_cubeid), with sc, tc and the major axis M as CUDA's cube table picks them, the face
+// coordinate is s = sc / (2|M|) + 1.5, so ds = (dsc - sc / |M| * d|M|) / (2|M|) with dsc, dtc and
+// d|M| the components of g the face picks (with their signs). Returns dsdx, dtdx, dsdy, dtdy.
+std::array<llvm::Value*, 4> cube_gradients(llvm::IRBuilder<>& b, const TextureAccess& access)
+{
+  llvm::Value* x = access.coords[0];
+  llvm::Value* y = access.coords[1];
+  llvm::Value* z = access.coords[2];
+  llvm::Value* sc = b.CreateIntrinsic(llvm::Intrinsic::amdgcn_cubesc, {}, {x, y, z});
+  llvm::Value* tc = b.CreateIntrinsic(llvm::Intrinsic::amdgcn_cubetc, {}, {x, y, z});
+  llvm::Value* ma = b.CreateIntrinsic(llvm::Intrinsic::amdgcn_cubema, {}, {x, y, z}); // 2M
+  llvm::Value* face = b.CreateIntrinsic(llvm::Intrinsic::amdgcn_cubeid, {}, {x, y, z});
+  llvm::Value* inverse = b.CreateFDiv(llvm::ConstantFP::get(b.getFloatTy(), 1.0),
+                                      b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, ma)); // 1/(2|M|)
+  // Per face +x, -x, +y, -y, +z, -z: which component of g (0 x, 1 y, 2 z) and its sign.
+  struct Pick {
+    int axis;
+    float sign;
+  };
+  static constexpr Pick k_sc[6] = {{2, -1}, {2, 1}, {0, 1}, {0, 1}, {0, 1}, {0, -1}};
+  static constexpr Pick k_tc[6] = {{1, -1}, {1, -1}, {2, 1}, {2, -1}, {1, -1}, {1, -1}};
+  static constexpr Pick k_ma[6] = {{0, 1}, {0, -1}, {1, 1}, {1, -1}, {2, 1}, {2, -1}};
+  auto pick = [&](const std::array<llvm::Value*, 3>& g, const Pick (&table)[6]) {
+    llvm::Value* out = b.CreateFMul(g[static_cast<size_t>(table[5].axis)],
+                                    llvm::ConstantFP::get(b.getFloatTy(), table[5].sign));
+    for (int f = 4; f >= 0; --f) {
+      llvm::Value* here = b.CreateFMul(g[static_cast<size_t>(table[f].axis)],
+                                       llvm::ConstantFP::get(b.getFloatTy(), table[f].sign));
+      llvm::Value* is_face = b.CreateFCmpOEQ(face, llvm::ConstantFP::get(b.getFloatTy(), static_cast<double>(f)));
+      out = b.CreateSelect(is_face, here, out);
+    }
+    return out;
+  };
+  llvm::Value* two = llvm::ConstantFP::get(b.getFloatTy(), 2.0);
+  std::array<llvm::Value*, 4> out{};
+  size_t next = 0;
+  for (const auto* gradient : {&access.grad_x, &access.grad_y}) {
+    llvm::Value* dma = pick(*gradient, k_ma);
+    for (auto [coordinate, table] : {std::pair{sc, &k_sc}, std::pair{tc, &k_tc}}) {
+      llvm::Value* ratio = b.CreateFMul(b.CreateFMul(coordinate, inverse), two); // sc / |M|
+      llvm::Value* d = b.CreateFSub(pick(*gradient, *table), b.CreateFMul(ratio, dma));
+      out[next++] = b.CreateFMul(d, inverse);
+    }
+  }
+  return out;
+}
+
 bool has_offsets(const TextureAccess& access)
 {
   return access.offsets[0] != nullptr || access.offsets[1] != nullptr || access.offsets[2] != nullptr;
@@ -179,7 +231,12 @@ llvm::Value* sample(llvm::IRBuilder<>& b, const TextureAccess& access, llvm::Typ
   if (offsets) {
     args.push_back(packed_offsets(b, access));
   }
-  if (grad) {
+  const bool cube = access.geometry == ImageGeometry::cube || access.geometry == ImageGeometry::acube;
+  if (grad && cube) {
+    for (llvm::Value* derivative : cube_gradients(b, access)) {
+      args.push_back(derivative);
+    }
+  } else if (grad) {
     const int dims = spatial_dims(access.geometry);
     for (const auto* gradient : {&access.grad_x, &access.grad_y}) {
       for (int d = 0; d < dims; ++d) {

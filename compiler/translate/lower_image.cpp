@@ -3,12 +3,16 @@
 //   tex{...}.GEOM.v2.f16x2.{f32,s32}                          four halves in two registers
 //     GEOM 1d {x}, 2d {x, y}, 3d {x, y, z, _}, a1d {layer, x}, a2d {layer, x, y, _},
 //     cube {x, y, z, _}, acube {layer, x, y, z}; .s32 coordinates are texel indices
-//   tld4.{r,g,b,a}.{2d,a2d}.v4.{f32,u32,s32}.f32 d, [tex, {c..}] {, offsets}
+//   tld4.{r,g,b,a}.{2d,a2d,cube,acube}.v4.{f32,u32,s32}.f32 d, [tex, {c..}] {, offsets}
+//   tex and tld4 also with a depth compare value (read, not used: CUDA descriptors have no compare
+//   function) and with the residency predicate {d..}|p (always true); .grad on cube maps too
+//   istypep.{texref,samplerref,surfref} p, a (false, as the H200 answers for objects)
 //   txq.QUERY.b32 d, [tex]; suq.QUERY.b32 d, [surf]
 //   suld.b.GEOM{.v2,.v4}.{b8,b16,b32,b64}{.zero,.clamp,.trap}  {d..}, [surf, {c..}]   x in bytes
 //   sust.b.GEOM{.v2,.v4}.{b8,b16,b32,b64}{...}                 [surf, {c..}], {v..}   x in bytes
-//   sust.p.GEOM.v4.b32{...}                                    [surf, {c..}], {v..}   x in texels
-//   sured.{b,p}.{add,min,max,and,or}.{1d,2d,3d}.TYPE{...}      [surf, {c..}], v
+//   sust.p.GEOM{,.v2,.v4}.b32{...}                             [surf, {c..}], {v..}   x in texels
+//   sured.{b,p}.{add,min,max,and,or}.{1d,2d,3d}.TYPE{...}      [surf, {c..}], v  (.p.min/max
+//     unsigned, .b32 and .b64)
 //     GEOM of surfaces: 1d, 2d, 3d, a1d, a2d (coordinates as for tex)
 // and the calls the surface-store pass puts in their place (d4r_sust_v4b16, d4r_sust_v2b16,
 // d4r_sust_p_v4b32, d4r_sust_b32: builtin_call.hpp), translated to exactly the store each replaced
@@ -18,11 +22,8 @@
 // .surfref module variable, a 64-bit variable holding the handle the host binds into it (the
 // client writes the texture object there as it writes any host variable; on the GPU the driver's
 // cuTexRefSetArray binds it: golden case img_texref_2d). "unsupported": explicit samplers
-// ([tex, sampler, c]), .2dms/.a2dms (no CUDA API makes a multisample texture object), depth
-// compare (CUDA's texture descriptor sets no compare function), the d|p residency predicate, .grad
-// on cube maps, tld4 on cube maps, sured.p min/max (signed or not by the surface's format) and
-// .p.b64, and txq/suq .channel_data_type/.channel_order (the AMD descriptor's format field is
-// target-specific and not decoded).
+// ([tex, sampler, c]), .2dms/.a2dms (no CUDA API makes a multisample texture object), and the
+// txq/suq queries the H200's driver refuses (see lower_query).
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#texture-instructions
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#surface-instructions
 
@@ -228,7 +229,7 @@ std::optional<TexForm> tex_form(const ptx::Instruction& instruction, bool tld4)
   const bool bad_tld4 = tld4 && (half || form.integer_coords || form.geometry == ImageGeometry::d1 ||
                                  form.geometry == ImageGeometry::a1d || form.geometry == ImageGeometry::d3);
   // Cube maps take float directions; mip levels and gradients take float coordinates here.
-  if (bad_tld4 || (cube && form.integer_coords) || (cube && form.mip == "grad") ||
+  if (bad_tld4 || (cube && form.integer_coords) ||
       (form.integer_coords && (form.mip == "level" || form.mip == "grad"))) {
     return std::nullopt;
   }
@@ -279,13 +280,18 @@ Expected<void> lower_texture(FunctionTranslator& t, const ptx::Instruction& inst
     TRY_ASSIGN(access.grad_x, read_vector(t, instruction, instruction.operands[next++], dims, f32_type()));
     TRY_ASSIGN(access.grad_y, read_vector(t, instruction, instruction.operands[next++], dims, f32_type()));
   }
-  if (next < instruction.operands.size()) {
-    const ptx::Operand& offsets = instruction.operands[next++];
-    const bool cube = form->geometry == ImageGeometry::cube || form->geometry == ImageGeometry::acube;
-    if (offsets.kind != ptx::OperandKind::vector || cube) {
-      return std::unexpected(t.unsupported(instruction)); // a depth compare, or cube offsets
+  const bool cube = form->geometry == ImageGeometry::cube || form->geometry == ImageGeometry::acube;
+  if (next < instruction.operands.size() && instruction.operands[next].kind == ptx::OperandKind::vector) {
+    if (cube) {
+      return std::unexpected(t.unsupported(instruction)); // cube maps take no offsets
     }
-    TRY_ASSIGN(access.offsets, read_vector(t, instruction, offsets, dims, s32_type()));
+    TRY_ASSIGN(access.offsets, read_vector(t, instruction, instruction.operands[next++], dims, s32_type()));
+  }
+  if (next < instruction.operands.size()) {
+    // A depth compare value: the H200 returns the texels as without one (img_tex_depth_compare,
+    // tex and tld4), since a CUDA texture descriptor has no compare function; so it is read and
+    // not used, on both targets.
+    TRY(t.read(instruction.operands[next++], f32_type()));
   }
   if (next != instruction.operands.size()) {
     return std::unexpected(t.unsupported(instruction));
@@ -415,7 +421,9 @@ Expected<void> lower_sust(FunctionTranslator& t, const ptx::Instruction& instruc
 {
   bool formatted = has_modifier(instruction, "p");
   SurfaceShape shape = surface_shape(instruction);
-  bool shape_ok = formatted ? shape.bits == 32 && shape.count == 4 : shape.bits != 0 && !(shape.bits == 64 && shape.count == 4);
+  // .p takes one, two or four .b32 components (the channels past them are written 0: H200,
+  // img_sust_p_shapes_*); ptxas refuses .v4.b64 (more than 128 bits).
+  bool shape_ok = formatted ? shape.bits == 32 : shape.bits != 0 && !(shape.bits == 64 && shape.count == 4);
   std::optional<ImageGeometry> geometry = surface_form(instruction, formatted ? "p" : "b");
   if (!geometry || !shape_ok || instruction.operands.size() != 2) {
     return std::unexpected(t.unsupported(instruction));
@@ -430,6 +438,9 @@ Expected<void> lower_sust(FunctionTranslator& t, const ptx::Instruction& instruc
   for (const ptx::Operand* source : sources) {
     TRY_ASSIGN(llvm::Value * value, t.read(*source, bits_type(shape.bits)));
     values.push_back(value);
+  }
+  while (formatted && values.size() < 4) {
+    values.push_back(t.builder().getInt32(0));
   }
   store(t, formatted, access, values);
   return {};
@@ -462,9 +473,11 @@ Expected<void> lower_sured(FunctionTranslator& t, const ptx::Instruction& instru
   if (type_name == "s64") { type = SuredType::s64; }
   const bool b_typed = type_name != "b64" && (bitwise ? type_name == "b32" : type_name != "b32") &&
                        !(op == SuredOp::add && type_name == "s64");
-  // .p min/max compare as signed or unsigned by the surface's format, which the instruction does
-  // not name: rejected (add, and and or are the same bits either way).
-  const bool p_typed = type_name == "b32" && op != SuredOp::min && op != SuredOp::max;
+  // .p min/max compare unsigned: the H200 does so on u32 and f32 surfaces (b32) and on u32x2 ones
+  // (b64, PTX 8.1), img_sured_p_minmax; ptxas refuses .p.add.b64 (and .p.and/or.b64 are not in the
+  // ISA's list).
+  const bool minmax = op == SuredOp::min || op == SuredOp::max;
+  const bool p_typed = type_name == "b32" || (type_name == "b64" && minmax);
   const bool spatial = geometry == ImageGeometry::d1 || geometry == ImageGeometry::d2 || geometry == ImageGeometry::d3;
   if (!op || !type || !spatial || !mode_ok || !(formatted ? p_typed : b_typed)) {
     return std::unexpected(t.unsupported(instruction));
@@ -513,6 +526,19 @@ Expected<void> lower_query(FunctionTranslator& t, const ptx::Instruction& instru
   TRY_ASSIGN(llvm::Value * handle, t.read(instruction.operands[1].elements[0], bits_type(64)));
   llvm::Value* value = images(t).query(t.env(), handle, *query, surface);
   return t.write(instruction.operands[0], value, bits_type(32));
+}
+
+// istypep.{texref,samplerref,surfref} p, a: false for every texture and surface object, as the
+// H200 answers all six (img_istypep); ptxas refuses a .texref name as the operand.
+Expected<void> lower_istypep(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  const std::vector<std::string>& m = instruction.modifiers;
+  const bool kind_ok = m.size() == 1 && (m[0] == "texref" || m[0] == "samplerref" || m[0] == "surfref");
+  if (!kind_ok || instruction.operands.size() != 2 || !handle_operand(t, instruction.operands[1])) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  TRY(t.read(instruction.operands[1], bits_type(64)));
+  return t.write(instruction.operands[0], t.builder().getFalse(), pred_type());
 }
 
 Expected<void> lower_txq(FunctionTranslator& t, const ptx::Instruction& instruction)
@@ -583,6 +609,7 @@ void add_image_lowerings(LoweringTable& table)
   table["tex"] = lower_tex;
   table["tld4"] = lower_tld4;
   table["txq"] = lower_txq;
+  table["istypep"] = lower_istypep;
   table["suq"] = lower_suq;
   table["sured"] = lower_sured;
   table["suld"] = lower_suld;

@@ -210,7 +210,7 @@ TEST(CpuImages, FormattedStoresConvert)
   d4r_rt_sust_p_2d(&thread, u.handle(), 2, 0, data.data(), 0); // out of range: dropped
   EXPECT_EQ(u.bytes, (std::vector<uint8_t>{0, 1, 254, 3, 7, 255, 255, 255}));
 
-  // f16, round to nearest even, one component per image.
+  // f16, rounded toward zero as the H200 stores it (img_sust_p_shapes_*), one component per image.
   Image h = make_image(1, 1, d4r_image_f16, 1, 2);
   auto half_of = [&](float f) {
     std::array<uint32_t, 4> d{std::bit_cast<uint32_t>(f), 0, 0, 0};
@@ -221,16 +221,18 @@ TEST(CpuImages, FormattedStoresConvert)
   };
   EXPECT_EQ(half_of(1.0f), 0x3c00);
   EXPECT_EQ(half_of(-0.0f), 0x8000);
-  EXPECT_EQ(half_of(1.0f + 0x1p-11f), 0x3c00);     // tie: to even
-  EXPECT_EQ(half_of(1.0f + 3 * 0x1p-11f), 0x3c02); // tie: to even (up)
-  EXPECT_EQ(half_of(1.0f + 0x1p-11f + 0x1p-20f), 0x3c01);
+  EXPECT_EQ(half_of(1.0f + 0x1p-11f), 0x3c00);
+  EXPECT_EQ(half_of(1.0f + 3 * 0x1p-11f), 0x3c01);
+  EXPECT_EQ(half_of(1.0f + 0x1p-10f - 0x1p-23f), 0x3c00); // just below the next half
+  EXPECT_EQ(half_of(-(1.0f + 0x1p-10f - 0x1p-23f)), 0xbc00);
   EXPECT_EQ(half_of(65519.0f), 0x7bff);
-  EXPECT_EQ(half_of(65520.0f), 0x7c00);
-  EXPECT_EQ(half_of(-1e10f), 0xfc00);
+  EXPECT_EQ(half_of(65535.0f), 0x7bff);
+  EXPECT_EQ(half_of(-1e10f), 0xfbff) << "a finite value past the range stores the largest half";
   EXPECT_EQ(half_of(0x1p-24f), 0x0001);
-  EXPECT_EQ(half_of(0x1p-25f), 0x0000);     // tie: to even (zero)
-  EXPECT_EQ(half_of(3 * 0x1p-25f), 0x0002); // 1.5 ulp: to even (2)
-  EXPECT_EQ(half_of(0x1p-14f - 0x1p-25f), 0x0400); // rounds up into the normal range
+  EXPECT_EQ(half_of(0x1p-25f), 0x0000);
+  EXPECT_EQ(half_of(3 * 0x1p-25f), 0x0001);
+  EXPECT_EQ(half_of(-3 * 0x1p-25f), 0x8001);
+  EXPECT_EQ(half_of(0x1p-14f - 0x1p-25f), 0x03ff); // stays subnormal
   EXPECT_EQ(half_of(INFINITY), 0x7c00);
   EXPECT_EQ(half_of(NAN), 0x7fff);
 

@@ -203,16 +203,14 @@ void expect_unsupported(const std::string& body, const TranslateOptions& options
 
 TEST(TranslateImage, UnsupportedFormsAreRejected)
 {
-  // A depth compare (a scalar after the coordinates), an explicit sampler, multisample textures,
-  // integer cube coordinates, .grad on a cube, the residency predicate.
-  expect_unsupported("  tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd2, {%f5, %f6}], %f7;", host_options(), "tex");
+  // An explicit sampler, multisample textures, integer cube coordinates, offsets on a cube, a
+  // malformed layer.
   expect_unsupported("  tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd2, %rd3, {%f5, %f6}];", host_options(), "tex");
   expect_unsupported("  tex.2dms.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd2, {%r1, %r2, %r3, %r4}];", host_options(),
                      "tex");
   expect_unsupported("  tex.cube.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd2, {%r1, %r2, %r3, %r4}];", host_options(),
                      "tex");
-  expect_unsupported("  tex.grad.cube.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd2, {%f5, %f6, %f7, %f8}], "
-                     "{%f1, %f2, %f3, %f4}, {%f1, %f2, %f3, %f4};",
+  expect_unsupported("  tex.cube.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd2, {%f5, %f6, %f7, %f8}], {%r1, %r2};",
                      amdgpu_options("gfx1201"), "tex");
   expect_unsupported("  tex.a2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd2, {%r5, %f5, %f6}];",
                      amdgpu_options("gfx1201"), "tex");
@@ -222,15 +220,15 @@ TEST(TranslateImage, UnsupportedFormsAreRejected)
   expect_unsupported("  txq.filter_mode.b32 %r1, [%rd2];", host_options(), "txq");
   expect_unsupported("  sured.b.add.2d.s64.zero [%rd2, {%r1, %r2}], %rd3;", host_options(), "sured");
   expect_unsupported("  sured.b.and.2d.u32.zero [%rd2, {%r1, %r2}], %r3;", host_options(), "sured");
-  expect_unsupported("  sured.p.min.2d.b32.zero [%rd2, {%r1, %r2}], %r3;", host_options(), "sured");
-  expect_unsupported("  sured.p.max.2d.b64.zero [%rd2, {%r1, %r2}], %rd3;", host_options(), "sured");
+  expect_unsupported("  sured.p.add.2d.b64.zero [%rd2, {%r1, %r2}], %rd3;", host_options(), "sured");
+  expect_unsupported("  istypep.b32 %p1, %rd2;", host_options(), "istypep");
   expect_unsupported("  tld4.r.3d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd2, {%f5, %f6, %f7, %f8}];", host_options(),
                      "tld4");
   expect_unsupported("  sured.b.add.a2d.u32.zero [%rd2, {%r1, %r2, %r3, %r4}], %r3;", host_options(), "sured");
   expect_unsupported("  suld.b.cube.b32.zero {%r3}, [%rd2, {%r1, %r2, %r3, %r4}];", host_options(), "suld");
   expect_unsupported("  sust.b.2d.v4.b64.zero [%rd2, {%r1, %r2}], {%rd3, %rd4, %rd5, %rd6};",
                      host_options(), "sust");
-  expect_unsupported("  sust.p.2d.b32.zero [%rd2, {%r1, %r2}], {%r3};", host_options(), "sust");
+  expect_unsupported("  sust.p.2d.v2.b16.zero [%rd2, {%r1, %r2}], {%rs1, %rs2};", host_options(), "sust");
   expect_unsupported("  cvt.rn.f16x2.e2m1x2 %r1, %rs1;", host_options(), "cvt");
   expect_unsupported("  cvt.rn.e4m3x2.f32 %rs1, %f1, %f2;", host_options(), "cvt");
 }
@@ -301,6 +299,38 @@ TEST(TranslateImage, EveryGeometryUsesImageInstructionsOnAmdgpu)
     EXPECT_GE(occurrences(text, "image_atomic"), 10) << target;
     EXPECT_GE(occurrences(text, "buffer_load_format"), 2) << target;
     EXPECT_GE(occurrences(text, "image_get_resinfo"), 1) << target;
+  }
+}
+
+// tests/ptx/isa/images_forms_*.sm_90.ptx (images_forms.cu): the forms the H200 showed
+// (img_tld4_cube, img_tex_depth_compare, img_tex_resident, img_tex_grad_cube, img_sust_p_shapes_*,
+// img_sured_p_minmax, img_istypep) translate for the host and every AMDGPU target.
+TEST(TranslateImage, FormsTheH200ShowedTranslate)
+{
+  const char* const parts[] = {"tld4_cube", "depth", "resident", "grad_cube", "sust_p", "sured_p", "istypep"};
+  std::string ir;
+  for (const char* part : parts) {
+    Expected<Translation> translation = translate_text(image_part_ptx(std::string("forms_") + part), host_options());
+    ASSERT_TRUE(translation.has_value()) << part << ": " << translation.error().message;
+    ir += ir_text(*translation->module);
+  }
+  // tld4 3, depth 3, resident 2, grad cube 4: 12 tex; sust.p 4; sured.p 6.
+  EXPECT_EQ(occurrences(ir, "call void @d4r_rt_tex("), 12) << ir;
+  EXPECT_EQ(occurrences(ir, "call void @d4r_rt_sust_p("), 4) << ir;
+  EXPECT_EQ(occurrences(ir, "call void @d4r_rt_sured("), 6) << ir;
+  for (const char* target : k_targets) {
+    std::string amd;
+    for (const char* part : parts) {
+      Expected<Translation> translation =
+          translate_text(image_part_ptx(std::string("forms_") + part), amdgpu_options(target));
+      ASSERT_TRUE(translation.has_value()) << target << " " << part << ": " << translation.error().message;
+      amd += ir_text(*translation->module);
+    }
+    for (const char* intrinsic : {"@llvm.amdgcn.image.gather4.lz.cube.", "@llvm.amdgcn.image.sample.d.cube.",
+                                  "@llvm.amdgcn.image.atomic.umin.2d.", "@llvm.amdgcn.image.atomic.umax.2d.",
+                                  "@llvm.amdgcn.image.store.2d."}) {
+      EXPECT_GE(occurrences(amd, intrinsic), 1) << target << ": " << intrinsic;
+    }
   }
 }
 
