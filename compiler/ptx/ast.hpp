@@ -91,7 +91,7 @@ struct Operand {
   std::string text;              // register or symbol name, or the immediate as spelled
   std::string offset;            // "4" or "-4" after a name ("[%rd1+4]"); empty: none
   bool negated = false;          // !%p
-  bool minus = false;            // -%r1: a negated source register (vmad's; nothing lowers it)
+  bool minus = false;            // -%r1: a negated source register (vmad's: lower_video.cpp)
   std::vector<Operand> elements; // address, vector, list, pair
   bool operator==(const Operand&) const = default;
 };

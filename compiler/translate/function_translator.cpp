@@ -381,8 +381,8 @@ Expected<llvm::Value*> FunctionTranslator::read(const ptx::Operand& operand, Ptx
 Expected<llvm::Value*> FunctionTranslator::read_reg(const ptx::Operand& operand, PtxType type)
 {
   if (operand.minus) {
-    // Only vmad takes -a (unsupported): anywhere else a lowering would read the register as if
-    // the '-' were not there.
+    // Only vmad takes -a, and lower_video.cpp reads its operands' negations itself: anywhere else
+    // a lowering would read the register as if the '-' were not there.
     return std::unexpected(
         error(*m_current, "unsupported: negated source operand -" + operand.text));
   }

@@ -124,7 +124,8 @@ TEST(TranslateErrors, BadTargetsAndSymbols)
             "translate: kernel k: line 14: undefined symbol nothing");
   EXPECT_EQ(error_of("  call.uni nothing, (%r1);"),
             "translate: kernel k: line 14: call of unknown function nothing");
-  // A '-' on a register is vmad's alone (unsupported): no other lowering may read past it.
+  // A '-' on a register is vmad's alone (lower_video.cpp): no other lowering may read past it,
+  // and vmad rejects a negated c with a negated product, as ptxas does.
   EXPECT_EQ(error_of("  add.s32 %r1, -%r2, %r3;"),
             "translate: kernel k: line 14: unsupported: negated source operand -%r2");
   EXPECT_EQ(error_of("  neg.s32 -%r1, %r2;"),

@@ -268,7 +268,7 @@ TEST_P(ClangTranslate, EveryEntryTranslatesAndLinksWithTheNvccKernargs)
     ASSERT_TRUE(alone) << alone.error().message;
     Expected<Translation> host = translate_module(*alone, host_options());
     if (!host && std::ranges::count(nvcc_entries, entry) > 0) {
-      // An instruction the translator leaves unsupported everywhere (vmad): the nvcc build of the
+      // A form the translator rejects everywhere (st.async, an image query): the nvcc build of the
       // kernel is refused with the same message, so it is not this producer's problem.
       Expected<ptx::Module> nvcc_alone = entry_module(nvcc_text, entry);
       ASSERT_TRUE(nvcc_alone) << nvcc_alone.error().message;
