@@ -5,10 +5,7 @@
 // d4r-isa-ptx: images_forms_sust_p.sm_90.ptx -arch=sm_90 -O3 -DD4R_FORMS_SUST_P=1
 // d4r-isa-ptx: images_forms_sured_p.sm_90.ptx -arch=sm_90 -O3 -DD4R_FORMS_SURED_P=1
 // d4r-isa-ptx: images_forms_istypep.sm_90.ptx -arch=sm_90 -O3 -DD4R_FORMS_ISTYPEP=1
-// d4r-isa-ptx: images_forms_txq_channel_order.sm_90.ptx -arch=sm_90 -O3 -DD4R_FORMS_TXQ=channel_order
-// d4r-isa-ptx: images_forms_txq_channel_data_type.sm_90.ptx -arch=sm_90 -O3 -DD4R_FORMS_TXQ=channel_data_type
-// d4r-isa-ptx: images_forms_suq_channel_order.sm_90.ptx -arch=sm_90 -O3 -DD4R_FORMS_SUQ=channel_order
-// d4r-isa-ptx: images_forms_suq_channel_data_type.sm_90.ptx -arch=sm_90 -O3 -DD4R_FORMS_SUQ=channel_data_type
+// d4r-isa-ptx: images_forms_sust_p4.sm_90.ptx -arch=sm_90 -O3 -DD4R_FORMS_SUST_P4=1
 // Texture and surface forms the translator rejected until the H200 showed what they do (images.cu
 // and images_more.cu hold the rest): tld4 on cube maps, a depth compare operand on tex and tld4
 // (CUDA's texture descriptor sets no compare function), the residency predicate d|p (CUDA arrays
@@ -17,7 +14,10 @@
 // and the txq/suq channel queries. All written as inline PTX (CUDA C++ has no function for them);
 // each group is its own module (D4R_FORMS_*), so that a form the driver refuses costs only its
 // cases. ptxas refuses suld/sust .v4.b64 ("vector type too large, exceeds 128 bit limit") and
-// sured.p.add.b64, so they have no kernel.
+// sured.p.add.b64, so they have no kernel. The H200's driver (CUDA 13) refused the channel
+// queries (02:40 UTC): a module with suq .channel_order or .channel_data_type alone fails to load
+// (CUDA_ERROR_NOT_SUPPORTED) and one with txq's loses its kernel (CUDA_ERROR_NOT_FOUND), so
+// D4R_FORMS_TXQ/SUQ have no PTX file here (kept for the record).
 #include "isa_common.cuh"
 
 #include <cstdint>
@@ -157,6 +157,23 @@ extern "C" __global__ void sust_p_shapes(cudaSurfaceObject_t s1, cudaSurfaceObje
                  : "memory");
     asm volatile("sust.p.2d.b32.zero [%0, {%1, %2}], %3;" ::"l"(s3), "r"(x), "r"(y), "r"(a) : "memory");
     asm volatile("sust.p.2d.v2.b32.zero [%0, {%1, %2}], {%3, %4};" ::"l"(s4), "r"(x), "r"(y), "r"(a), "r"(b)
+                 : "memory");
+}
+#endif
+
+#if D4R_FORMS_SUST_P4
+// sust.p.2d.v4.b32 into an f16x4 surface: thread i at texel (i mod width, i / width), values[4i..].
+extern "C" __global__ void sust_p_v4(cudaSurfaceObject_t s, const unsigned* values, int width, int n)
+{
+    const unsigned i = D4R_GID;
+    if (i >= static_cast<unsigned>(n)) {
+        return;
+    }
+    const int x = static_cast<int>(i) % width;
+    const int y = static_cast<int>(i) / width;
+    const unsigned* v = values + 4 * i;
+    asm volatile("sust.p.2d.v4.b32.zero [%0, {%1, %2}], {%3, %4, %5, %6};" ::"l"(s), "r"(x), "r"(y), "r"(v[0]),
+                 "r"(v[1]), "r"(v[2]), "r"(v[3])
                  : "memory");
 }
 #endif
