@@ -9,6 +9,9 @@
 
 #include "damage_support.hpp"
 
+#include "util/digest.hpp"
+#include "util/ptx_identity.hpp"
+
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -228,6 +231,72 @@ TEST(Damage, AFlippedBitInARowsStoredMetadataIsNeverServed)
   EXPECT_EQ(count_lines_with(log, "damaged (its check does not match), dropped"), flipped) << log;
   std::printf("damage: %d rows' metadata damaged, %d READY answers checked\n", flipped,
               counts.ready);
+}
+
+grpc::Status put_module(const DaemonProcess& daemon, const std::string& ptx)
+{
+  pb::PutModuleRequest put;
+  Sha256 digest = sha256(std::string_view(ptx));
+  put.mutable_module()->set_fnv1a64(ptx_module_hash(ptx));
+  put.mutable_module()->set_sha256(std::string(digest.begin(), digest.end()));
+  put.set_ptx(ptx);
+  pb::PutModuleReply stored;
+  grpc::ClientContext context;
+  return stub_of(daemon)->PutModule(&context, put, &stored);
+}
+
+pb::ResolveReply resolve_built(const DaemonProcess& daemon, uint64_t hash, const std::string& kernel)
+{
+  pb::ResolveRequest request;
+  request.set_module_hash(hash);
+  request.set_kernel(kernel);
+  request.mutable_selection()->set_target("gfx1201");
+  request.set_wait_budget_ms(120000);
+  pb::ResolveReply reply;
+  grpc::ClientContext context;
+  EXPECT_TRUE(stub_of(daemon)->Resolve(&context, request, &reply).ok());
+  return reply;
+}
+
+// An uploaded module is the source of a ptx recipe's build: damaged on disk after its upload, it
+// would build a wrong object that every later check accepts as the key's own. It is read back
+// against its digest first; a damaged one is removed, not remembered as a failure of the module,
+// and built once the client sends it again.
+TEST(Damage, AModuleDamagedAfterItsUploadIsNeitherBuiltFromNorRemembered)
+{
+  TempDir dir;
+  const std::string ptx = read_file(D4R_TEST_SOURCE_DIR "/ptx/isa/alu_int.sm_90.ptx");
+  ASSERT_FALSE(ptx.empty());
+  const uint64_t hash = ptx_module_hash(ptx);
+  std::filesystem::path recipes = dir.path() / "recipes";
+  std::filesystem::create_directories(recipes);
+  std::ofstream(recipes / "alu.recipe") << "recipe = ptx_alu\nversion = 1\nkernels = int_arith32\n"
+                                        << "modules = " << hash_to_hex(hash) << "\nlanguage = ptx\n";
+  DaemonOptions options(dir.path());
+  options.native_dir = std::filesystem::path();
+  options.recipes_dir = recipes;
+  options.log_file = dir.path() / "daemon.log";
+  DaemonProcess daemon(options);
+  ASSERT_TRUE(daemon.start());
+  ASSERT_TRUE(put_module(daemon, ptx).ok());
+  std::vector<std::filesystem::path> modules;
+  for (const std::filesystem::path& file : files_under(daemon.cache_dir() / "modules")) {
+    if (file.extension() == ".ptx") {
+      modules.push_back(file);
+    }
+  }
+  ASSERT_EQ(modules.size(), 1u);
+  std::mt19937 random(3);
+  (void)flip_random_bit(modules[0], random);
+  pb::ResolveReply damaged = resolve_built(daemon, hash, "int_arith32");
+  EXPECT_NE(damaged.outcome(), pb::ResolveReply::READY) << "built from a damaged module";
+  EXPECT_NE(damaged.reason().find("damaged"), std::string::npos) << damaged.reason();
+  EXPECT_FALSE(std::filesystem::exists(modules[0])) << "the damaged module is kept";
+  ASSERT_TRUE(put_module(daemon, ptx).ok());
+  pb::ResolveReply built = resolve_built(daemon, hash, "int_arith32");
+  ASSERT_EQ(built.outcome(), pb::ResolveReply::READY) << built.reason();
+  const Sha256 digest = sha256(std::string_view(built.object().data()));
+  EXPECT_EQ(std::string(digest.begin(), digest.end()), built.object().sha256());
 }
 
 } // namespace
