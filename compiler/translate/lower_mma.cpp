@@ -13,9 +13,9 @@
 // word), then computes its own four D elements. Arithmetic: every product of two f16, bf16 or FP8
 // values is exact in f32; NVIDIA leaves the tensor core's accumulation unspecified. f16 and bf16:
 // as the H200 sums (mma_fragments.hpp, mma_tensor_sum: terms truncated to 25 bits below the
-// largest exponent estimate; corpus_gemm_f16_random and the mat_*_random goldens bit-exact). FP8
-// (no golden with rounding yet): the 16 products and C summed exactly in f64 and rounded once to
-// f32 toward zero. NaN results become NVIDIA's
+// largest exponent estimate; corpus_gemm_f16_random and the mat_*_random goldens bit-exact). FP8:
+// mma_fragments.hpp mma_fp8_sum (the products' exact sum rounded toward zero to f32, then C added
+// and rounded to nearest: the H200's on most but not all FP8 goldens). NaN results become NVIDIA's
 // canonical 0x7fffffff (f16 D: 0x7fff). FP8 bytes decode through a 256-entry f64 table (exact by
 // construction), and each product is one multiply-add in f64 (exact products, so fused or not).
 //
@@ -227,7 +227,7 @@ llvm::Value* decode_input(FunctionTranslator& t, MmaInput input, llvm::Value* wo
     llvm::Value* bits = b.CreateTrunc(b.CreateLShr(word, static_cast<uint64_t>(16 * sub)), b.getInt16Ty());
     return b.CreateFPExt(b.CreateBitCast(bits, b.getHalfTy()), b.getDoubleTy());
   }
-  case MmaInput::bf16: { // f32: see accumulate()
+  case MmaInput::bf16: { // f32, as mma_tensor_sum takes it
     llvm::Value* bits = sub == 0 ? b.CreateShl(word, 16) : b.CreateAnd(word, 0xffff0000U);
     return b.CreateBitCast(bits, b.getFloatTy());
   }
@@ -238,25 +238,6 @@ llvm::Value* decode_input(FunctionTranslator& t, MmaInput input, llvm::Value* wo
   }
   }
   D4R_UNREACHABLE("every mma input type is covered");
-}
-
-// C + sum of the products, in the order the file comment documents. The product of two f16 or
-// FP8 values is exact in f32 and in f64, so multiplying in f64 and fusing the add changes no
-// result: fmuladd lets AMDGPU use one v_fma_f64 per product (was v_mul_f32, v_cvt_f64_f32,
-// v_add_f64). bf16 products keep their f32 multiply: at the ends of bf16's range they overflow or
-// underflow f32, and that rounding is part of the lowering's results.
-llvm::Value* accumulate(Builder& b, const Values& a, const Values& bv, llvm::Value* c)
-{
-  llvm::Type* f64 = b.getDoubleTy();
-  llvm::Value* sum = b.CreateFPExt(c, f64);
-  for (size_t k = 0; k < a.size(); ++k) {
-    if (a[k]->getType()->isFloatTy()) {
-      sum = b.CreateFAdd(sum, b.CreateFPExt(b.CreateFMul(a[k], bv[k]), f64));
-      continue;
-    }
-    sum = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f64}, {a[k], bv[k], sum});
-  }
-  return canonical_nan(b, mma_round_f32_toward_zero(b, sum));
 }
 
 // Accumulator element `i` (0..3) of C as f32 (an f16 C widens exactly).
@@ -340,7 +321,7 @@ Expected<void> lower_portable(FunctionTranslator& t, const ptx::Instruction& ins
     llvm::Value* c = c_element(b, in.c, form.c_f32, i);
     bool tensor = form.input == MmaInput::f16 || form.input == MmaInput::bf16;
     d.push_back(tensor ? mma_tensor_sum(b, a_values, b_values, c, 0)
-                       : accumulate(b, a_values, b_values, c));
+                       : mma_fp8_sum(b, a_values, b_values, c));
   }
   return write_d(t, instruction, form.d_f32, d);
 }

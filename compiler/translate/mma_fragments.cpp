@@ -223,13 +223,7 @@ llvm::Value* c_element(Builder& b, MmaElement type, const Values& c, int i)
 
 llvm::Value* float_sum(FunctionTranslator& t, const Values& a, const Values& bv, llvm::Value* c)
 {
-  Builder& b = t.builder();
-  llvm::Type* f64 = b.getDoubleTy();
-  llvm::Value* sum = b.CreateFPExt(c, f64);
-  for (size_t k = 0; k < a.size(); ++k) { // FP8: exact f64 products (fused or not)
-    sum = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f64}, {a[k], bv[k], sum});
-  }
-  return canonical_nan(b, mma_round_f32_toward_zero(b, sum));
+  return mma_fp8_sum(t.builder(), a, bv, c);
 }
 
 llvm::Value* f64_sum(FunctionTranslator& t, const MmaProduct& product, const Values& a,
@@ -662,6 +656,19 @@ llvm::Value* mma_tensor_sum(Builder& b, const Values& a, const Values& bv, llvm:
     acc = tensor_step(b, a, bv, first, std::min(a.size(), first + step), acc);
   }
   return canonical_nan(b, acc);
+}
+
+llvm::Value* mma_fp8_sum(Builder& b, const Values& a, const Values& bv, llvm::Value* c)
+{
+  llvm::Type* f64 = b.getDoubleTy();
+  llvm::Value* sum = llvm::ConstantFP::get(f64, 0.0);
+  for (size_t k = 0; k < a.size(); ++k) { // exact f64 products (fused or not)
+    sum = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f64}, {a[k], bv[k], sum});
+  }
+  llvm::Value* products = b.CreateFPExt(mma_round_f32_toward_zero(b, sum), f64);
+  // Two f32 values: their f64 sum is exact unless far apart, where rounding it twice agrees.
+  llvm::Value* total = b.CreateFAdd(products, b.CreateFPExt(c, f64));
+  return canonical_nan(b, b.CreateFPTrunc(total, b.getFloatTy()));
 }
 
 llvm::Value* mma_round_f32_toward_zero(Builder& b, llvm::Value* sum)
