@@ -2,7 +2,8 @@
 // and .s8/.u8 (k32, s32 D, .satfinite) inputs, every N of the ISA, A from shared memory or from
 // registers, B from shared memory; scale-d (a predicate or 0/1), imm-scale-a/b (1, -1) and
 // imm-trans-a/b (0, 1); wgmma.mma_async.sp with .f16/.bf16 (k32) and .s8/.u8 (k64) (A keeps 2 of
-// every 4 K elements, sp-meta and the sparsity selector say where: sparse_positions below); and
+// every 4 K elements, sp-meta and the sparsity selector say where: sparse_positions below) and
+// .tf32 (k16, 1 of every 2); and
 // wgmma.fence, wgmma.commit_group, wgmma.wait_group.
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#asynchronous-warpgroup-level-matrix-instructions
 //
@@ -25,8 +26,7 @@
 // (exact); scale-d false drops C (a +0 C).
 // Rejected (unsupported): .e4m3/.e5m2 (the H200's FP8 sums are not modelled yet: the truncating
 // model with 13 bits below the largest exponent, the closest tried, misses 18% of the recorded
-// wgmma_fp8_small results), .b1, .sp with .tf32 (its 1:2 metadata has no recording), and any other
-// spelling.
+// wgmma_fp8_small results), .b1, and any other spelling.
 
 #include "compiler/translate/function_translator.hpp"
 #include "compiler/translate/lowering.hpp"
@@ -69,9 +69,11 @@ struct WgmmaForm {
   bool sparse = false; // wgmma.mma_async.sp: A keeps 2 of every 4 K elements
   int selector = 0;    // .sp: the sparsity selector
   [[nodiscard]] int bits() const { return mma_element_bits(a); }
-  // Elements per row of A as stored (a sparse A keeps half), and .sp's 4-wide chunks per row.
+  // Elements per row of A as stored (a sparse A keeps half); .sp's chunks: 4 K elements with 2
+  // stored, .tf32 2 with 1.
   [[nodiscard]] int a_k() const { return sparse ? k / 2 : k; }
-  [[nodiscard]] int chunks() const { return k / 4; }
+  [[nodiscard]] int chunk_size() const { return a == MmaElement::tf32 ? 2 : 4; }
+  [[nodiscard]] int chunks() const { return k / chunk_size(); }
   // Operand index of scale-d (.sp puts sp-meta and sp-sel before it).
   [[nodiscard]] size_t scale_index() const { return sparse ? 5 : 3; }
   [[nodiscard]] bool is_float() const { return d != MmaElement::s32; }
@@ -148,7 +150,7 @@ std::optional<WgmmaForm> parse_form(const ptx::Instruction& instruction)
             (*a == MmaElement::bf16 && form.k == 16 && *d == MmaElement::f32) ||
             (*a == MmaElement::tf32 && form.k == 8 && *d == MmaElement::f32);
   }
-  if (!valid || !valid_n(form.n, integer_ab) || (form.sparse && *a == MmaElement::tf32)) {
+  if (!valid || !valid_n(form.n, integer_ab)) {
     return std::nullopt;
   }
   form.k = spelled_k;
@@ -394,14 +396,17 @@ Expected<std::array<Values, 2>> sparse_positions(FunctionTranslator& t, const pt
     words.push_back(used ? exchange.fetch(in_quad, 0) : nullptr);
   }
   std::array<Values, 2> positions;
+  bool pairs = form.chunk_size() == 2;
   for (int h = 0; h < 2; ++h) {
     for (int j = 0; j < form.a_k(); ++j) {
-      int c = j / 2;
+      int c = pairs ? j : j / 2;
       int in_quad = wide ? h + 2 * (c / 8) : 2 * form.selector + c / 4;
       int nibble = wide ? c % 8 : 4 * h + c % 4;
-      auto shift = static_cast<uint64_t>(4 * nibble + 2 * (j % 2));
+      auto shift = static_cast<uint64_t>(4 * nibble + (pairs ? 0 : 2 * (j % 2)));
       llvm::Value* word = words[static_cast<size_t>(in_quad)];
-      positions[static_cast<size_t>(h)].push_back(b.CreateAnd(b.CreateLShr(word, shift), 3));
+      llvm::Value* position = b.CreateAnd(b.CreateLShr(word, shift), 3);
+      // .tf32: the nibble names two 16-bit halves, 0b0100 element 0, 0b1110 element 1.
+      positions[static_cast<size_t>(h)].push_back(pairs ? b.CreateLShr(position, 1) : position);
     }
   }
   return positions;
@@ -535,14 +540,15 @@ llvm::Value* int_sum(Builder& b, const WgmmaForm& form, const Values& a, const V
 
 // One loop iteration: the four D elements of column group j (words of `acc`, in place).
 // .sp: the B elements the stored elements of one row meet: element j times B's K element
-// 4 (j / 2) + positions[j].
-Values sparse_column(Builder& b, const Values& column, const Values& positions)
+// 4 (j / 2) + positions[j] (.tf32: 2 j + positions[j]).
+Values sparse_column(Builder& b, const Values& column, const Values& positions, int chunk_size)
 {
   Values out;
+  auto size = static_cast<size_t>(chunk_size);
   for (size_t j = 0; j < positions.size(); ++j) {
-    size_t chunk = 4 * (j / 2);
-    llvm::Value* value = column[chunk + 3];
-    for (uint32_t p = 3; p-- > 0;) {
+    size_t chunk = size * (j / (size / 2));
+    llvm::Value* value = column[chunk + size - 1];
+    for (auto p = static_cast<uint32_t>(size - 1); p-- > 0;) {
       value = b.CreateSelect(b.CreateICmpEQ(positions[j], b.getInt32(p)), column[chunk + p], value);
     }
     out.push_back(value);
@@ -577,7 +583,8 @@ void column_group(FunctionTranslator& t, const WgmmaForm& form, const Descriptor
   Values results;
   for (int i = 0; i < 4; ++i) {
     const Values& av = rows[static_cast<size_t>(i >> 1)];
-    Values bv = form.sparse ? sparse_column(b, cols[static_cast<size_t>(i & 1)], positions[static_cast<size_t>(i >> 1)])
+    Values bv = form.sparse ? sparse_column(b, cols[static_cast<size_t>(i & 1)], positions[static_cast<size_t>(i >> 1)],
+                                            form.chunk_size())
                             : cols[static_cast<size_t>(i & 1)];
     if (!form.is_float()) {
       llvm::Value* c = b.CreateSelect(scale_d, b.CreateSExt(old[static_cast<size_t>(i)], b.getInt64Ty()), b.getInt64(0));

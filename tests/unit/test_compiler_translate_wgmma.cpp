@@ -378,9 +378,11 @@ TEST(WgmmaRun, IntegersAreTheExactProduct)
 
 TEST(WgmmaBuild, EveryKernelBuildsForGfx11AndGfx12)
 {
-  for (const char* kernel : {"wgmma_f16", "wgmma_bf16", "wgmma_tf32", "wgmma_int8", "wgmma_sp"}) {
-    std::string text = read_text(k_repo / (std::string(kernel) == "wgmma_sp" ? "tests/ptx/isa/wgmma_more.sm_90a.ptx"
-                                                                              : "tests/ptx/isa/wgmma.sm_90a.ptx"));
+  const std::pair<const char*, const char*> kernels[] = {
+      {"wgmma_f16", "wgmma"}, {"wgmma_bf16", "wgmma"}, {"wgmma_tf32", "wgmma"}, {"wgmma_int8", "wgmma"},
+      {"wgmma_sp", "wgmma_more"}, {"wgmma_sp_tf32", "wgmma_sparse2"}, {"wgmma_sp_regs", "wgmma_sparse2"}};
+  for (const auto& [kernel, file] : kernels) {
+    std::string text = read_text(k_repo / "tests/ptx/isa" / (std::string(file) + ".sm_90a.ptx"));
     for (const char* target : {"gfx1100", "gfx1201"}) {
       SCOPED_TRACE(std::string(kernel) + " " + target);
       PtxBuild build;
@@ -435,6 +437,9 @@ TEST(WgmmaForms, TheImplementedFormsTranslate)
   EXPECT_EQ(translated(std::string("  wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.bf16.bf16 ") + d4 +
                        ", {%r1, %r2, %r3, %r4}, %rd4, %r5, 0, %p1, 1, 1, 1;"),
             "(translated)");
+  EXPECT_EQ(translated(std::string("  wgmma.mma_async.sp.sync.aligned.m64n8k16.f32.tf32.tf32 ") + d4 +
+                       ", %rd3, %rd4, %r1, 1, %p1, 1, 1;"),
+            "(translated)");
   EXPECT_EQ(translated("  wgmma.mma_async.sp.sync.aligned.m64n8k64.satfinite.s32.u8.s8 {%r1, %r2, %r3, %r4}, "
                        "%rd3, %rd4, %r5, 0, %p1;"),
             "(translated)");
@@ -448,7 +453,7 @@ TEST(WgmmaForms, OtherFormsAreRejected)
     EXPECT_NE(message.find("unsupported: wgmma"), std::string::npos) << line << ": " << message;
   };
   rejected("wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 " + d4 + ", %rd3, %rd4, %p1, 1, 1;");
-  rejected("wgmma.mma_async.sp.sync.aligned.m64n8k16.f32.tf32.tf32 " + d4 + ", %rd3, %rd4, %r1, 0, %p1, 1, 1;");
+  rejected("wgmma.mma_async.sp.sync.aligned.m64n8k16.f32.tf32.tf32 " + d4 + ", %rd3, %rd4, %r1, 2, %p1, 1, 1;");
   rejected("wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 " + d4 + ", %rd3, %rd4, %r1, 2, %p1, 1, 1, 0, 0;");
   rejected("wgmma.mma_async.sp.sync.aligned.m64n8k64.s32.s8.s8 {%r1, %r2, %r3, %r4}, %rd3, %rd4, %r1, 1, %p1;");
   rejected("wgmma.mma_async.sp.sync.aligned.m64n8k64.f32.e4m3.e4m3 " + d4 + ", %rd3, %rd4, %r1, 0, %p1, 1, 1;");
