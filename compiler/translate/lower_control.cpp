@@ -28,6 +28,7 @@
 #include <set>
 #include <utility>
 #include <variant>
+#include <vector>
 
 namespace d4r::compiler::translate {
 
@@ -765,11 +766,21 @@ Expected<llvm::Value*> in_constants(FunctionTranslator& t, const ptx::Instructio
                                          *bytes));
     return {};
   };
+  // In name order, so that the same module always gives the same IR (body_symbols is keyed by
+  // address).
+  std::vector<const Symbol*> constants;
   for (const auto& [name, symbol] : t.module().symbols) {
-    TRY(add(symbol));
+    constants.push_back(&symbol);
   }
   for (const auto& [variable, symbol] : t.module().body_symbols) {
-    TRY(add(symbol));
+    constants.push_back(&symbol);
+  }
+  std::ranges::sort(constants, [](const Symbol* x, const Symbol* y) {
+    const std::string none;
+    return (x->variable ? x->variable->name : none) < (y->variable ? y->variable->name : none);
+  });
+  for (const Symbol* symbol : constants) {
+    TRY(add(*symbol));
   }
   return inside;
 }
