@@ -68,9 +68,12 @@ std::filesystem::path find_clang(const BackendOptions& options)
 std::vector<std::string> hip_device_command(const std::filesystem::path& clang,
                                             const CompileJob& job)
 {
+  // -fuse-cuid=none: clang names a __hip_cuid_<hash> symbol after the source's path, and every
+  // build has its own work folder, so the same inputs gave different bytes (a device-only build
+  // has no host code that would look the unit up by it).
   std::vector<std::string> argv = {
       clang.string(),          "-x",        "hip",      "--offload-arch=" + job.target,
-      "--offload-device-only", "-nogpulib", "-nogpuinc"};
+      "--offload-device-only", "-nogpulib", "-nogpuinc", "-fuse-cuid=none"};
   if (!has_optimisation_flag(job.flags)) {
     argv.emplace_back("-O3");
   }

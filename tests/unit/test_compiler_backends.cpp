@@ -9,6 +9,8 @@
 #include "compiler/launch_meta.hpp"
 #include "util/kernel_identity.hpp"
 
+#include "tests/support/read_file.hpp"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -216,6 +218,31 @@ TEST_F(BackendTest, ClangCompilesHipForTwoTargets)
                 "global_store_b32");
   expect_kernel(*clang, job(k_simple_hip, SourceLanguage::hip, "gfx1201", true), "d4r_test_simple",
                 "global_store_b32");
+}
+
+// The same HIP source compiled in two work folders (every build gets its own) from two copies at
+// different paths gives the same bytes, through the clang driver and through the llvm backend:
+// what lets two daemons, or a daemon and a remote build server, compare their objects.
+TEST_F(BackendTest, HipBuildsAreByteForByteReproducibleAcrossFolders)
+{
+  const std::string source = d4r::testing::read_file(k_simple_hip);
+  ASSERT_FALSE(source.empty());
+  std::unique_ptr<Backend> backends[] = {make_llvm_backend(BackendOptions{}), make_clang_backend(BackendOptions{})};
+  for (std::unique_ptr<Backend>& backend : backends) {
+    SCOPED_TRACE(std::string(backend->name()));
+    std::vector<std::vector<std::byte>> objects;
+    for (const char* folder : {"copy-a", "somewhere/else/copy-b"}) {
+      fs::create_directories(m_dir / folder);
+      const fs::path copy = m_dir / folder / "kernel.hip";
+      std::ofstream(copy) << source;
+      CompileJob compile_job = job(copy, SourceLanguage::hip, "gfx1100", false);
+      compile_job.flags = {"-I" + k_simple_hip.parent_path().string()}; // the header it includes
+      Expected<CompileOutput> output = backend->compile(compile_job);
+      ASSERT_TRUE(output) << output.error().message;
+      objects.push_back(output->code_object);
+    }
+    EXPECT_EQ(objects[0], objects[1]) << "the object depends on where its source or work folder was";
+  }
 }
 
 TEST_F(BackendTest, ClangRejectsHipSyntaxErrorWithTheMessage)
