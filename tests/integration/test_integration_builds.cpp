@@ -407,7 +407,7 @@ TEST(Builds, PtxRecipeTranslatesTheUploadedModule)
   uint64_t hash = ptx_module_hash(ptx);
   // Hand-written (not from NVIDIA): an instruction outside what the translator implements.
   std::string unknown = ".version 8.0\n.target sm_90\n.address_size 64\n"
-                        ".visible .entry d4r_unknown_op()\n{\n\tbrkpt;\n\tret;\n}\n";
+                        ".visible .entry d4r_unknown_op()\n{\n\ttcgen05.fence::before_thread_sync;\n\tret;\n}\n";
   uint64_t unknown_hash = ptx_module_hash(unknown);
   std::filesystem::path recipes = dir.path() / "recipes";
   std::filesystem::create_directories(recipes);
@@ -451,7 +451,7 @@ TEST(Builds, PtxRecipeTranslatesTheUploadedModule)
   }
   pb::ResolveReply unsupported = resolve(daemon, unknown_hash, "d4r_unknown_op", "gfx1201", 120000);
   EXPECT_EQ(unsupported.outcome(), pb::ResolveReply::NOT_FOUND);
-  EXPECT_NE(unsupported.reason().find("unsupported: brkpt at line 6"), std::string::npos)
+  EXPECT_NE(unsupported.reason().find("unsupported: tcgen05.fence::before_thread_sync at line 6"), std::string::npos)
       << unsupported.reason();
   // A different module's kernel is a different object; the daemon is still serving.
   pb::ResolveReply other = resolve(daemon, hash, "int_arith64", "gfx1201", 120000);
