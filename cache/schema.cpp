@@ -57,8 +57,8 @@ constexpr std::array<const char*, 6> k_v1_steps = {
 // Version 2. SQLite checks pages, not payloads: a bit flipped inside a row's record passes
 // quick_check, and in `metadata` it would hand the hook wrong launch shapes for the right object.
 // `row_check` is a digest of the row's fields (store.cpp, row_check_of); a row that no longer
-// matches it is dropped at lookup. Rows from version 1 have an empty check and go the same way
-// (one re-import or rebuild each).
+// matches it is dropped at lookup. Rows from version 1 have an empty check: they are dropped
+// quietly at their first lookup (one re-import or rebuild each), not reported as damage.
 static constexpr char k_v2_add_row_check[] =
     "ALTER TABLE entries ADD COLUMN row_check BLOB NOT NULL DEFAULT x''";
 static constexpr char k_v2_seed_counter[] =

@@ -254,7 +254,7 @@ struct Store::Impl {
   [[nodiscard]] Expected<void> flush_uses();
   void record_use(int64_t id, bool hit);
   [[nodiscard]] Expected<void> forget_missing(const Sha256& digest);
-  [[nodiscard]] Expected<void> drop_damaged_row(int64_t id, std::optional<Sha256> digest);
+  [[nodiscard]] Expected<void> drop_row(int64_t id, std::optional<Sha256> digest, bool damaged);
   [[nodiscard]] Expected<void> quarantine(const Sha256& digest);
   [[nodiscard]] Error quarantined_error(const Hit& hit);
   [[nodiscard]] Error read_error(const Hit& hit, const Error& error);
@@ -433,7 +433,7 @@ void Store::Impl::record_use(int64_t id, bool hit)
   }
 }
 
-Expected<void> Store::Impl::drop_damaged_row(int64_t id, std::optional<Sha256> digest)
+Expected<void> Store::Impl::drop_row(int64_t id, std::optional<Sha256> digest, bool damaged)
 {
   db::Transaction transaction(*database);
   TRY(begin_write(transaction));
@@ -443,7 +443,9 @@ Expected<void> Store::Impl::drop_damaged_row(int64_t id, std::optional<Sha256> d
   if (digest) {
     TRY(release_if_unreferenced(*digest)); // whatever the row named, no row names it now
   }
-  TRY(add_counter(k_damaged_rows, 1));
+  if (damaged) {
+    TRY(add_counter(k_damaged_rows, 1));
+  }
   return transaction.commit();
 }
 
@@ -528,9 +530,15 @@ Expected<std::optional<Hit>> Store::lookup(const CacheKey& key)
   std::span<const std::byte> stored_check = select->column_blob(5);
   const std::string check(reinterpret_cast<const char*>(stored_check.data()), stored_check.size());
   select->reset(); // ends the read snapshot before any write
+  if (digest && check.empty()) {
+    // Written before schema version 2, so never checked: dropped quietly, built again.
+    m_impl->record_use(0, false);
+    TRY(m_impl->drop_row(id, *digest, false));
+    return std::nullopt;
+  }
   if (!digest || check != row_check_of(key, *digest, hit.size, hit.metadata, hit.source)) {
     m_impl->record_use(0, false);
-    TRY(m_impl->drop_damaged_row(id, digest ? std::optional<Sha256>(*digest) : std::nullopt));
+    TRY(m_impl->drop_row(id, digest ? std::optional<Sha256>(*digest) : std::nullopt, true));
     return make_error(ErrorCode::corrupt, "cache: " + describe(key) + ": index row in " +
                                               m_impl->database->path().string() +
                                               " damaged (its check does not match), dropped");

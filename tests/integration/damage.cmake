@@ -8,6 +8,8 @@ d4r_test(test_integration_damage
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_integration_damage.cpp
   LIBS d4r_test_damage_support
   TIMEOUT 600)
+# SQLite itself, to write an index as an older version of the daemon left it.
+target_link_libraries(test_integration_damage PRIVATE SQLite::SQLite3)
 add_dependencies(test_integration_damage d4r-kerneld d4r-test-counters d4r_release_fixture)
 
 d4r_test(test_integration_exhaustion
