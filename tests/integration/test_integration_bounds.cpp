@@ -234,6 +234,12 @@ void given_up_build_frees_the_thread(bool by_deadline)
     request.set_wait_budget_ms(60000);
     pb::ResolveReply reply;
     grpc::Status status = stub_of(daemon)->Build(&context, request, &reply);
+    if (by_deadline && status.ok()) {
+      // The daemon ends its wait at the caller's deadline and may get its PENDING out just before
+      // the client's own timer fires: a race either side may win, and both free the thread.
+      EXPECT_EQ(reply.outcome(), pb::ResolveReply::PENDING) << reply.reason();
+      return;
+    }
     EXPECT_EQ(status.error_code(),
               by_deadline ? grpc::StatusCode::DEADLINE_EXCEEDED : grpc::StatusCode::CANCELLED);
   });
