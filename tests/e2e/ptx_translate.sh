@@ -40,10 +40,10 @@ expect_status 0 ptx translate "$input" --kernel store_rg16f --target host --emit
 grep -q 'define .*@store_rg16f(ptr' "$work/out" || fail "no host kernel in the IR"
 grep -q 'd4r_rt_sust_b' "$work/out" || fail "the host IR does not call the surface runtime"
 
-printf '.version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\tbrkpt;\n\tret;\n}\n' \
+printf '.version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\ttcgen05.fence::before_thread_sync;\n\tret;\n}\n' \
   >"$work/unknown.ptx"
 expect_status 6 ptx translate "$work/unknown.ptx" --target gfx1100 -o "$work/u.hsaco"
-grep -q 'unsupported: brkpt at line 6' "$work/err" || fail "no unsupported error: $(cat "$work/err")"
+grep -q 'unsupported: tcgen05.fence::before_thread_sync at line 6' "$work/err" || fail "no unsupported error: $(cat "$work/err")"
 [ -e "$work/u.hsaco" ] && fail "an output was written for a failed translation"
 
 case_file=$repo/tests/golden/cases/vote.case
