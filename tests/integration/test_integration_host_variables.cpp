@@ -42,11 +42,15 @@ ClientPtr make_client(const std::filesystem::path& socket, uint32_t flags)
   return ClientPtr(client);
 }
 
-// Resolves until the build is done (PENDING while it runs); the last outcome.
+// Resolves until the build is done (PENDING while the client's background upload is on its way
+// and while the build runs), for at most a minute; the last outcome. A count of quick attempts
+// ran out before the upload landed on a loaded machine.
 int resolve_built(d4rk_client* client, uint64_t hash, d4rk_kernel** out)
 {
-  int outcome = D4RK_PENDING;
-  for (int attempt = 0; attempt < 20 && outcome == D4RK_PENDING; ++attempt) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  int outcome = d4rk_resolve(client, hash, "module_vars", out);
+  while (outcome == D4RK_PENDING && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
     outcome = d4rk_resolve(client, hash, "module_vars", out);
   }
   return outcome;
