@@ -94,9 +94,16 @@ for src in *.cu; do
   done
 done
 
+# ISA outputs clang 19 cannot build as nvcc does (tests/unit/test_ptx_corpus_clang.cpp lists them
+# too): cluster_hints (clang ignores __cluster_dims__ and __grid_constant__: other kernels),
+# tensor_copies (clang refuses `__shared__ alignas(N)`).
+without_clang=" cluster_hints tensor_copies "
 for src in isa/*.cu; do
   # Each `// d4r-isa-ptx: OUT.sm_XX.ptx FLAGS` line names one nvcc output; group them by OUT.
   while read -r base; do
+    if [[ "$without_clang" == *" $base "* ]]; then
+      continue
+    fi
     nvcc_archs="$(sed -n "s|^// d4r-isa-ptx: *$base\.\(sm_[0-9]*\)\.ptx.*|\1|p" "$src")"
     ftz=()
     if sed -n "s|^// d4r-isa-ptx: *$base\.sm_[0-9]*\.ptx||p" "$src" | grep -q -- '-ftz=true'; then
