@@ -194,6 +194,7 @@ ResolveResult Client::resolve(uint64_t module_hash, std::string_view kernel_name
   request.set_wait_budget_ms(static_cast<uint32_t>(std::max<int64_t>(1, m_options.budget_ms * 3 / 4)));
   request.set_accept_path(true);
   request.set_mirrors_host_variables(m_options.mirrors_host_variables);
+  request.set_writes_d4r_tensor_maps(m_options.writes_d4r_tensor_maps);
   // A second request only when the object named did not read back as its digest: the daemon
   // checks it again and answers anew, within what is left of the budget.
   std::optional<std::string> damaged;

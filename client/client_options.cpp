@@ -110,6 +110,7 @@ Expected<ClientOptions> read_options(const d4rk_options* given)
   result.log_user_data = options.log_user_data;
   result.memo = (options.flags & D4RK_FLAG_NO_MEMO) == 0;
   result.mirrors_host_variables = (options.flags & D4RK_FLAG_MIRRORS_HOST_VARIABLES) != 0;
+  result.writes_d4r_tensor_maps = (options.flags & D4RK_FLAG_WRITES_D4R_TENSOR_MAPS) != 0;
   return result;
 }
 

@@ -28,6 +28,7 @@ struct ClientOptions {
   void* log_user_data = nullptr;
   bool memo = true; // false with D4RK_FLAG_NO_MEMO
   bool mirrors_host_variables = false; // D4RK_FLAG_MIRRORS_HOST_VARIABLES
+  bool writes_d4r_tensor_maps = false; // D4RK_FLAG_WRITES_D4R_TENSOR_MAPS
 };
 
 // NULL options: every default. Refuses a struct_size of 0 (the caller forgot to set it).

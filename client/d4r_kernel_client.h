@@ -59,6 +59,13 @@ extern "C" {
  * game wrote with cuMemcpyHtoD / cudaMemcpyToSymbol is what the kernel reads. Without this flag
  * a kernel whose object has such variables is D4RK_NOT_FOUND (reason "host_variables: ..."). */
 #define D4RK_FLAG_MIRRORS_HOST_VARIABLES 2u
+/* The hook's cuTensorMapEncodeTiled / cuTensorMapEncodeIm2col / cuTensorMapReplaceAddress write
+ * d4r's 128-byte tensor map layout (compiler/translate/tensor_map_layout.hpp, magic "DTM1"), not
+ * NVIDIA's opaque one, wherever the game passes the map. A served kernel that uses
+ * cp.async.bulk.tensor, cp.reduce.async.bulk.tensor or tensormap.replace reads that layout and
+ * traps on any other; without this flag such a kernel is D4RK_NOT_FOUND (reason
+ * "tensor_maps: ..."). */
+#define D4RK_FLAG_WRITES_D4R_TENSOR_MAPS 4u
 
 #define D4RK_DEFAULT_BUDGET_MS 50
 #define D4RK_MAX_BUDGET_MS 10000 /* larger budgets are clamped to this */

@@ -15,6 +15,7 @@
 
 #include "compiler/elf_image.hpp"
 #include "compiler/msgpack_reader.hpp"
+#include "compiler/translate/tensor_map_layout.hpp"
 
 #include <algorithm>
 #include <array>
@@ -249,10 +250,10 @@ Expected<elf::Image> open_code_object(std::span<const std::byte> bytes)
   return image;
 }
 
-// Fills the main launch's fields: prep blocks and key, block_z, grid_x.
+// Fills the main launch's fields: prep blocks and key, block_z, grid_x, the tensor map layout.
 Expected<void> read_main_symbols(const SymbolReader& symbols, LaunchMeta& meta)
 {
-  const std::array<std::pair<const char*, uint32_t*>, 7> fields{{
+  const std::array<std::pair<const char*, uint32_t*>, 8> fields{{
       {"d4r_prep_blocks", &meta.prep_blocks},
       {"d4r_prep_key_offset", &meta.prep_key_offset},
       {"d4r_prep_key_at", &meta.prep_key_at},
@@ -260,6 +261,7 @@ Expected<void> read_main_symbols(const SymbolReader& symbols, LaunchMeta& meta)
       {"d4r_prep_identity_at", &meta.prep_identity_at},
       {"d4r_block_z", &meta.block_z},
       {"d4r_grid_x", &meta.grid_x},
+      {D4R_TENSOR_MAP_SYMBOL, &meta.tensor_map_layout},
   }};
   for (const auto& [name, out] : fields) {
     TRY_ASSIGN(*out, symbols.read_u32(name));

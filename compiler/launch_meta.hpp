@@ -67,6 +67,10 @@ struct LaunchMeta {
   // object holds every variable of its module whichever kernel reads it (a daemon build holds
   // one kernel, so it is that kernel's module's list).
   std::vector<HostVariable> host_variables;
+  // D4R_TENSOR_MAP_MAGIC when the object reads or writes tensor maps in this project's layout
+  // (compiler/translate/tensor_map_layout.hpp), 0 when it uses none: such an object is served
+  // only to a client that writes that layout where cuTensorMapEncode* writes NVIDIA's.
+  uint32_t tensor_map_layout = 0;
 };
 
 // Reads the metadata of kernel `kernel_name` from a code object. Errors:

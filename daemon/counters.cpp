@@ -29,6 +29,8 @@ const char* to_string(Counter counter)
     return "not_found.no_module";
   case Counter::not_found_host_variables:
     return "not_found.host_variables";
+  case Counter::not_found_tensor_maps:
+    return "not_found.tensor_maps";
   case Counter::rejected_wrong_origin:
     return "rejected.wrong_origin";
   case Counter::rejected_broken_contract:

@@ -23,6 +23,7 @@ enum class Counter {
   not_found_build_failed,
   not_found_no_module, // a ptx recipe's module was never uploaded
   not_found_host_variables, // the object has host variables the client does not mirror
+  not_found_tensor_maps,    // the object reads our tensor maps; the client writes NVIDIA's
   rejected_wrong_origin,
   rejected_broken_contract,
   rejected_invalid_request,

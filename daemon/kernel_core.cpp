@@ -46,6 +46,7 @@ std::string flight_key(const ResolveQuery& query, const EffectiveSelection& sele
          (selection.native_swin_encoders ? "swin" : "noswin") + '|' +
          (query.accept_path ? "path" : "bytes") + '|' +
          (query.mirrors_host_variables ? "mirrors" : "nomirrors") + '|' +
+         (query.writes_d4r_tensor_maps ? "tmaps" : "notmaps") + '|' +
          // Callers with other wait budgets must not share an answer: one may get PENDING where
          // the other would have waited. Builds are shared below, in BuildService.
          std::to_string(query.wait_budget.count()) + (query.background ? "|bg" : "");
@@ -92,27 +93,34 @@ ResolveAnswer release_verdict_answer(const release::CatalogAnswer& found, const 
 }
 
 // A serve-time check, not part of the cache key: the object is the same for every client, only
-// whether this client may launch it differs.
-std::optional<ResolveAnswer> unmirrored(const ResolveQuery& query,
-                                        const Expected<std::vector<std::string>>& names)
+// whether this client can launch it differs (it must mirror the host variables, write our tensor
+// maps).
+std::optional<ResolveAnswer> unmet_needs(const ResolveQuery& query,
+                                         const Expected<wire::ClientNeeds>& needs)
 {
   if (query.background) {
     return std::nullopt; // warm-up work serves nobody: its answer is dropped
   }
-  if (!names) {
-    return not_served(Outcome::not_found, Counter::not_found_error, names.error().message);
+  if (!needs) {
+    return not_served(Outcome::not_found, Counter::not_found_error, needs.error().message);
   }
-  if (query.mirrors_host_variables || names->empty()) {
-    return std::nullopt;
+  if (!query.mirrors_host_variables && !needs->host_variables.empty()) {
+    std::string listed;
+    for (const std::string& name : needs->host_variables) {
+      listed += (listed.empty() ? "" : ", ") + name;
+    }
+    return not_served(Outcome::not_found, Counter::not_found_host_variables,
+                      "host_variables: the object of kernel " + query.kernel +
+                          " has module variables the host writes (" + listed +
+                          "); the client does not mirror them");
   }
-  std::string listed;
-  for (const std::string& name : *names) {
-    listed += (listed.empty() ? "" : ", ") + name;
+  if (!query.writes_d4r_tensor_maps && needs->tensor_map_layout != 0) {
+    return not_served(Outcome::not_found, Counter::not_found_tensor_maps,
+                      "tensor_maps: the object of kernel " + query.kernel +
+                          " reads tensor maps in d4r's layout (tensor_map_layout.hpp); the client "
+                          "does not say it writes that layout, and NVIDIA's map would trap");
   }
-  return not_served(Outcome::not_found, Counter::not_found_host_variables,
-                    "host_variables: the object of kernel " + query.kernel +
-                        " has module variables the host writes (" + listed +
-                        "); the client does not mirror them");
+  return std::nullopt;
 }
 
 BuildOptions build_options(const DaemonConfig& config)
@@ -463,7 +471,7 @@ Expected<ResolveAnswer> KernelCore::ready_answer(Mode mode, const std::string& t
                                                  const cache::Hit& hit, const ResolveQuery& query)
 {
   if (std::optional<ResolveAnswer> refused =
-          unmirrored(query, wire::host_variable_names(hit.metadata))) {
+          unmet_needs(query, wire::client_needs(hit.metadata))) {
     return std::move(*refused);
   }
   const bool accept_path = query.accept_path;

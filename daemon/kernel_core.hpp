@@ -56,6 +56,9 @@ struct ResolveQuery {
   // The client copies the PTX module's variables into the object's before each launch; without
   // it an object with host variables is not served (Counter::not_found_host_variables).
   bool mirrors_host_variables = false;
+  // The client's cuTensorMapEncode* writes our tensor map layout; without it an object that reads
+  // tensor maps is not served (Counter::not_found_tensor_maps): given NVIDIA's map it traps.
+  bool writes_d4r_tensor_maps = false;
   // The client read the object of this digest, which an answer named by path, and its bytes did
   // not match: checked again before anything is served.
   std::optional<Sha256> damaged;

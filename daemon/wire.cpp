@@ -144,6 +144,7 @@ Expected<ResolveQuery> to_resolve_query(const pb::ResolveRequest& request)
   TRY_ASSIGN(query.selection, to_selection_query(request.selection()));
   query.accept_path = request.accept_path();
   query.mirrors_host_variables = request.mirrors_host_variables();
+  query.writes_d4r_tensor_maps = request.writes_d4r_tensor_maps();
   TRY_ASSIGN(query.wait_budget,
              wait_budget(request.wait_budget_ms(), k_max_resolve_wait_ms, "Resolve"));
   if (!request.damaged_sha256().empty()) {
@@ -160,6 +161,7 @@ Expected<ResolveQuery> to_build_query(const pb::BuildRequest& request)
   TRY_ASSIGN(query.selection, to_selection_query(request.selection()));
   query.accept_path = request.accept_path();
   query.mirrors_host_variables = request.mirrors_host_variables();
+  query.writes_d4r_tensor_maps = request.writes_d4r_tensor_maps();
   TRY_ASSIGN(query.wait_budget, wait_budget(request.wait_budget_ms(), k_max_build_wait_ms, "Build"));
   return query;
 }
@@ -295,20 +297,22 @@ std::string serialize_launch_meta(const compiler::LaunchMeta& meta)
     v.set_name(variable.name);
     v.set_size(variable.size);
   }
+  out.set_tensor_map_layout(meta.tensor_map_layout);
   return out.SerializeAsString();
 }
 
-Expected<std::vector<std::string>> host_variable_names(const std::string& metadata)
+Expected<ClientNeeds> client_needs(const std::string& metadata)
 {
   pb::LaunchMetadata meta;
   if (!meta.ParseFromString(metadata)) {
     return make_error(ErrorCode::corrupt, "cache: stored launch metadata does not parse");
   }
-  std::vector<std::string> names;
+  ClientNeeds needs;
   for (const pb::HostVariable& variable : meta.host_variables()) {
-    names.push_back(variable.name());
+    needs.host_variables.push_back(variable.name());
   }
-  return names;
+  needs.tensor_map_layout = meta.tensor_map_layout();
+  return needs;
 }
 
 grpc::Status to_grpc_status(const Error& error)

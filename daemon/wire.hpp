@@ -34,8 +34,13 @@ void fill_purge_reply(const cache::PurgeResult& result, pb::PurgeReply& reply);
 
 // The launch metadata as the cache stores it: a serialised pb::LaunchMetadata.
 [[nodiscard]] std::string serialize_launch_meta(const compiler::LaunchMeta& meta);
-// The names of the host variables that stored metadata lists; corrupt when it does not parse.
-[[nodiscard]] Expected<std::vector<std::string>> host_variable_names(const std::string& metadata);
+// What stored metadata says a client must do to launch the object: mirror these host variables
+// (names), write tensor maps in our layout (not 0). Corrupt when it does not parse.
+struct ClientNeeds {
+  std::vector<std::string> host_variables;
+  uint32_t tensor_map_layout = 0;
+};
+[[nodiscard]] Expected<ClientNeeds> client_needs(const std::string& metadata);
 
 // One mapping from our errors to gRPC's, messages cut at 1 KiB.
 [[nodiscard]] grpc::Status to_grpc_status(const Error& error);

@@ -33,6 +33,9 @@
 #include "compiler/translate/ptx_values.hpp"
 #include "compiler/translate/tensor_map_layout.hpp"
 
+#include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/Module.h>
+
 #include <array>
 #include <optional>
 #include <string>
@@ -60,6 +63,24 @@ void trap_if(FunctionTranslator& t, llvm::Value* failed)
     b.CreateUnreachable();
   }
   b.SetInsertPoint(next);
+}
+
+// Records in the object that it reads tensor maps in our layout (D4R_TENSOR_MAP_SYMBOL): the
+// launch metadata reports it, so the daemon serves the object only to a client that writes that
+// layout. Externally initialised, so internalise() keeps it as a symbol of the object.
+void record_tensor_map_use(FunctionTranslator& t)
+{
+  llvm::Module& module = t.module().module;
+  if (t.hooks().kind() != TargetKind::amdgpu || module.getNamedGlobal(D4R_TENSOR_MAP_SYMBOL)) {
+    return;
+  }
+  llvm::IntegerType* i32 = llvm::Type::getInt32Ty(t.context());
+  auto* marker = new llvm::GlobalVariable(
+      module, i32, false, llvm::GlobalValue::ExternalLinkage,
+      llvm::ConstantInt::get(i32, D4R_TENSOR_MAP_MAGIC), D4R_TENSOR_MAP_SYMBOL, nullptr,
+      llvm::GlobalValue::NotThreadLocal, t.hooks().address_space(Space::constant), true);
+  marker->setAlignment(llvm::Align(4));
+  marker->setVisibility(llvm::GlobalValue::ProtectedVisibility);
 }
 
 // A pointer as the support library takes it (generic, address space 0).
@@ -349,6 +370,7 @@ Expected<void> lower_tensormap(FunctionTranslator& t, const ptx::Instruction& in
 {
   const std::vector<std::string>& m = instruction.modifiers;
   if (m.size() >= 2 && m[0] == "replace") {
+    record_tensor_map_use(t);
     return lower_tensormap_replace(t, instruction);
   }
   if (!m.empty() && m[0] == "cp_fenceproxy") {
@@ -380,6 +402,7 @@ Expected<void> lower_tensor_copy(FunctionTranslator& t, const ptx::Instruction& 
   if (!rank) {
     return std::unexpected(t.unsupported(instruction));
   }
+  record_tensor_map_use(t);
   const bool to_shared = destination == "shared::cluster" || destination == "shared::cta";
   if (!reduce && to_shared && source == "global") {
     return lower_tensor_load(t, instruction, *rank, destination, first + 6);

@@ -47,6 +47,11 @@
 #define D4R_TENSOR_MAP_BYTES 128
 #define D4R_TENSOR_MAP_ALIGN 64
 #define D4R_TENSOR_MAP_MAGIC 0x314d5444u /* "DTM1" */
+/* A code object translated from a kernel that reads or writes maps in this layout exports a u32
+ * symbol of this name holding D4R_TENSOR_MAP_MAGIC (lower_tensor_copy.cpp writes it, launch_meta.cpp
+ * reads it): the daemon serves such an object only to a client that sets
+ * D4RK_FLAG_WRITES_D4R_TENSOR_MAPS (client/d4r_kernel_client.h), since given NVIDIA's map it traps. */
+#define D4R_TENSOR_MAP_SYMBOL "d4r_tensor_maps"
 
 #define D4R_TMAP_OFF_GLOBAL_ADDRESS 0
 #define D4R_TMAP_OFF_GLOBAL_STRIDE 8
