@@ -193,6 +193,27 @@ struct Probe {
 const std::string k_mma_operands = " {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, "
                                    "{%f5, %f6, %f7, %f8};";
 
+// isspacep.param in a .func: which kernel's parameter window it sees is unknown.
+const char* const k_isspacep_param_in_func = R"(.version 8.0
+.target sm_90
+.address_size 64
+.func (.param .b32 r) f(.param .b64 a)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [a];
+  isspacep.param %p1, %rd1;
+  selp.u32 %r1, 1, 0, %p1;
+  st.param.b32 [r], %r1;
+  ret;
+}
+.visible .entry k(.param .u64 out)
+{
+  ret;
+}
+)";
+
 // A module with one .func and a kernel that calls it (call through .param variables).
 const char* const k_call_module = R"(.version 8.0
 .target sm_86
@@ -358,7 +379,9 @@ const std::vector<Probe>& probes()
       {"`applypriority`", "applypriority.global.L2::evict_normal [%rd2], 128;", true},
       {"`discard`", "discard.global.L2 [%rd2], 128;", true},
       {"`createpolicy`", "createpolicy.fractional.L2::evict_last.b64 %rd3, 1.0;", true},
-      {"`isspacep`", "isspacep.shared %p1, %rd2;", false},
+      {"`isspacep`", "isspacep.shared %p1, %rd2;", true},
+      {"`isspacep`", "isspacep.param::entry %p1, %rd2;", true},
+      {"`isspacep`", k_isspacep_param_in_func, false},
       {"`cvta`", "cvta.to.shared.u64 %rd3, %rd2;", true},
       {"`cvta`", "cvta.param.u64 %rd3, %rd2;", true},
       {"`cvt` (integer <-> integer)", "cvt.sat.s16.u64 %rs1, %rd3;", true},
@@ -411,17 +434,31 @@ const std::vector<Probe>& probes()
       {"`cp.async.bulk.tensor`",
        "cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd1], "
        "[%rd2, {%r1}], [%rd3];",
+       true},
+      {"`cp.async.bulk.tensor`",
+       "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group.L2::cache_hint [%rd1, {%r1, %r2}], "
+       "[%rd2], %rd3;",
+       true},
+      {"`cp.async.bulk.tensor`",
+       "cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%rd1], "
+       "[%rd2, {%r1, %r2, %r3}], [%rd3], {%rs1};",
        false},
       {"`cp.reduce.async.bulk.tensor`",
        "cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group [%rd1, {%r1}], "
        "[%rd2];",
+       true},
+      {"`cp.reduce.async.bulk.tensor`",
+       "cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.im2col.bulk_group "
+       "[%rd1, {%r1, %r2, %r3}], [%rd2];",
        false},
       {"`cp.async.bulk.prefetch.tensor`",
        "cp.async.bulk.prefetch.tensor.1d.L2.global.tile [%rd2, {%r1}];", true},
       {"`cp.async.bulk.commit_group`, `cp.async.bulk.wait_group`", "cp.async.bulk.wait_group 0;",
        true},
       {"`tensormap.replace`",
-       "tensormap.replace.tile.global_address.global.b1024.b64 [%rd1], %rd2;", false},
+       "tensormap.replace.tile.global_address.global.b1024.b64 [%rd1], %rd2;", true},
+      {"`tensormap.replace`",
+       "tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%rd1], 1, %r2;", true},
       {"`ldmatrix`", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r1, %r2, %r3, %r4}, [%rd2];",
        true},
       {"`stmatrix`", "stmatrix.sync.aligned.m8n8.x1.shared.b16 [%rd1], {%r1};", true},
@@ -431,25 +468,28 @@ const std::vector<Probe>& probes()
       // texture and surface
       {"`tex`", "tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd3, {%f5, %f6}];", true},
       {"`tex`", "tex.1d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd3, {%f5}];", true},
-      {"`tex`", "tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd3, {%f5, %f6}], %f7;", false},
+      {"`tex`", "tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd3, {%f5, %f6}], %f7;", true},
+      {"`tex`", "tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}|%p1, [%rd3, {%f5, %f6}];", true},
+      {"`tex`", "tex.grad.cube.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd3, {%f5, %f6, %f7, %f8}], "
+                "{%f5, %f6, %f7, %f8}, {%f5, %f6, %f7, %f8};", true},
+      {"`tex`", "tex.2dms.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd3, {%r1, %r2, %r3, %r4}];", false},
       {"`tld4`", "tld4.r.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd3, {%f5, %f6}];", true},
-      {"`tld4`", "tld4.r.cube.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd3, {%f5, %f6, %f7, %f8}];", false},
+      {"`tld4`", "tld4.r.cube.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd3, {%f5, %f6, %f7, %f8}];", true},
       {"`txq`", "txq.width.b32 %r1, [%rd3];", true},
       {"`txq`", "txq.channel_order.b32 %r1, [%rd3];", false},
-      {"`istypep`", "istypep.texref %p1, %rd3;", false},
+      {"`istypep`", "istypep.texref %p1, %rd3;", true},
       {"`suld`", "suld.b.2d.v2.b32.trap {%r1, %r2}, [%rd3, {%r3, %r4}];", true},
       {"`suld`", "suld.b.1d.b32.trap {%r1}, [%rd3, {%r3}];", true},
-      {"`suld`", "suld.b.2d.v4.b64.trap {%rd4, %rd5, %rd6, %rd7}, [%rd3, {%r3, %r4}];", false},
       {"`sust`", "sust.p.2d.v4.b32.zero [%rd3, {%r1, %r2}], {%r3, %r4, %r5, %r6};", true},
       {"`sust`", "sust.b.3d.b32.trap [%rd3, {%r1, %r2, %r3, %r4}], {%r5};", true},
-      {"`sust`", "sust.p.2d.b32.zero [%rd3, {%r1, %r2}], {%r3};", false},
+      {"`sust`", "sust.p.2d.b32.zero [%rd3, {%r1, %r2}], {%r3};", true},
       {"`sured`", "sured.b.add.2d.u32.trap [%rd3, {%r1, %r2}], %r3;", true},
-      {"`sured`", "sured.p.min.2d.b32.zero [%rd3, {%r1, %r2}], %r3;", false},
+      {"`sured`", "sured.p.min.2d.b32.zero [%rd3, {%r1, %r2}], %r3;", true},
       {"`suq`", "suq.width.b32 %r1, [%rd3];", true},
       {"`suq`", "suq.channel_order.b32 %r1, [%rd3];", false},
       // control flow
       {"`bra`", "bra.uni $L1;\n$L1:", true},
-      {"`brx.idx`", "ts: .branchtargets $L1, $L2;\n  brx.idx %r1, ts;\n$L1:\n$L2:", false},
+      {"`brx.idx`", "ts: .branchtargets $L1, $L2;\n  brx.idx %r1, ts;\n$L1:\n$L2:", true},
       {"`call`", k_call_module, true},
       {"`ret`", "setp.eq.u32 %p1, %r1, 0;\n  @%p1 ret;", true},
       {"`exit`", "setp.eq.u32 %p1, %r1, 0;\n  @%p1 exit;", true},
@@ -499,10 +539,17 @@ const std::vector<Probe>& probes()
       {"`tensormap.cp_fenceproxy`",
        "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned "
        "[%rd1], [%rd2], 128;",
-       false},
+       true},
       // warp-level matrix
       {"`mma`", nullptr, true}, // k_mma_operands, below
-      {"`mma.sp`", nullptr, false},
+      {"`mma.sp`",
+       "mma.sp::ordered_metadata.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, "
+       "%f4}, {%r1, %r2}, {%r3, %r4}, {%f5, %f6, %f7, %f8}, %r5, 0;",
+       true},
+      {"`mma.sp`",
+       "mma.sp.sync.aligned.m16n8k64.row.col.satfinite.s32.s8.u8.s32 {%r1, %r2, %r3, %r4}, {%r5, "
+       "%r6, %r7, %r8}, {%r9, %r10, %r11, %r12}, {%r1, %r2, %r3, %r4}, %r13, 0;",
+       true},
       {"`wmma.load`",
        "wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1, %r2, %r3, %r4, "
        "%r5, %r6, %r7, %r8}, [%rd2];",
@@ -519,15 +566,33 @@ const std::vector<Probe>& probes()
       {"`mma`", "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f16 {%f1, %f2, %f3, %f4, %f5, %f6, "
        "%f7, %f8}, {%r1, %r2}, {%r3, %r4}, {%r5, %r6, %r7, %r8};",
        true},
-      {"`wgmma.fence`, `wgmma.commit_group`, `wgmma.wait_group`", "wgmma.fence.sync.aligned;",
-       false},
+      {"`wgmma.fence`, `wgmma.commit_group`, `wgmma.wait_group`",
+       "wgmma.fence.sync.aligned;\n  wgmma.commit_group.sync.aligned;\n  "
+       "wgmma.wait_group.sync.aligned 0;",
+       true},
       {"`wgmma.mma_async`",
        "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, "
        "%f4}, %rd3, %rd4, 1, 1, 1, 0, 0;",
+       true},
+      {"`wgmma.mma_async`",
+       "wgmma.mma_async.sync.aligned.m64n8k32.s32.u8.s8 {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, "
+       "%r8}, %rd4, %p1;",
+       true},
+      {"`wgmma.mma_async`",
+       "wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 {%f1, %f2, %f3, "
+       "%f4}, %rd3, %rd4, 1, 1, 1;",
        false},
       {"`wgmma.mma_async.sp`",
        "wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 {%f1, %f2, "
        "%f3, %f4}, %rd3, %rd4, %r1, 0, 1, 1, 1, 0, 0;",
+       true},
+      {"`wgmma.mma_async.sp`",
+       "wgmma.mma_async.sp.sync.aligned.m64n8k16.f32.tf32.tf32 {%f1, %f2, "
+       "%f3, %f4}, %rd3, %rd4, %r1, 0, 1, 1, 1;",
+       true},
+      {"`wgmma.mma_async.sp`",
+       "wgmma.mma_async.sp.sync.aligned.m64n8k64.f32.e4m3.e4m3 {%f1, %f2, "
+       "%f3, %f4}, %rd3, %rd4, %r1, 0, 1, 1, 1;",
        false},
       // video
       {"`vadd`", "vadd.s32.u32.s32.sat %r1, %r2.b0, %r3.h0;", true},
@@ -554,7 +619,7 @@ const std::vector<Probe>& probes()
       {"`vmax4`", "vmax4.u32.u32.u32 %r1, %r2, %r3, %r4;", true},
       {"`vset4`", "vset4.u32.u32.ne %r1, %r2, %r3, %r4;", true},
       // miscellaneous
-      {"`brkpt`", "brkpt;", false},
+      {"`brkpt`", "brkpt;", true},
       {"`nanosleep`", "nanosleep.u32 100;", true},
       {"`pmevent`", "pmevent 1;", true},
       {"`trap`", "setp.eq.u32 %p1, %r1, 0;\n  @%p1 trap;", true},
@@ -816,7 +881,7 @@ const std::vector<Probe>& more_probes()
        "  ld.param.u64 %rd1, [out];\n  mov.f32 %f5, 0f00000000;\n"
        "  tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [t, {%f5, %f5}];\n"
        "  st.global.f32 [%rd1], %f1;\n  ret;\n}\n",
-       false},
+       true},
       {"`.callprototype`",
        ".version 8.0\n.target sm_86\n.address_size 64\n.func (.param .b32 r) f(.param .b32 a)\n"
        "{\n  .reg .b32 %r<2>;\n  ld.param.b32 %r1, [a];\n  st.param.b32 [r], %r1;\n  ret;\n}\n"
