@@ -8,8 +8,9 @@
 //     the unsigned-integer format a CUDA UNSIGNED_INT8 array is: the component's bits read as a
 //     u32 and clamped to 255 (the golden sust_p_* cases: every non-zero float stores 0xff;
 //     img_sust_p_shapes_*: the f16 rounding). .b32 and .v2.b32 store their components and 0 in
-//     the channels past them (the lowering passes zeros). Infinities and NaNs were not among
-//     the f16 goldens' inputs: an infinity stays one (exact toward zero), a NaN becomes 0x7fff.
+//     the channels past them (the lowering passes zeros); .v4.b32 the same (img_sust_p_v4_f16),
+//     where a NaN keeps its sign and top ten payload bits. An infinity stays one (exact toward
+//     zero; not among the goldens' inputs).
 //   - sured.p min/max compare unsigned, .b32 and .b64 (img_sured_p_minmax).
 //   - sured: an atomic read-modify-write of the texel word (32 or 64 bits) the coordinates reach
 //     under the same modes; .p reads x in texels. Blocks run on several host threads, so the word
@@ -65,7 +66,10 @@ uint16_t half_toward_zero(uint32_t bits)
   const auto sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
   const uint32_t magnitude = bits & 0x7fffffffu;
   if (magnitude > 0x7f800000u) {
-    return 0x7fff;
+    // A NaN keeps its sign and the top ten payload bits, signalling or not (img_sust_p_v4_f16);
+    // one with none of them set (not seen on the H200) keeps the quiet bit.
+    const uint32_t payload = (magnitude >> 13) & 0x3ffu;
+    return static_cast<uint16_t>(sign | 0x7c00u | (payload != 0 ? payload : 0x200u));
   }
   if (magnitude == 0x7f800000u) {
     return static_cast<uint16_t>(sign | 0x7c00u);
