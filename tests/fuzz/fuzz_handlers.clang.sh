@@ -12,7 +12,7 @@ mode=$2
 shift 2
 # Drop the launcher (ccache) and the compiler CMake put first.
 while [ $# -gt 0 ]; do
-  case "$(basename "$1")" in
+  case "${1##*/}" in
     ccache|c++|g++|g++-*|cc|gcc|gcc-*|clang++*) shift ;;
     *) break ;;
   esac
