@@ -7,6 +7,7 @@
 
 #include "client/d4r_kernel_client.h"
 #include "compiler/launch_meta.hpp"
+#include "c_client_support.hpp"
 #include "daemon_process.hpp"
 #include "util/digest.hpp"
 #include "util/ptx_identity.hpp"
@@ -22,38 +23,14 @@
 namespace d4r::testing {
 namespace {
 
-struct ClientDeleter {
-  void operator()(d4rk_client* client) const { d4rk_client_destroy(client); }
-};
-using ClientPtr = std::unique_ptr<d4rk_client, ClientDeleter>;
-
 ClientPtr make_client(const std::filesystem::path& socket, uint32_t flags)
 {
-  d4rk_options options;
-  d4rk_options_init(&options);
-  std::string path = socket.string();
-  options.socket_path = path.c_str();
-  options.budget_ms = 8000;
-  options.mode = D4RK_MODE_FAST;
-  options.target = "gfx1201";
-  options.flags = flags;
-  d4rk_client* client = nullptr;
-  EXPECT_EQ(d4rk_client_create(&options, &client), D4RK_OK);
-  return ClientPtr(client);
+  return make_c_client(socket, flags);
 }
 
-// Resolves until the build is done (PENDING while the client's background upload is on its way
-// and while the build runs), for at most a minute; the last outcome. A count of quick attempts
-// ran out before the upload landed on a loaded machine.
 int resolve_built(d4rk_client* client, uint64_t hash, d4rk_kernel** out)
 {
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  int outcome = d4rk_resolve(client, hash, "module_vars", out);
-  while (outcome == D4RK_PENDING && std::chrono::steady_clock::now() < give_up) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    outcome = d4rk_resolve(client, hash, "module_vars", out);
-  }
-  return outcome;
+  return resolve_until_built(client, hash, "module_vars", out, std::chrono::seconds(60));
 }
 
 TEST(HostVariables, ServedOnlyToAClientThatMirrorsThem)

@@ -8,6 +8,7 @@
 #include "client/d4r_kernel_client.h"
 #include "compiler/launch_meta.hpp"
 #include "compiler/translate/tensor_map_layout.hpp"
+#include "c_client_support.hpp"
 #include "daemon_process.hpp"
 #include "util/digest.hpp"
 #include "util/ptx_identity.hpp"
@@ -24,37 +25,15 @@ namespace {
 
 constexpr const char* k_kernel = "tma_load_2d";
 
-struct ClientDeleter {
-  void operator()(d4rk_client* client) const { d4rk_client_destroy(client); }
-};
-using ClientPtr = std::unique_ptr<d4rk_client, ClientDeleter>;
-
 ClientPtr make_client(const std::filesystem::path& socket, uint32_t flags)
 {
-  d4rk_options options;
-  d4rk_options_init(&options);
-  std::string path = socket.string();
-  options.socket_path = path.c_str();
-  options.budget_ms = 8000;
-  options.mode = D4RK_MODE_FAST;
-  options.target = "gfx1201";
-  options.flags = flags;
-  d4rk_client* client = nullptr;
-  EXPECT_EQ(d4rk_client_create(&options, &client), D4RK_OK);
-  return ClientPtr(client);
+  return make_c_client(socket, flags);
 }
 
-// Resolves until the build is done (PENDING while the background upload and the build run), for
-// at most two minutes (the support library's tensor copies make a slow build); the last outcome.
+// Two minutes: the support library's tensor copies make a slow build.
 int resolve_built(d4rk_client* client, uint64_t hash, d4rk_kernel** out)
 {
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  int outcome = d4rk_resolve(client, hash, k_kernel, out);
-  while (outcome == D4RK_PENDING && std::chrono::steady_clock::now() < give_up) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    outcome = d4rk_resolve(client, hash, k_kernel, out);
-  }
-  return outcome;
+  return resolve_until_built(client, hash, k_kernel, out, std::chrono::seconds(120));
 }
 
 TEST(TensorMaps, ServedOnlyToAClientThatWritesOurLayout)
