@@ -21,6 +21,7 @@ Expected<std::unique_ptr<Cache>> Cache::open(const CacheOptions& options)
     store_options.root = options.root / to_string(mode);
     store_options.mode = mode;
     store_options.max_bytes = options.max_bytes_per_mode;
+    store_options.trash_grace = options.trash_grace;
     TRY_ASSIGN(cache->slot(mode).store, Store::open(store_options));
     if (const std::string& note = cache->slot(mode).store->recovery_note(); !note.empty()) {
       cache->m_recovery_notes.push_back(note);
@@ -40,61 +41,75 @@ Cache::Slot& Cache::slot(Mode mode)
   D4R_UNREACHABLE("every mode has a store");
 }
 
-Expected<std::optional<Hit>> Cache::lookup(Mode mode, const CacheKey& key)
+template <typename Call>
+auto Cache::with_store(Mode mode, Call&& call) -> decltype(call(std::declval<Store&>()))
 {
   Slot& s = slot(mode);
   std::lock_guard lock(s.mutex);
-  return s.store->lookup(key);
+  if (s.store->index_damaged()) {
+    TRY(replace_index(mode, *s.store)); // an earlier replacement failed: try again first
+  }
+  auto result = call(*s.store);
+  if (!s.store->index_damaged()) {
+    return result;
+  }
+  // SQLite found the index damaged (this call's error, or one it dropped, as a lookup drops a
+  // failed use write). Until the next start every call would fail on it, so set it aside now.
+  if (!replace_index(mode, *s.store)) {
+    return result;
+  }
+  return call(*s.store); // on the fresh index: a lookup misses, an insert lands
+}
+
+Expected<void> Cache::replace_index(Mode mode, Store& store)
+{
+  TRY_ASSIGN(const std::string note, store.replace_damaged_index());
+  if (m_on_index_replaced) {
+    m_on_index_replaced(mode, note);
+  }
+  return {};
+}
+
+Expected<std::optional<Hit>> Cache::lookup(Mode mode, const CacheKey& key)
+{
+  return with_store(mode, [&](Store& store) { return store.lookup(key); });
 }
 
 Expected<std::vector<std::byte>> Cache::read_object(Mode mode, const Hit& hit)
 {
-  Slot& s = slot(mode);
-  std::lock_guard lock(s.mutex);
-  return s.store->read_object(hit);
+  return with_store(mode, [&](Store& store) { return store.read_object(hit); });
 }
 
 Expected<void> Cache::verify_object(Mode mode, const Hit& hit)
 {
-  Slot& s = slot(mode);
-  std::lock_guard lock(s.mutex);
-  return s.store->verify_object(hit);
+  return with_store(mode, [&](Store& store) { return store.verify_object(hit); });
 }
 
 Expected<Hit> Cache::insert(Mode mode, const CacheKey& key, std::span<const std::byte> object,
                             const std::string& metadata, const std::string& source)
 {
-  Slot& s = slot(mode);
-  std::lock_guard lock(s.mutex);
-  return s.store->insert(key, object, metadata, source);
+  return with_store(mode,
+                    [&](Store& store) { return store.insert(key, object, metadata, source); });
 }
 
 Expected<std::vector<Entry>> Cache::list(Mode mode)
 {
-  Slot& s = slot(mode);
-  std::lock_guard lock(s.mutex);
-  return s.store->list();
+  return with_store(mode, [&](Store& store) { return store.list(); });
 }
 
 Expected<PurgeResult> Cache::purge(Mode mode)
 {
-  Slot& s = slot(mode);
-  std::lock_guard lock(s.mutex);
-  return s.store->purge();
+  return with_store(mode, [&](Store& store) { return store.purge(); });
 }
 
 Expected<StoreStats> Cache::stats(Mode mode)
 {
-  Slot& s = slot(mode);
-  std::lock_guard lock(s.mutex);
-  return s.store->stats();
+  return with_store(mode, [&](Store& store) { return store.stats(); });
 }
 
 Expected<int64_t> Cache::collect_garbage(Mode mode, std::chrono::seconds min_age)
 {
-  Slot& s = slot(mode);
-  std::lock_guard lock(s.mutex);
-  return s.store->collect_garbage(min_age);
+  return with_store(mode, [&](Store& store) { return store.collect_garbage(min_age); });
 }
 
 } // namespace d4r::cache

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -60,6 +61,12 @@ struct StoreStats {
   int64_t inserts = 0;
   int64_t evictions = 0;
   int64_t quarantined = 0;
+  // Objects no row names any more whose files wait out their grace period (StoreOptions::
+  // trash_grace), counted toward max_bytes with `bytes`; and how many the cap made go early.
+  int64_t trash_objects = 0;
+  int64_t trash_bytes = 0;
+  int64_t trash_cut_short = 0;
+  int64_t index_replacements = 0; // damaged indexes this process replaced while running
 };
 
 struct PurgeResult {
@@ -72,10 +79,17 @@ struct StoreOptions {
   Mode mode = Mode::fast;
   int64_t max_bytes = 4LL << 30;
   int busy_timeout_ms = 5000;
+  // How long the file of an object no row names any more stays where answers named it: a client
+  // holds the path of an answer given a moment ago and may not have opened it yet (a purge, an
+  // eviction or a replaced object must not turn that read into a failure). Zero: removed at once.
+  std::chrono::milliseconds trash_grace{std::chrono::seconds(60)};
 };
 
 // One accuracy mode's store: <root>/index.sqlite, <root>/objects/<2 hex>/<62 hex>,
 // <root>/tmp/ for writes in progress, <root>/quarantine/ for objects that failed their digest.
+// An object whose last row goes (purge, eviction, replacement, a dropped row) keeps its file in
+// objects/ for trash_grace (the `trash` table), then collect_garbage removes it; while there its
+// bytes count toward max_bytes, and an insert over the cap removes the oldest such files early.
 // Not thread-safe: the Cache facade serialises access. Several processes may share one store.
 class Store {
 public:
@@ -103,12 +117,20 @@ public:
   [[nodiscard]] Expected<PurgeResult> purge();
   [[nodiscard]] Expected<StoreStats> stats();
   // Removes object files that no index row names and that are older than min_age (a crash
-  // between the rename and the index commit leaves such files behind), and temp files older than
-  // min_age. Returns how many files it removed.
+  // between the rename and the index commit leaves such files behind), temp files older than
+  // min_age, and trashed objects whose grace period has passed. Returns how many files it removed.
   [[nodiscard]] Expected<int64_t> collect_garbage(std::chrono::seconds min_age);
   // Non-empty when open() found the index damaged (unreadable, or failing SQLite's quick_check),
   // moved it to <root>/damaged/ and started a fresh one: what happened, for the log.
   [[nodiscard]] const std::string& recovery_note() const;
+  // True once SQLite has reported the open index damaged (SQLITE_CORRUPT or SQLITE_NOTADB, in a
+  // lookup, a write, anything), or when replacing it failed and there is no index.
+  [[nodiscard]] bool index_damaged() const;
+  // Does what open() does with a damaged index, while running: closes it, moves it to
+  // <root>/damaged/ (unless another process sharing the store has replaced it already) and opens
+  // a fresh one. Returns the line for the log. When it fails the store has no index: call it
+  // again before anything else (the Cache facade does).
+  [[nodiscard]] Expected<std::string> replace_damaged_index();
 
   // For tests: insert calls _exit(k_crash_exit_code) after the object is renamed into place and
   // before the index commits, as a crash would (no destructor, no rollback). Use it in a child.
@@ -125,9 +147,13 @@ private:
 struct CacheOptions {
   std::filesystem::path root; // stores live in <root>/fast and <root>/accuracy
   int64_t max_bytes_per_mode = 4LL << 30;
+  std::chrono::milliseconds trash_grace{std::chrono::seconds(60)}; // StoreOptions::trash_grace
 };
 
-// The facade: the local tier, one Store per mode, each behind its own lock.
+// The facade: the local tier, one Store per mode, each behind its own lock. An index that SQLite
+// reports damaged during any call is replaced by a fresh one (Store::replace_damaged_index) and
+// the call made once more on it, so that the caller sees a miss, not an error, and the listener
+// set with on_index_replaced hears of it once.
 class Cache {
 public:
   [[nodiscard]] static Expected<std::unique_ptr<Cache>> open(const CacheOptions& options);
@@ -145,6 +171,12 @@ public:
   [[nodiscard]] const std::filesystem::path& root() const { return m_root; }
   // What open() did about damaged indexes (Store::recovery_note), one line each; for the log.
   [[nodiscard]] const std::vector<std::string>& recovery_notes() const { return m_recovery_notes; }
+  // Called (under the store's lock: keep it short) with the log line each time a damaged index is
+  // replaced while running. Set it before other threads use the cache.
+  void on_index_replaced(std::function<void(Mode, const std::string&)> listener)
+  {
+    m_on_index_replaced = std::move(listener);
+  }
 
 private:
   struct Slot {
@@ -153,6 +185,12 @@ private:
   };
   Cache() = default;
   Slot& slot(Mode mode);
+  // Runs `call` on the mode's store under its lock, replacing a damaged index before and after it
+  // (and then running it once more, on the fresh index).
+  template <typename Call>
+  auto with_store(Mode mode, Call&& call) -> decltype(call(std::declval<Store&>()));
+  [[nodiscard]] Expected<void> replace_index(Mode mode, Store& store);
+  std::function<void(Mode, const std::string&)> m_on_index_replaced;
   std::filesystem::path m_root;
   Slot m_fast;
   Slot m_accuracy;

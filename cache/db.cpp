@@ -234,7 +234,9 @@ Expected<void> Database::check_integrity()
   std::string verdict = row ? check->column_text(0) : "no answer";
   check->reset();
   if (verdict != "ok") {
-    return make_error(ErrorCode::corrupt, "cache: " + m_path.string() + ": damaged (" + verdict + ")");
+    m_damaged = true;
+    m_damage = "cache: " + m_path.string() + ": damaged (" + verdict + ")";
+    return make_error(ErrorCode::corrupt, m_damage);
   }
   return {};
 }
@@ -252,8 +254,13 @@ Error Database::error_from(int rc, std::string_view what) const
   }
   // The statement text helps a bug report; the first words are enough.
   std::string_view head = what.substr(0, 48);
-  return Error{code_of(rc), "cache: " + m_path.string() + ": " + reason + " (in '" +
-                                std::string(head) + (what.size() > head.size() ? "...')" : "')")};
+  Error error{code_of(rc), "cache: " + m_path.string() + ": " + reason + " (in '" +
+                               std::string(head) + (what.size() > head.size() ? "...')" : "')")};
+  if (error.code == ErrorCode::corrupt && !m_damaged) {
+    m_damaged = true;
+    m_damage = error.message;
+  }
+  return error;
 }
 
 Transaction::~Transaction()

@@ -79,7 +79,13 @@ public:
   [[nodiscard]] int busy_timeout() const { return m_busy_timeout_ms; }
 
   // The error for SQLite result `rc`, its code mapped to ours and the message naming the file.
+  // SQLITE_CORRUPT and SQLITE_NOTADB also mark the connection damaged (below).
   [[nodiscard]] Error error_from(int rc, std::string_view what) const;
+  // True once SQLite has said the file is damaged, whoever then looked at (or dropped) the error:
+  // the store replaces such an index instead of failing on it until the next start.
+  [[nodiscard]] bool damaged() const { return m_damaged; }
+  // SQLite's first word on the damage, for the log ("database disk image is malformed (in ...)").
+  [[nodiscard]] const std::string& damage() const { return m_damage; }
 
 private:
   explicit Database(sqlite3* handle, std::filesystem::path path);
@@ -88,6 +94,8 @@ private:
   sqlite3* m_handle;
   std::filesystem::path m_path;
   int m_busy_timeout_ms = 0;
+  mutable bool m_damaged = false; // set by error_from, which every failing call goes through
+  mutable std::string m_damage;
   std::unordered_map<const char*, std::unique_ptr<Statement>> m_statements;
 };
 

@@ -66,9 +66,28 @@ static constexpr char k_v2_seed_counter[] =
 
 constexpr std::array<const char*, 2> k_v2_steps = {k_v2_add_row_check, k_v2_seed_counter};
 
+// Version 3. An object no row names any more is not unlinked at once: a client may hold its path
+// from an answer given a moment before and not have opened it yet. It waits in `trash` (its file
+// stays where the answer said) until its grace period has passed, counted toward the size cap
+// meanwhile; an insert of the same content takes it back. `trash_cut_short` counts those the cap
+// made go before their time.
+static constexpr char k_v3_create_trash[] =
+    "CREATE TABLE trash ("
+    "digest BLOB PRIMARY KEY NOT NULL, "
+    "size INTEGER NOT NULL, "
+    "removed_ms INTEGER NOT NULL)";
+static constexpr char k_v3_index_removed[] = "CREATE INDEX trash_removed ON trash (removed_ms)";
+static constexpr char k_v3_seed_counter[] =
+    "INSERT INTO counters (name, value) VALUES ('trash_cut_short', 0) "
+    "ON CONFLICT (name) DO NOTHING";
+
+constexpr std::array<const char*, 3> k_v3_steps = {k_v3_create_trash, k_v3_index_removed,
+                                                   k_v3_seed_counter};
+
 // Index i holds the statements that take the schema from version i to version i + 1.
-constexpr std::array<std::span<const char* const>, 2> k_migrations = {
-    std::span<const char* const>(k_v1_steps), std::span<const char* const>(k_v2_steps)};
+constexpr std::array<std::span<const char* const>, 3> k_migrations = {
+    std::span<const char* const>(k_v1_steps), std::span<const char* const>(k_v2_steps),
+    std::span<const char* const>(k_v3_steps)};
 
 static_assert(k_migrations.size() == k_schema_version);
 

@@ -7,7 +7,7 @@
 
 namespace d4r::cache {
 
-inline constexpr int64_t k_schema_version = 2;
+inline constexpr int64_t k_schema_version = 3;
 
 // Brings the index up to k_schema_version. An index written by a newer build is refused.
 [[nodiscard]] Expected<void> migrate(db::Database& database);

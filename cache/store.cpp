@@ -5,6 +5,10 @@
 //   inserting transaction checks again, under the write lock, that the file is still there;
 // - files are unlinked only inside a write transaction, after the rows naming them are gone, so
 //   an insert that reuses an existing file cannot lose it between its check and its commit;
+// - a file whose last row goes is not unlinked then but put in `trash` (its file stays where it
+//   was): the daemon may have named it to a client a moment ago, and the client opens it after
+//   the answer. collect_garbage removes it once StoreOptions::trash_grace has passed; an insert of
+//   the same bytes takes it back; over the size cap the oldest trash goes first, early;
 // - a crash can therefore leave only files that no row names (collect_garbage removes them) or,
 //   after a power loss with synchronous=NORMAL, rows whose file is gone (lookup drops them).
 //
@@ -26,6 +30,7 @@
 #include <cstdio>
 #include <cstring>
 #include <system_error>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace d4r::cache {
@@ -36,6 +41,10 @@ constexpr int k_insert_attempts = 3;
 constexpr auto k_use_flush_interval = std::chrono::seconds(1);
 constexpr size_t k_use_flush_batch = 512;
 constexpr size_t k_max_pending_uses = 8 * k_use_flush_batch;
+// Eviction keeps this share of max_bytes for the trash: the files of the objects it evicts wait
+// there for clients just told of them. Without it they would be over the cap the moment they
+// were evicted (the bytes they held are what put the store over) and go at once.
+constexpr int64_t k_trash_reserve_divisor = 16;
 
 // Key columns bind at ?1..?6 in this order in every statement that names an entry by its key.
 static constexpr char k_select_hit[] =
@@ -81,6 +90,22 @@ static constexpr char k_select_all_entries[] =
     "ORDER BY kernel, target, module_hash, variant, toolchain, recipe";
 static constexpr char k_delete_all_entries[] = "DELETE FROM entries";
 static constexpr char k_delete_all_objects[] = "DELETE FROM objects";
+static constexpr char k_select_object_size[] = "SELECT size FROM objects WHERE digest = ?";
+static constexpr char k_trash_object[] =
+    "INSERT INTO trash (digest, size, removed_ms) VALUES (?, ?, ?) "
+    "ON CONFLICT (digest) DO UPDATE SET removed_ms = excluded.removed_ms";
+// `WHERE true` tells SQLite's parser that ON CONFLICT is no join constraint.
+static constexpr char k_trash_all_objects[] =
+    "INSERT INTO trash (digest, size, removed_ms) SELECT digest, size, ? FROM objects WHERE true "
+    "ON CONFLICT (digest) DO UPDATE SET removed_ms = excluded.removed_ms";
+static constexpr char k_untrash[] = "DELETE FROM trash WHERE digest = ?";
+static constexpr char k_count_trash_named[] = "SELECT COUNT(size) FROM trash WHERE digest = ?";
+static constexpr char k_trash_bytes[] = "SELECT COALESCE(SUM(size), 0) FROM trash";
+static constexpr char k_trash_count[] = "SELECT COUNT(size) FROM trash";
+static constexpr char k_select_trash_due[] =
+    "SELECT digest FROM trash WHERE removed_ms <= ? ORDER BY removed_ms ASC LIMIT 1";
+static constexpr char k_select_oldest_trash[] =
+    "SELECT digest FROM trash ORDER BY removed_ms ASC LIMIT 1";
 
 static constexpr char k_hits[] = "hits";
 static constexpr char k_misses[] = "misses";
@@ -88,6 +113,7 @@ static constexpr char k_inserts[] = "inserts";
 static constexpr char k_evictions[] = "evictions";
 static constexpr char k_quarantined[] = "quarantined";
 static constexpr char k_damaged_rows[] = "damaged_rows";
+static constexpr char k_trash_cut_short[] = "trash_cut_short";
 
 int64_t now_unix_ms()
 {
@@ -175,6 +201,10 @@ struct Store::Impl {
   std::filesystem::path quarantine_dir;
   std::unique_ptr<db::Database> database;
   std::string recovery_note; // how open() recovered from a damaged index, or empty
+  // The index file the connection opened (device, inode): after a damage, another process
+  // sharing the store may have replaced the file at the path already.
+  std::optional<std::pair<dev_t, ino_t>> index_file;
+  int64_t index_replacements = 0;
   // Uses not yet written (see the file comment): entry ids in order of use, and counters.
   std::vector<int64_t> pending_uses;
   int64_t pending_hits = 0;
@@ -221,21 +251,116 @@ struct Store::Impl {
     return value;
   }
 
-  // Inside a write transaction: when no entry names `digest` any more, its object row and file go.
+  // Inside a write transaction: when no entry names `digest` any more, its object row goes and
+  // its file to the trash.
   [[nodiscard]] Expected<void> release_if_unreferenced(const Sha256& digest)
   {
     TRY_ASSIGN(const int64_t references, count_named(k_count_digest_entries, digest));
     if (references > 0) {
       return {};
     }
+    TRY_ASSIGN(db::Statement* size_of, database->cached(k_select_object_size));
+    size_of->bind_blob(1, as_bytes(digest));
+    TRY_ASSIGN(const bool known, size_of->step());
+    int64_t size = known ? size_of->column_int64(0) : -1;
+    size_of->reset();
     TRY_ASSIGN(db::Statement* remove, database->cached(k_delete_object));
     remove->bind_blob(1, as_bytes(digest));
     TRY(remove->run());
+    if (size < 0) {
+      TRY_ASSIGN(size, files::file_size_or_missing(object_path(digest)));
+      if (size < 0) {
+        return {};
+      }
+    }
+    return discard(digest, size);
+  }
+
+  [[nodiscard]] Expected<void> unlink_object(const Sha256& digest)
+  {
     const std::filesystem::path path = object_path(digest);
     if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
       return std::unexpected(files::errno_error("remove", path, errno));
     }
     return {};
+  }
+
+  // Inside a write transaction, for an object no row names: into the trash for its grace period,
+  // or gone at once when there is none.
+  [[nodiscard]] Expected<void> discard(const Sha256& digest, int64_t size)
+  {
+    if (options.trash_grace.count() <= 0) {
+      return unlink_object(digest);
+    }
+    TRY_ASSIGN(db::Statement* trash, database->cached(k_trash_object));
+    trash->bind_blob(1, as_bytes(digest));
+    trash->bind_int64(2, size);
+    trash->bind_int64(3, now_unix_ms());
+    return trash->run();
+  }
+
+  // Inside a write transaction: a trashed object's file goes, unless an insert has taken it back.
+  [[nodiscard]] Expected<void> empty_trashed(const Sha256& digest)
+  {
+    TRY_ASSIGN(const int64_t named, count_named(k_count_objects_named, digest));
+    if (named == 0) {
+      TRY(unlink_object(digest));
+    }
+    TRY_ASSIGN(db::Statement* untrash, database->cached(k_untrash));
+    untrash->bind_blob(1, as_bytes(digest));
+    return untrash->run();
+  }
+
+  // Inside a write transaction: the first digest `sql` (bound with `bound` when not negative)
+  // selects from the trash, if any.
+  [[nodiscard]] Expected<std::optional<Sha256>> first_trashed(const char* sql, int64_t bound)
+  {
+    TRY_ASSIGN(db::Statement* select, database->cached(sql));
+    if (bound >= 0) {
+      select->bind_int64(1, bound);
+    }
+    TRY_ASSIGN(const bool row, select->step());
+    if (!row) {
+      select->reset();
+      return std::nullopt;
+    }
+    Expected<Sha256> digest = digest_column(*database, *select, 0);
+    select->reset();
+    TRY(digest);
+    return std::optional<Sha256>(*digest);
+  }
+
+  // Inside a write transaction: removes the trashed objects put there at or before `removed_ms`.
+  [[nodiscard]] Expected<int64_t> collect_trash(int64_t removed_ms)
+  {
+    int64_t removed = 0;
+    while (true) {
+      TRY_ASSIGN(const std::optional<Sha256> due, first_trashed(k_select_trash_due, removed_ms));
+      if (!due) {
+        return removed;
+      }
+      TRY(empty_trashed(*due));
+      ++removed;
+    }
+  }
+
+  // Inside a write transaction: the trash is on disk, so it counts toward the cap; while the
+  // store is over it, the oldest trashed objects go before their grace period is out.
+  [[nodiscard]] Expected<void> fit_trash()
+  {
+    while (true) {
+      TRY_ASSIGN(const int64_t live, single_int(k_total_bytes));
+      TRY_ASSIGN(const int64_t trashed, single_int(k_trash_bytes));
+      if (trashed == 0 || live + trashed <= options.max_bytes) {
+        return {};
+      }
+      TRY_ASSIGN(const std::optional<Sha256> oldest, first_trashed(k_select_oldest_trash, -1));
+      if (!oldest) {
+        return {};
+      }
+      TRY(empty_trashed(*oldest));
+      TRY(add_counter(k_trash_cut_short, 1));
+    }
   }
 
   // Inside a write transaction: forgets every entry that names `digest`.
@@ -321,6 +446,15 @@ Expected<std::filesystem::path> set_aside_damaged_index(const std::filesystem::p
   return aside;
 }
 
+std::optional<std::pair<dev_t, ino_t>> file_identity(const std::filesystem::path& path)
+{
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) {
+    return std::nullopt;
+  }
+  return std::pair(info.st_dev, info.st_ino);
+}
+
 } // namespace
 
 Expected<std::unique_ptr<Store>> Store::open(const StoreOptions& options)
@@ -355,7 +489,54 @@ Expected<std::unique_ptr<Store>> Store::open(const StoreOptions& options)
     return std::unexpected(std::move(database).error());
   }
   impl->database = std::move(*database);
+  impl->index_file = file_identity(database_options.path);
   return std::unique_ptr<Store>(new Store(std::move(impl)));
+}
+
+bool Store::index_damaged() const
+{
+  return !m_impl->database || m_impl->database->damaged();
+}
+
+Expected<std::string> Store::replace_damaged_index()
+{
+  Impl& impl = *m_impl;
+  db::DatabaseOptions database_options;
+  database_options.path = impl.options.root / "index.sqlite";
+  database_options.busy_timeout_ms = impl.options.busy_timeout_ms;
+  std::string what = "damaged";
+  if (impl.database) {
+    what = impl.database->damage();
+    // Closed before its files move: closing the last connection deletes the WAL by its name.
+    // The uses not written are lost with it; they were about rows of the damaged index anyway.
+    impl.pending_uses.clear();
+    impl.pending_hits = 0;
+    impl.pending_misses = 0;
+    impl.database.reset();
+  }
+  std::string done;
+  const std::optional<std::pair<dev_t, ino_t>> there = file_identity(database_options.path);
+  if (there && there == impl.index_file) {
+    TRY_ASSIGN(std::filesystem::path aside,
+               set_aside_damaged_index(impl.options.root, database_options.path));
+    done = "set aside in " + aside.string();
+  } else {
+    done = "already replaced by another process sharing the store";
+  }
+  Expected<std::unique_ptr<db::Database>> fresh = open_index(database_options);
+  if (!fresh && fresh.error().code == ErrorCode::corrupt) {
+    // What is there now is damaged too (another process's fresh index, damaged again?).
+    TRY_ASSIGN(std::filesystem::path aside,
+               set_aside_damaged_index(impl.options.root, database_options.path));
+    done += "; then " + fresh.error().message + ", set aside in " + aside.string();
+    fresh = open_index(database_options);
+  }
+  TRY(fresh);
+  impl.database = std::move(*fresh);
+  impl.index_file = file_identity(database_options.path);
+  ++impl.index_replacements;
+  return what + "; found while running: " + done +
+         ", serving from a fresh index (kernels are built again on demand)";
 }
 
 // Inside a write transaction. The pending state is cleared only by the caller after commit.
@@ -613,6 +794,9 @@ Expected<int64_t> Store::Impl::commit_entry(const CacheKey& key, const Sha256& d
   object_row->bind_blob(1, as_bytes(digest));
   object_row->bind_int64(2, size);
   TRY(object_row->run());
+  TRY_ASSIGN(db::Statement* untrash, database->cached(k_untrash)); // named again: out of the trash
+  untrash->bind_blob(1, as_bytes(digest));
+  TRY(untrash->run());
 
   const int64_t now = now_unix_ms();
   TRY_ASSIGN(db::Statement* upsert, database->cached(k_upsert_entry));
@@ -671,19 +855,24 @@ Expected<Hit> Store::insert(const CacheKey& key, std::span<const std::byte> obje
                         std::to_string(k_insert_attempts) + " times while inserting");
 }
 
-// Drops least-recently-used entries until the distinct objects fit in max_bytes. The new entry
-// and the entries sharing its object are kept: dropping those would free nothing useful.
+// Drops least-recently-used entries until the distinct objects fit in max_bytes less the trash's
+// reserve, then trims the trash (their files among it) until both fit in max_bytes. The new
+// entry and the entries sharing its object are kept: dropping those would free nothing useful.
 Expected<void> Store::Impl::evict(int64_t keep_id, const Sha256& keep_digest)
 {
+  const int64_t live_cap = options.trash_grace.count() > 0
+                               ? options.max_bytes - options.max_bytes / k_trash_reserve_divisor
+                               : options.max_bytes;
   TRY_ASSIGN(int64_t total, single_int(k_total_bytes));
-  if (total <= options.max_bytes) {
+  TRY_ASSIGN(const int64_t trashed, single_int(k_trash_bytes));
+  if (total <= live_cap && total + trashed <= options.max_bytes) {
     return {};
   }
   db::Transaction transaction(*database);
   TRY(begin_write(transaction));
   while (true) {
     TRY_ASSIGN(total, single_int(k_total_bytes));
-    if (total <= options.max_bytes) {
+    if (total <= live_cap) {
       break;
     }
     TRY_ASSIGN(db::Statement* oldest, database->cached(k_select_least_recent));
@@ -703,6 +892,7 @@ Expected<void> Store::Impl::evict(int64_t keep_id, const Sha256& keep_digest)
     TRY(release_if_unreferenced(*digest));
     TRY(add_counter(k_evictions, 1));
   }
+  TRY(fit_trash());
   return transaction.commit();
 }
 
@@ -747,26 +937,45 @@ Expected<PurgeResult> Store::purge()
   TRY(m_impl->begin_write(transaction));
   PurgeResult result;
   TRY_ASSIGN(result.removed_entries, m_impl->single_int(k_count_entries));
-  TRY_ASSIGN(db::Statement* remove_entries, database.cached(k_delete_all_entries));
-  TRY(remove_entries->run());
-  TRY_ASSIGN(db::Statement* remove_objects, database.cached(k_delete_all_objects));
-  TRY(remove_objects->run());
-  // Every file goes, named or not: purge means an empty store.
+  TRY_ASSIGN(result.removed_bytes, m_impl->single_int(k_total_bytes));
+  const bool keep_named = m_impl->options.trash_grace.count() > 0;
+  // Every file goes, named or not: purge means an empty store. The named ones (and those in the
+  // trash already) wait out their grace period in the trash, for the clients just told of them.
   std::error_code error;
   for (std::filesystem::recursive_directory_iterator it(m_impl->objects_dir, error), end;
        !error && it != end; it.increment(error)) {
     if (!it->is_regular_file(error)) {
       continue;
     }
+    const std::optional<Sha256> digest = digest_of_object_path(it->path());
+    int64_t named = 0;
+    if (digest) {
+      TRY_ASSIGN(named, m_impl->count_named(k_count_objects_named, *digest));
+      TRY_ASSIGN(const int64_t trashed, m_impl->count_named(k_count_trash_named, *digest));
+      if ((named > 0 && keep_named) || (named == 0 && trashed > 0)) {
+        continue;
+      }
+    }
     const int64_t size = static_cast<int64_t>(it->file_size(error));
     if (::unlink(it->path().c_str()) != 0 && errno != ENOENT) {
       return std::unexpected(files::errno_error("remove", it->path(), errno));
     }
-    result.removed_bytes += size;
+    if (named == 0) {
+      result.removed_bytes += size; // a file no row named: not in the total above
+    }
   }
   if (error) {
     return std::unexpected(files::errno_error("list", m_impl->objects_dir, error.value()));
   }
+  if (keep_named) {
+    TRY_ASSIGN(db::Statement* trash, database.cached(k_trash_all_objects));
+    trash->bind_int64(1, now_unix_ms());
+    TRY(trash->run());
+  }
+  TRY_ASSIGN(db::Statement* remove_entries, database.cached(k_delete_all_entries));
+  TRY(remove_entries->run());
+  TRY_ASSIGN(db::Statement* remove_objects, database.cached(k_delete_all_objects));
+  TRY(remove_objects->run());
   TRY(transaction.commit());
   return result;
 }
@@ -798,9 +1007,14 @@ Expected<StoreStats> Store::stats()
       stats.evictions = value;
     } else if (name == k_quarantined) {
       stats.quarantined = value;
+    } else if (name == k_trash_cut_short) {
+      stats.trash_cut_short = value;
     }
   }
   select->reset();
+  TRY_ASSIGN(stats.trash_objects, m_impl->single_int(k_trash_count));
+  TRY_ASSIGN(stats.trash_bytes, m_impl->single_int(k_trash_bytes));
+  stats.index_replacements = m_impl->index_replacements;
   return stats;
 }
 
@@ -816,8 +1030,9 @@ Expected<int64_t> Store::Impl::remove_unnamed_objects(std::filesystem::file_time
       continue; // not ours, not a file, or young enough to be an insert about to commit
     }
     TRY_ASSIGN(const int64_t named, count_named(k_count_objects_named, *digest));
-    if (named > 0) {
-      continue;
+    TRY_ASSIGN(const int64_t trashed, count_named(k_count_trash_named, *digest));
+    if (named > 0 || trashed > 0) {
+      continue; // in use, or waiting out its grace period in the trash
     }
     if (::unlink(it->path().c_str()) != 0 && errno != ENOENT) {
       return std::unexpected(files::errno_error("remove", it->path(), errno));
@@ -858,8 +1073,10 @@ Expected<int64_t> Store::collect_garbage(std::chrono::seconds min_age)
   TRY(m_impl->begin_write(transaction));
   TRY_ASSIGN(const int64_t objects, m_impl->remove_unnamed_objects(cutoff));
   TRY_ASSIGN(const int64_t temps, m_impl->remove_stale_temps(cutoff));
+  TRY_ASSIGN(const int64_t trashed,
+             m_impl->collect_trash(now_unix_ms() - m_impl->options.trash_grace.count()));
   TRY(transaction.commit());
-  return objects + temps;
+  return objects + temps + trashed;
 }
 
 } // namespace d4r::cache

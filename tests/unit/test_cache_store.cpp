@@ -179,13 +179,16 @@ TEST(CacheStore, TwoKeysShareOneObject)
   ASSERT_TRUE(bytes.has_value());
   EXPECT_EQ(*bytes, object);
 
-  // Re-keying the last user drops the object.
+  // Re-keying the last user drops the object; its file waits out its grace period in the trash
+  // (a client may hold its path), counted apart.
   ASSERT_TRUE(store->insert(make_key("rrlite_enc2_4x4"), object_of(500, 6), "", "").has_value());
-  EXPECT_EQ(count_files(dir.path() / "objects"), 1);
-  EXPECT_FALSE(std::filesystem::exists(first->object_path));
+  EXPECT_EQ(count_files(dir.path() / "objects"), 2);
+  EXPECT_TRUE(std::filesystem::exists(first->object_path));
   stats = store->stats();
   ASSERT_TRUE(stats.has_value());
   EXPECT_EQ(stats->bytes, 500);
+  EXPECT_EQ(stats->trash_objects, 1);
+  EXPECT_EQ(stats->trash_bytes, 1000);
 }
 
 TEST(CacheStore, CorruptObjectIsQuarantinedNotServed)

@@ -95,12 +95,15 @@ inline int64_t count_files(const std::filesystem::path& folder)
 
 inline std::unique_ptr<Store> open_store(const std::filesystem::path& root,
                                          int64_t max_bytes = 1LL << 30,
-                                         Mode mode = Mode::fast)
+                                         Mode mode = Mode::fast,
+                                         std::chrono::milliseconds trash_grace =
+                                             std::chrono::seconds(60))
 {
   StoreOptions options;
   options.root = root;
   options.mode = mode;
   options.max_bytes = max_bytes;
+  options.trash_grace = trash_grace;
   Expected<std::unique_ptr<Store>> store = Store::open(options);
   EXPECT_TRUE(store.has_value()) << (store ? "" : store.error().message);
   return store ? std::move(*store) : nullptr;
