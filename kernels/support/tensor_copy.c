@@ -5,19 +5,27 @@
  * asynchronous copy; the translator then does the barrier's complete-tx of the returned bytes.
  *
  * The box: along dimension i it starts at coordinate c[i] and holds n[i] = ceil(box_dim[i] /
- * element_stride[i]) elements, the k-th at index c[i] + k * element_stride[i] of the tensor. In
- * shared memory the box is dense, dimension 0 fastest (row = n[0] * element size bytes), and with
- * a swizzle mode the 16-byte chunk of byte address A moves to the chunk A[4..] xor A[7..] over
- * 1 (32B), 2 (64B) or 3 (128B) bits: bits 4-6 of the shared-window address take bits 7-9 into
- * account, so the pattern repeats every 256, 512 or 1024 bytes of the window (the CUTLASS
- * Swizzle<B,4,3> functors; CUDA Programming Guide, "TMA Swizzle"). An element with any index
- * outside [0, global_dim[i]) is out of bounds: a load fills it (zeros, or a NaN for the fill mode
- * NaN on float types), a store or a reduction skips it. The byte count of a load is the whole
- * box's, out-of-bounds elements included.
+ * element_stride[i]) elements, the k-th at index c[i] + k * element_stride[i] of the tensor;
+ * without interleave the TMA has no stride along dimension 0 (cuTensorMapEncodeTiled ignores
+ * elementStrides[0]: tma_load_2d_estride_cols), so there n[0] = box_dim[0], stride 1. In shared
+ * memory dimension 0 is fastest; a row (the n[0] elements of one index of the other dimensions)
+ * takes n[0] * element size bytes without a swizzle and the swizzle's whole span (32, 64 or 128
+ * bytes) with one, however few bytes it holds (the H200 leaves the rest alone:
+ * tma_load_2d_swizzle128_narrow, tma_load_2d_sw*_rows*). With a swizzle mode the 16-byte chunk of
+ * byte address A moves to the chunk A[4..] xor A[7..] over 1 (32B), 2 (64B) or 3 (128B) bits:
+ * bits 4-6 of the shared-window address take bits 7-9 into account, so the pattern repeats every
+ * 256, 512 or 1024 bytes of the window (the CUTLASS Swizzle<B,4,3> functors; CUDA Programming
+ * Guide, "TMA Swizzle"). An element with any index outside [0, global_dim[i]) is out of bounds: a
+ * load fills it (zeros, or a NaN for the fill mode NaN on float types), a store or a reduction
+ * skips it. The byte count of a load is the box's elements times their size, out-of-bounds
+ * elements included (not the padded rows).
  *
- * Every function returns the box's bytes, or -1 for a map it cannot use (not our layout, a rank
- * other than the instruction's, im2col, interleave, an unknown element type, a reduction the
- * element type does not have): the translated kernel traps then rather than guess.
+ * Every function returns the box's bytes, or -1 for what the translated kernel must trap on
+ * rather than guess: a map it cannot use (not our layout, a rank other than the instruction's,
+ * im2col, interleave, an unknown element type, a swizzled row wider than the span, which
+ * cuTensorMapEncodeTiled refuses, a reduction the element type does not have), and a box whose
+ * innermost coordinate is not a multiple of 16 bytes, which stops the H200 with an illegal
+ * instruction (tma_trap_*_unaligned; Triton's Gluon TMA tutorial states the rule too).
  * https://docs.nvidia.com/cuda/parallel-thread-execution/#tensor-copy-instructions
  */
 #include "d4r_ptx_internal.h"
@@ -41,6 +49,7 @@ typedef struct {
   int64_t step[5];     /* element stride */
   int64_t count[5];    /* elements in the shared box */
   int64_t stride[5];   /* bytes; stride[0] is the element size */
+  int64_t row;         /* bytes from one shared row (dimension 0) to the next */
   uint32_t swizzle;
   uint32_t type;
   uint32_t fill;
@@ -73,7 +82,7 @@ D4R_INLINE int64_t element_bytes(uint32_t type)
   }
 }
 
-/* 0 when the map cannot be used. */
+/* 0 when the map cannot be used or the box would stop the H200 (see the top). */
 D4R_INLINE int read_box(Box* box, const uint8_t* bytes, int32_t rank, const int32_t* coords)
 {
   const struct d4r_tensor_map* map = (const struct d4r_tensor_map*)bytes;
@@ -99,11 +108,22 @@ D4R_INLINE int read_box(Box* box, const uint8_t* bytes, int32_t rank, const int3
     if (box->step[i] < 1 || extent < 1) {
       return 0;
     }
+    if (i == 0) {
+      box->step[0] = 1; /* no traversal stride along dimension 0 without interleave */
+    }
     box->count[i] = (extent + box->step[i] - 1) / box->step[i];
     box->stride[i] = i == 0 ? box->size : (used ? (int64_t)map->global_stride[i - 1] : 0);
     box->elements *= box->count[i];
   }
-  return 1;
+  box->row = box->count[0] * box->size;
+  if (box->swizzle != D4R_TMAP_SWIZZLE_NONE) {
+    const int64_t span = (int64_t)16 << box->swizzle; /* 32, 64, 128 */
+    if (box->row > span) {
+      return 0;
+    }
+    box->row = span;
+  }
+  return (box->start[0] * box->size) % 16 == 0;
 }
 
 /* The shared-window address of the box's byte `linear`, swizzled. */
@@ -121,7 +141,8 @@ D4R_INLINE uint32_t swizzled(uint32_t window, int64_t linear, uint32_t mode)
  * address, or null when it lies outside the tensor. */
 D4R_INLINE uint8_t* element_at(const Box* box, int64_t e, uint32_t window, uint32_t* shared_offset)
 {
-  *shared_offset = swizzled(window, e * box->size, box->swizzle) - window;
+  const int64_t linear = e / box->count[0] * box->row + e % box->count[0] * box->size;
+  *shared_offset = swizzled(window, linear, box->swizzle) - window;
   int64_t offset = 0;
   int inside = 1;
   for (int i = 0; i < 5; ++i) {

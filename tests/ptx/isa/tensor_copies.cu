@@ -410,3 +410,26 @@ extern "C" __global__ void tma_replace(const __grid_constant__ TensorMap map,
     dump(tile, 0, knobs[8], done, out);
 }
 #endif
+
+// tma_load_2d (the plain spelling) that shows `shown` bytes of shared memory instead of the box's
+// `bytes`: where the TMA puts a box whose rows are narrower than the swizzle span (the box's
+// bytes are not its footprint then).
+extern "C" __global__ void tma_load_2d_view(const __grid_constant__ TensorMap map,
+                                            const unsigned* tensor, const int* coords,
+                                            unsigned bytes, unsigned offset, unsigned* out,
+                                            unsigned shown)
+{
+    __shared__ alignas(1024) unsigned tile[k_tile_bytes / 4];
+    __shared__ alignas(8) unsigned long long barrier;
+    const unsigned bar = smem(&barrier);
+    prepare(tile, k_tile_bytes / 4, bar);
+    if (threadIdx.x == 0) {
+        expect(bar, bytes);
+        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                     " [%0], [%1, {%2, %3}], [%4];"
+                     :: "r"(smem(tile) + offset), "l"(&map), "r"(coords[2 * blockIdx.x]),
+                        "r"(coords[2 * blockIdx.x + 1]), "r"(bar) : "memory");
+    }
+    const unsigned done = wait_parity(bar, 0);
+    dump(tile, offset, shown, done, out);
+}
