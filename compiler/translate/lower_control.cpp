@@ -566,7 +566,13 @@ Expected<void> lower_stack_pointer(FunctionTranslator& t, const ptx::Instruction
     return t.write(instruction.operands[0], adapt_value(b, free, u64, type), type);
   }
   TRY_ASSIGN(llvm::Value * value, t.read(instruction.operands[0], type));
-  llvm::Value* offset = b.CreateSub(adapt_value(b, value, type, u64), stack.base);
+  // A .u32 pointer is the address's low half (the host's .local addresses are 64-bit host
+  // pointers): the offset is taken modulo 2^32, which is exact for a stack of 4 KiB.
+  llvm::Value* offset =
+      type.bits == 32
+          ? b.CreateZExt(b.CreateSub(value, b.CreateTrunc(stack.base, b.getInt32Ty())),
+                         b.getInt64Ty())
+          : b.CreateSub(value, stack.base);
   trap_if(t, b.CreateICmpUGT(offset, b.getInt64(k_stack_bytes)), "stack.overflow");
   b.CreateStore(offset, stack.top);
   return {};

@@ -340,6 +340,40 @@ TEST(TranslateControlMore, AllocaIsAPerThreadStackInLocalMemory)
   expect_error(kernel_text("  stacksave %rd3;"), "stacksave needs one of .u32, .u64");
 }
 
+// stacksave.u32 / stackrestore.u32 (the low half of the .local address, a host pointer here): the
+// restore frees what the alloca after the save took, so the next alloca gets its address again
+// and a second save reads the first one's value (the H200's stack_save_restore golden has both).
+TEST(TranslateControlMore, StackSaveRestoreOfThirtyTwoBits)
+{
+  const std::string body =
+      "  stacksave.u32 %r1;\n  alloca.u64 %rd3, 40, 16;\n  stackrestore.u32 %r1;\n"
+      "  stacksave.u32 %r2;\n  alloca.u64 %rd4, 40, 16;\n  alloca.u64 %rd5, 8, 8;\n"
+      "  stacksave.u32 %r3;\n  stackrestore.u32 %r1;\n  stacksave.u32 %r4;\n"
+      "  setp.eq.u32 %p1, %r1, %r2;\n  selp.u32 %r5, 1, 0, %p1;\n"
+      "  setp.eq.u64 %p2, %rd3, %rd4;\n  selp.u32 %r6, 1, 0, %p2;\n"
+      "  setp.eq.u32 %p3, %r4, %r1;\n  selp.u32 %r7, 1, 0, %p3;\n  sub.s32 %r8, %r3, %r1;\n"
+      "  st.global.v4.u32 [%rd1], {%r5, %r6, %r7, %r8};\n";
+  std::vector<uint32_t> out = run_host(kernel_text(body), 1, 4);
+  ASSERT_EQ(out.size(), 4U);
+  EXPECT_EQ(out[0], 1U); // the restore set the pointer back
+  EXPECT_EQ(out[1], 1U); // the same alloca after it got the same address
+  EXPECT_EQ(out[2], 1U);
+  EXPECT_GE(out[3], 48U); // two allocas moved the pointer (ours grows up, NVIDIA's down)
+  for (const char* target : k_amdgpu) {
+    EXPECT_NE(amdgpu_disassembly(kernel_text(body), target), "") << target;
+  }
+  // A .u32 pointer that is not the function's stack traps rather than move it anywhere.
+  std::unique_ptr<cpu::Executor> executor =
+      host_executor(kernel_text("  stacksave.u32 %r1;\n  add.s32 %r1, %r1, 8192;\n"
+                                "  stackrestore.u32 %r1;\n"));
+  ASSERT_NE(executor, nullptr);
+  std::vector<uint32_t> sink(4, 0);
+  Expected<cpu::LaunchStats> r = executor->launch(
+      "k", cpu::LaunchShape{{1, 1, 1}, {1, 1, 1}, 0}, pointer_params(sink.data(), sink.data()));
+  ASSERT_FALSE(r.has_value());
+  EXPECT_NE(r.error().message.find("trap"), std::string::npos) << r.error().message;
+}
+
 // --- initialisers that name symbols ----------------------------------------------------------
 
 const std::string k_inits_module = k_header +
