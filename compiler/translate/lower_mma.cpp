@@ -14,10 +14,10 @@
 // values is exact in f32; NVIDIA leaves the tensor core's accumulation unspecified. f16 and bf16:
 // as the H200 sums (mma_fragments.hpp, mma_tensor_sum: terms truncated to 25 bits below the
 // largest exponent estimate; corpus_gemm_f16_random and the mat_*_random goldens bit-exact). FP8:
-// mma_fragments.hpp mma_fp8_sum (the products' exact sum rounded toward zero to f32, then C added
-// and rounded to nearest: the H200's on most but not all FP8 goldens). NaN results become NVIDIA's
+// mma_fragments.hpp mma_fp8_sum (as ptxas runs it on the H200: two f16 tensor-core steps over the
+// halves of K, then C added and rounded to nearest; every FP8 golden). NaN results become NVIDIA's
 // canonical 0x7fffffff (f16 D: 0x7fff). FP8 bytes decode through a 256-entry f64 table (exact by
-// construction), and each product is one multiply-add in f64 (exact products, so fused or not).
+// construction), and each product is one f64 multiply (exact).
 //
 // Native lowering (TranslateOptions::mma_native, AMDGPU): gfx11 v_wmma_f32_16x16x16_{f16,bf16}
 // and gfx12 v_wmma_f32_16x16x16_{f16,bf16,fp8_fp8,bf8_bf8}, for f32 C/D. m16n8k16 is the left half
@@ -321,7 +321,7 @@ Expected<void> lower_portable(FunctionTranslator& t, const ptx::Instruction& ins
     llvm::Value* c = c_element(b, in.c, form.c_f32, i);
     bool tensor = form.input == MmaInput::f16 || form.input == MmaInput::bf16;
     d.push_back(tensor ? mma_tensor_sum(b, a_values, b_values, c, 0)
-                       : mma_fp8_sum(b, a_values, b_values, c));
+                       : mma_fp8_sum(b, a_values, b_values, c, !form.d_f32));
   }
   return write_d(t, instruction, form.d_f32, d);
 }

@@ -221,9 +221,10 @@ llvm::Value* c_element(Builder& b, MmaElement type, const Values& c, int i)
   D4R_UNREACHABLE("accumulators are f16, f32, f64 or s32");
 }
 
-llvm::Value* float_sum(FunctionTranslator& t, const Values& a, const Values& bv, llvm::Value* c)
+llvm::Value* float_sum(FunctionTranslator& t, const MmaProduct& product, const Values& a,
+                       const Values& bv, llvm::Value* c)
 {
-  return mma_fp8_sum(t.builder(), a, bv, c);
+  return mma_fp8_sum(t.builder(), a, bv, c, product.d == MmaElement::f16);
 }
 
 llvm::Value* f64_sum(FunctionTranslator& t, const MmaProduct& product, const Values& a,
@@ -540,7 +541,7 @@ Values emit_mma_product(FunctionTranslator& t, const MmaProduct& product, const 
                product.a == MmaElement::tf32) {
       d.push_back(mma_tensor_sum(b, av, bv, ci, product.k_group));
     } else if (is_float_input(product.a)) {
-      d.push_back(float_sum(t, av, bv, ci));
+      d.push_back(float_sum(t, product, av, bv, ci));
     } else if (product.a == MmaElement::f64) {
       d.push_back(f64_sum(t, product, av, bv, ci));
     } else {
@@ -658,17 +659,36 @@ llvm::Value* mma_tensor_sum(Builder& b, const Values& a, const Values& bv, llvm:
   return canonical_nan(b, acc);
 }
 
-llvm::Value* mma_fp8_sum(Builder& b, const Values& a, const Values& bv, llvm::Value* c)
+llvm::Value* mma_fp8_sum(Builder& b, const Values& a, const Values& bv, llvm::Value* c,
+                         bool f16_accumulator)
 {
-  llvm::Type* f64 = b.getDoubleTy();
-  llvm::Value* sum = llvm::ConstantFP::get(f64, 0.0);
-  for (size_t k = 0; k < a.size(); ++k) { // exact f64 products (fused or not)
-    sum = b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f64}, {a[k], bv[k], sum});
+  // The halves of K as ptxas hands them to the two tensor-core steps: elements k with k % 4 < 2
+  // (the low f16x2 of each widened FP8 register) first, then the rest.
+  Values first_a;
+  Values first_b;
+  Values second_a;
+  Values second_b;
+  for (size_t k = 0; k < a.size(); ++k) {
+    (k % 4 < 2 ? first_a : second_a).push_back(a[k]);
+    (k % 4 < 2 ? first_b : second_b).push_back(bv[k]);
   }
-  llvm::Value* products = b.CreateFPExt(mma_round_f32_toward_zero(b, sum), f64);
-  // Two f32 values: their f64 sum is exact unless far apart, where rounding it twice agrees.
-  llvm::Value* total = b.CreateFAdd(products, b.CreateFPExt(c, f64));
-  return canonical_nan(b, b.CreateFPTrunc(total, b.getFloatTy()));
+  auto step = [&](const Values& x, const Values& y, llvm::Value* acc) {
+    llvm::Value* sum = tensor_step(b, x, y, 0, x.size(), acc);
+    if (f16_accumulator) { // the f16 step's result is its f32 sum rounded to nearest
+      sum = b.CreateFPExt(b.CreateFPTrunc(sum, b.getHalfTy()), b.getFloatTy());
+    }
+    return sum;
+  };
+  llvm::Value* zero = llvm::ConstantFP::get(b.getFloatTy(), 0.0);
+  llvm::Value* products = step(second_a, second_b, step(first_a, first_b, zero));
+  // C + S rounded once: two f32 (or f16) values have an exact f64 sum unless far apart, where
+  // rounding it twice agrees.
+  llvm::Type* f64 = b.getDoubleTy();
+  llvm::Value* total = b.CreateFAdd(b.CreateFPExt(products, f64), b.CreateFPExt(c, f64));
+  llvm::Value* rounded = f16_accumulator
+                             ? b.CreateFPExt(b.CreateFPTrunc(total, b.getHalfTy()), b.getFloatTy())
+                             : b.CreateFPTrunc(total, b.getFloatTy());
+  return canonical_nan(b, rounded);
 }
 
 llvm::Value* mma_round_f32_toward_zero(Builder& b, llvm::Value* sum)

@@ -9,7 +9,7 @@
 // Arithmetic (NVIDIA leaves the tensor cores' summation order unspecified; the order is ours):
 //   f16, bf16, tf32 with f32 or f16 C: as the H200's tensor cores (mma_tensor_sum below, measured
 //     on random goldens).
-//   e4m3, e5m2: every product is exact in f64; mma_fp8_sum below (closest known, not exact).
+//   e4m3, e5m2: as ptxas runs them on the H200 (f16 tensor-core steps, mma_fp8_sum below).
 //   NaN gives 0x7fffffff; an f16 D is the f32 rounded to nearest (NaN 0x7fff), as the H200 wrote
 //   every f16 D of mat_wmma_f16_random. tf32 inputs are f32 bits whose low 13 mantissa bits are
 //   ignored.
@@ -97,14 +97,19 @@ emit_mma_product(FunctionTranslator& t, const MmaProduct& product, const Fragmen
                                           const std::vector<llvm::Value*>& bv, llvm::Value* c,
                                           int group);
 
-// C + the products of FP8 A and B elements (exact f64 values) as the H200 comes closest to known:
-// the products summed exactly, that sum S rounded toward zero to f32, then C + S rounded to
-// nearest (f32), NaN canonical. Measured on the FP8 goldens: mat_mma_fp8_random 505 of 512 (the
-// exact sum rounded toward zero once: 386), mat_mma_fp8_tiny every result (394); the H200 keeps
-// more than f32 of S after cancellation and rounds far-below products otherwise, which no model
-// tried reproduces (COVERAGE.md `mma`).
+// C + the products of FP8 A and B elements (exact f64 values) as the H200 computes them: ptxas
+// (sm_90) widens the FP8 bytes to f16 (exact) and runs the mma as two f16 tensor-core steps from a
+// zero accumulator, then adds C with a separate f32 add (FADD; an f16 C and D: HADD2). The first
+// step takes the elements k with k % 4 < 2 (the low f16x2 of each widened register; for mma.sp the
+// stored elements' order), the second the others plus the first's result, each one step of
+// mma_tensor_sum (terms truncated to 2^(E - 25), summed exactly, rounded toward zero to f32; with
+// `f16_accumulator`, that f32 then rounded to nearest f16, as an f16-D step rounds). D is C + S
+// rounded to nearest f32 (f16), NaN canonical. Measured: every result of mat_mma_fp8_random,
+// _wide, _c0, _wide_c0, _tiny (m16n8k16, m16n8k32, all four type pairs) and mma_sp_fp8_random,
+// where one exact sum rounded toward zero missed up to 217 of 512.
 [[nodiscard]] llvm::Value* mma_fp8_sum(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& a,
-                                       const std::vector<llvm::Value*>& bv, llvm::Value* c);
+                                       const std::vector<llvm::Value*>& bv, llvm::Value* c,
+                                       bool f16_accumulator = false);
 
 // f64 -> f32 rounded toward zero (the f64 is an exact sum; NaN and infinities pass through).
 [[nodiscard]] llvm::Value* mma_round_f32_toward_zero(llvm::IRBuilder<>& b, llvm::Value* sum);
