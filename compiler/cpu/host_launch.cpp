@@ -106,7 +106,18 @@ std::array<std::byte, 128> host_tensor_map(const TensorMapSpec& spec, uint64_t a
   map.swizzle = static_cast<uint8_t>(spec.swizzle);
   map.l2_promotion = static_cast<uint8_t>(spec.l2_promotion);
   map.fill = static_cast<uint8_t>(spec.fill);
-  map.mode = D4R_TMAP_MODE_TILE;
+  map.mode = spec.im2col ? D4R_TMAP_MODE_IM2COL : D4R_TMAP_MODE_TILE;
+  if (spec.im2col) { // what ZLUDA's cuTensorMapEncodeIm2col writes: no box, the pixel box instead
+    for (size_t i = 0; i < 5; ++i) {
+      map.box_dim[i] = 1;
+    }
+    for (size_t i = 0; i < 3; ++i) {
+      map.lower_corner[i] = static_cast<int16_t>(spec.lower[i]);
+      map.upper_corner[i] = static_cast<int16_t>(spec.upper[i]);
+    }
+    map.channels_per_pixel = static_cast<uint16_t>(spec.channels);
+    map.pixels_per_column = static_cast<uint16_t>(spec.pixels);
+  }
   std::array<std::byte, 128> bytes{};
   std::memcpy(bytes.data(), &map, sizeof(map));
   return bytes;

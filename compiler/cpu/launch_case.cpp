@@ -630,7 +630,8 @@ Expected<Arg> Parser::image(const std::vector<std::string>& tokens, size_t first
 }
 
 // `tensormap global=N type=T dims=D0,D1.. strides=S1,.. box=B0,B1.. [elementstrides=E0,..]
-// [swizzle=none|32B|64B|128B] [interleave=none|16B|32B] [l2=none|64B|128B|256B] [oob=zero|nan]`.
+// [swizzle=none|32B|64B|128B] [interleave=none|16B|32B] [l2=none|64B|128B|256B] [oob=zero|nan]`;
+// an im2col map has `channels=C pixels=P [lower=L..] [upper=U..]` (rank - 2 corners) for box=.
 Expected<Arg> Parser::tensor_map(const std::vector<std::string>& tokens, size_t first)
 {
   Arg result;
@@ -652,8 +653,11 @@ Expected<Arg> Parser::tensor_map(const std::vector<std::string>& tokens, size_t 
     have_type = have_type || key == "type";
     TRY(tensor_map_option(spec, key, tokens[pos].substr(equals + 1)));
   }
-  if (!have_dims || !have_box || !have_global || !have_type) {
-    return std::unexpected(error("a tensormap needs global=, type=, dims= and box="));
+  if (!have_dims || !(have_box || spec.im2col) || !have_global || !have_type) {
+    return std::unexpected(error("a tensormap needs global=, type=, dims= and box= (or channels= and pixels=)"));
+  }
+  if (spec.im2col && (have_box || spec.rank < 3 || spec.channels == 0 || spec.pixels == 0)) {
+    return std::unexpected(error("an im2col tensormap has rank 3-5, channels= and pixels=, and no box="));
   }
   return result;
 }
@@ -672,10 +676,12 @@ Expected<void> Parser::tensor_map_option(TensorMapSpec& spec, const std::string&
     return std::unexpected(error("tensormap " + key + "=" + value + ": not a choice"));
   };
   std::vector<int64_t> numbers;
+  const bool corner = key == "lower" || key == "upper"; // im2col corners may be negative
   for (size_t begin = 0; begin <= value.size() && key != "type" && key != "swizzle" && key != "interleave" &&
                          key != "l2" && key != "oob";) {
     const size_t comma = std::min(value.find(',', begin), value.size());
-    TRY_ASSIGN(const int64_t number, integer(value.substr(begin, comma - begin), 0, int64_t{1} << 40));
+    TRY_ASSIGN(const int64_t number, integer(value.substr(begin, comma - begin), corner ? -32768 : 0,
+                                             corner ? 32767 : int64_t{1} << 40));
     numbers.push_back(number);
     begin = comma + 1;
   }
@@ -709,6 +715,14 @@ Expected<void> Parser::tensor_map_option(TensorMapSpec& spec, const std::string&
       }
       (key == "box" ? spec.box : spec.element_strides)[i] = static_cast<uint32_t>(numbers[i]);
     }
+  } else if (corner && rank >= 3 && count == rank - 2) {
+    for (size_t i = 0; i < count; ++i) {
+      (key == "lower" ? spec.lower : spec.upper)[i] = static_cast<int32_t>(numbers[i]);
+    }
+  } else if ((key == "channels" || key == "pixels") && count == 1 && numbers[0] >= 1 &&
+             numbers[0] <= (key == "channels" ? 256 : 1024)) {
+    spec.im2col = true;
+    (key == "channels" ? spec.channels : spec.pixels) = static_cast<uint32_t>(numbers[0]);
   } else if (key == "swizzle") {
     TRY_ASSIGN(spec.swizzle, choice({0, 2, 3, 4}));
   } else if (key == "interleave") {

@@ -97,6 +97,14 @@ struct TensorMapSpec {
   int swizzle = 0;                    // 0 none, 1 32B, 2 64B, 3 128B
   int l2_promotion = 0;               // 0 none, 1 64B, 2 128B, 3 256B
   int fill = 0;                       // 0 zeros, 1 NaN (NAN_REQUEST_ZERO_FMA)
+  // An im2col map (channels= and pixels= given; cuTensorMapEncodeIm2col, rank 3-5, no box=):
+  // pixelBoxLowerCorner / pixelBoxUpperCorner of the rank - 2 spatial dimensions (W, H, D),
+  // channelsPerPixel and pixelsPerColumn.
+  bool im2col = false;
+  std::array<int32_t, 3> lower{};
+  std::array<int32_t, 3> upper{};
+  uint32_t channels = 0;
+  uint32_t pixels = 0;
 };
 
 enum class ArgKind { scalar, buffer, image, tensor_map };

@@ -20,9 +20,12 @@
 //   - tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned
 //     [dst], [src], 128: the 128 bytes copied, then a fence at the scope (AMD has one proxy for
 //     everything this translator emits, as lower_memory.cpp's fence.proxy says).
-// The .im2col load mode is "unsupported" (not done yet). A map the support library cannot use at
-// run time (not our layout, another rank than the instruction's, interleave, a reduction the
-// element type lacks) traps the kernel instead of guessing.
+//   - the im2col forms of the three (3d..5d): .im2col loads with their {offsets} operand after
+//     [mbar], .im2col_no_offs stores and reductions: kernels/support/tensor_copy_im2col.c (the
+//     pixel traversal over the map's bounding box, each pixel's row copied as a tile box).
+// A map the support library cannot use at run time (not our layout, another rank or mode than
+// the instruction's, interleave, a reduction the element type lacks) traps the kernel instead of
+// guessing.
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async-bulk-tensor
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-tensormap-replace
 
@@ -168,24 +171,53 @@ Expected<void> ignore_policy(FunctionTranslator& t, const ptx::Operand& operand)
   return {};
 }
 
-// global -> shared: the modifiers after dst.src are {.tile}.mbarrier::complete_tx::bytes
-// {.multicast::cluster}{.L2::cache_hint}.
+// The im2col offsets operand {o1, ..} of a load: rank - 2 .b16 values, zero-extended (offsets
+// into the filter window); 0 past them.
+Expected<std::array<llvm::Value*, 3>> im2col_offsets(FunctionTranslator& t,
+                                                     const ptx::Instruction& instruction,
+                                                     const ptx::Operand& operand, int rank)
+{
+  const size_t count = static_cast<size_t>(rank - 2);
+  if (operand.kind != ptx::OperandKind::vector || operand.elements.size() != count) {
+    return std::unexpected(
+        t.error(instruction, "takes {" + std::to_string(count) + " im2col offsets} after [mbar]"));
+  }
+  std::array<llvm::Value*, 3> result{t.i32(0), t.i32(0), t.i32(0)};
+  for (size_t i = 0; i < count; ++i) {
+    TRY_ASSIGN(llvm::Value * offset,
+               t.read(operand.elements[i], PtxType{PtxType::Kind::bits, 16, false}));
+    result[i] = t.builder().CreateZExt(offset, t.builder().getInt32Ty());
+  }
+  return result;
+}
+
+// global -> shared: the modifiers after dst.src are {.tile|.im2col}.mbarrier::complete_tx::bytes
+// {.multicast::cluster}{.L2::cache_hint}; .im2col takes its offsets after [mbar].
 Expected<void> lower_tensor_load(FunctionTranslator& t, const ptx::Instruction& instruction,
                                  int rank, std::string_view destination, size_t at)
 {
   const std::vector<std::string>& m = instruction.modifiers;
-  (void)take(m, at, "tile");
+  const bool im2col = take(m, at, "im2col");
+  if (!im2col) {
+    (void)take(m, at, "tile");
+  }
   const bool completes = take(m, at, "mbarrier::complete_tx::bytes");
   const bool multicast = take(m, at, "multicast::cluster");
   const bool hint = take(m, at, "L2::cache_hint");
-  if (!completes || at != m.size() || (multicast && destination != "shared::cluster")) {
+  if (!completes || at != m.size() || (multicast && destination != "shared::cluster") ||
+      (im2col && rank < 3)) {
     return std::unexpected(t.unsupported(instruction));
   }
   const std::vector<ptx::Operand>& ops = instruction.operands;
-  if (ops.size() != 3 + size_t{multicast} + size_t{hint}) {
+  if (ops.size() != 3 + size_t{im2col} + size_t{multicast} + size_t{hint}) {
     return std::unexpected(t.error(instruction, "takes [dst], [tensorMap, coords], [mbar]" +
-                                                    std::string(multicast ? ", ctaMask" : "") +
+                                                    std::string(im2col ? ", {offsets}" : "") +
+                                                    (multicast ? ", ctaMask" : "") +
                                                     (hint ? ", cache-policy" : "")));
+  }
+  std::array<llvm::Value*, 3> offsets{};
+  if (im2col) {
+    TRY_ASSIGN(offsets, im2col_offsets(t, instruction, ops[3], rank));
   }
   if (hint) {
     TRY(ignore_policy(t, ops.back()));
@@ -197,17 +229,21 @@ Expected<void> lower_tensor_load(FunctionTranslator& t, const ptx::Instruction& 
   Builder& b = t.builder();
   llvm::BasicBlock* after = nullptr;
   if (multicast) { // a cluster of one CTA: bit 0 is the own CTA, the others name none
-    TRY_ASSIGN(llvm::Value * mask, t.read(ops[3], PtxType{PtxType::Kind::bits, 16, false}));
+    TRY_ASSIGN(llvm::Value * mask,
+               t.read(ops[3 + size_t{im2col}], PtxType{PtxType::Kind::bits, 16, false}));
     llvm::BasicBlock* own = llvm::BasicBlock::Create(t.context(), "tmap.own", &t.llvm_function());
     after = llvm::BasicBlock::Create(t.context(), "tmap.after", &t.llvm_function());
     b.CreateCondBr(b.CreateTrunc(mask, b.getInt1Ty()), own, after);
     b.SetInsertPoint(own);
   }
   const auto& c = map.coords;
-  llvm::Value* bytes =
-      t.call_support("__d4r_ptx_tensor_load", b.getInt32Ty(),
-                     {generic(t, target), window, map.map, t.i32(static_cast<uint32_t>(rank)), c[0],
-                      c[1], c[2], c[3], c[4]});
+  std::vector<llvm::Value*> args = {generic(t, target), window, map.map,
+                                    t.i32(static_cast<uint32_t>(rank)), c[0], c[1], c[2], c[3], c[4]};
+  if (im2col) { // kernels/support/tensor_copy_im2col.c
+    args.insert(args.end(), offsets.begin(), offsets.end());
+  }
+  llvm::Value* bytes = t.call_support(
+      im2col ? "__d4r_ptx_tensor_load_im2col" : "__d4r_ptx_tensor_load", b.getInt32Ty(), args);
   trap_if(t, b.CreateICmpSLT(bytes, t.i32(0)));
   mbarrier_complete_tx(t, barrier, bytes);
   if (after != nullptr) {
@@ -219,7 +255,8 @@ Expected<void> lower_tensor_load(FunctionTranslator& t, const ptx::Instruction& 
 
 constexpr std::string_view k_reduce_ops[] = {"add", "min", "max", "inc", "dec", "and", "or", "xor"};
 
-// shared -> global, a store or a reduction: {.redOp}{.tile}.bulk_group{.L2::cache_hint}.
+// shared -> global, a store or a reduction: {.redOp}{.tile|.im2col_no_offs}.bulk_group
+// {.L2::cache_hint}.
 Expected<void> lower_tensor_store(FunctionTranslator& t, const ptx::Instruction& instruction,
                                   int rank, bool reduce, size_t at)
 {
@@ -231,10 +268,13 @@ Expected<void> lower_tensor_store(FunctionTranslator& t, const ptx::Instruction&
       break;
     }
   }
-  (void)take(m, at, "tile");
+  const bool im2col = take(m, at, "im2col_no_offs");
+  if (!im2col) {
+    (void)take(m, at, "tile");
+  }
   const bool grouped = take(m, at, "bulk_group");
   const bool hint = take(m, at, "L2::cache_hint");
-  if (!grouped || at != m.size() || reduce != op.has_value()) {
+  if (!grouped || at != m.size() || reduce != op.has_value() || (im2col && rank < 3)) {
     return std::unexpected(t.unsupported(instruction));
   }
   const std::vector<ptx::Operand>& ops = instruction.operands;
@@ -256,8 +296,9 @@ Expected<void> lower_tensor_store(FunctionTranslator& t, const ptx::Instruction&
     args.push_back(t.i32(*op));
   }
   args.insert(args.end(), {c[0], c[1], c[2], c[3], c[4]});
-  llvm::Value* bytes = t.call_support(op ? "__d4r_ptx_tensor_reduce" : "__d4r_ptx_tensor_store",
-                                      b.getInt32Ty(), args);
+  const std::string name = std::string(op ? "__d4r_ptx_tensor_reduce" : "__d4r_ptx_tensor_store") +
+                           (im2col ? "_im2col" : ""); // tensor_copy_im2col.c
+  llvm::Value* bytes = t.call_support(name, b.getInt32Ty(), args);
   trap_if(t, b.CreateICmpSLT(bytes, t.i32(0)));
   return {};
 }
@@ -385,7 +426,8 @@ Expected<void> lower_tensor_copy(FunctionTranslator& t, const ptx::Instruction& 
 {
   static constexpr std::string_view k_known[] = {
       "reduce",     "async", "bulk", "tensor", "1d", "2d", "3d", "4d", "5d", "shared::cluster",
-      "shared::cta", "global", "tile", "mbarrier::complete_tx::bytes", "bulk_group",
+      "shared::cta", "global", "tile", "im2col", "im2col_no_offs", "mbarrier::complete_tx::bytes",
+      "bulk_group",
       "multicast::cluster", "L2::cache_hint", "add", "min", "max", "inc", "dec", "and", "or",
       "xor"};
   TRY(known_modifiers(t, instruction, k_known));

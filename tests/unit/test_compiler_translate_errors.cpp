@@ -35,11 +35,11 @@ TEST(TranslateErrors, UnregisteredInstructionsAreUnsupported)
 {
   EXPECT_EQ(error_of("  tcgen05.fence::before_thread_sync;"),
             "translate: kernel k: unsupported: tcgen05.fence::before_thread_sync at line 14");
-  // Registered opcodes decline forms they do not implement.
-  EXPECT_EQ(error_of("  cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::"
-                     "bytes [%rd1], [%rd2, {%r1, %r2, %r3}], [%rd3], {%rs1};",
+  // Registered opcodes decline forms they do not implement (.im2col::w is sm_100's).
+  EXPECT_EQ(error_of("  cp.async.bulk.tensor.3d.shared::cluster.global.im2col::w.mbarrier::complete_tx::"
+                     "bytes [%rd1], [%rd2, {%r1, %r2, %r3}], [%rd3], {%rs1, %rs2};",
                      TargetKind::amdgpu),
-            "translate: kernel k: unsupported: cp.async.bulk.tensor.3d.shared::cluster.global.im2col."
+            "translate: kernel k: unsupported: cp.async.bulk.tensor.3d.shared::cluster.global.im2col::w."
             "mbarrier::complete_tx::bytes at line 14");
   EXPECT_EQ(error_of("  add.sat.u32 %r1, %r2, %r3;"),
             "translate: kernel k: unsupported: add.sat.u32 at line 14");

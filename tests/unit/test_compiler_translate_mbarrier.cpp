@@ -440,9 +440,9 @@ TEST(TranslateMbarrier, UnsupportedAndMalformedForms)
   expect_error(kernel_text(bar + "  cp.async.bulk.shared::cta.global.mbarrier::complete_tx::"
                                  "bytes.multicast::cluster [buf], [%rd2], 32, [bar], %rs1;"),
                "unsupported: cp");
-  expect_error(kernel_text(bar + "  cp.async.bulk.tensor.3d.shared::cluster.global.im2col."
+  expect_error(kernel_text(bar + "  cp.async.bulk.tensor.3d.shared::cluster.global.im2col::w."
                                  "mbarrier::complete_tx::bytes [buf], [%rd2, {%r1, %r2, %r3}], "
-                                 "[bar], {%rs1};"),
+                                 "[bar], {%rs1, %rs2};"),
                "unsupported: cp");
   // The forms that write a peer CTA: the H200 refuses them without clusters (illegal instruction).
   expect_error(kernel_text(bar + "  st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 "

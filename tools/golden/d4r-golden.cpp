@@ -352,6 +352,24 @@ bool DeviceLaunch::encode_tensor_map(const TensorMapSpec& spec, uint64_t address
   for (size_t i = 0; i < 4; ++i) {
     strides[i] = spec.strides[i];
   }
+  if (spec.im2col) {
+    int lower[3];
+    int upper[3];
+    for (size_t i = 0; i < 3; ++i) {
+      lower[i] = spec.lower[i];
+      upper[i] = spec.upper[i];
+    }
+    CU_CHECK(cuTensorMapEncodeIm2col(&map, tensor_map_type(spec.type), static_cast<cuuint32_t>(spec.rank),
+                                     reinterpret_cast<void*>(static_cast<uintptr_t>(address)), dims, strides, lower,
+                                     upper, spec.channels, spec.pixels, element_strides,
+                                     static_cast<CUtensorMapInterleave>(spec.interleave),
+                                     static_cast<CUtensorMapSwizzle>(spec.swizzle),
+                                     static_cast<CUtensorMapL2promotion>(spec.l2_promotion),
+                                     static_cast<CUtensorMapFloatOOBfill>(spec.fill)));
+    bytes.assign(sizeof(map), std::byte{0});
+    std::memcpy(bytes.data(), &map, sizeof(map));
+    return true;
+  }
   CU_CHECK(cuTensorMapEncodeTiled(&map, tensor_map_type(spec.type), static_cast<cuuint32_t>(spec.rank),
                                   reinterpret_cast<void*>(static_cast<uintptr_t>(address)), dims, strides, box,
                                   element_strides, static_cast<CUtensorMapInterleave>(spec.interleave),

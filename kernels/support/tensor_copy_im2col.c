@@ -1,0 +1,153 @@
+/* tensor_copy_im2col.c: the im2col tensor copies of sm_90 (cp.async.bulk.tensor .im2col loads,
+ * .im2col_no_offs stores and cp.reduce.async.bulk.tensor reductions) over the tensor map as this
+ * project lays it out (compiler/translate/tensor_map_layout.hpp, mode 1; lower_tensor_copy.cpp
+ * calls these).
+ *
+ * The map is a tensor of rank r = 3..5: dimension 0 the channels (C), 1..r-2 the spatial ones (W,
+ * H, D) and r-1 the images (N). An instruction gives the coordinates {c, w, (h, (d,)) n} and, for a
+ * load, one 16-bit offset per spatial dimension. It moves pixels_per_column pixels, each
+ * channels_per_pixel elements of the channels c, c + 1, ... of one pixel (a row in shared memory,
+ * dense, pixel after pixel). The pixels are those the traversal visits, starting at the
+ * coordinates given: along each spatial dimension s the bounding box is [lower[s], dim[s] - 1 +
+ * upper[s]] (the map's pixel-box corners, relative to the tensor's first and last index); the
+ * traversal steps W by element_stride[1], and past the box's end goes back to its start along
+ * that dimension and one step further along the next (W, then H, then D, then N). A pixel reads
+ * its element at the traversal position plus the instruction's offsets; any index outside the
+ * tensor (a spatial one, an image past the last, a channel past C) is out of bounds, filled as a
+ * tile load fills it (or skipped by a store and a reduction). The byte count is the whole box's.
+ *
+ * Each pixel is one tile box of channels_per_pixel x 1 x .. elements: the copy is the tile copy
+ * (tensor_copy.c) of each pixel's row at the row's own shared address, so the swizzle, the fill
+ * and the reductions are the tile forms' exactly.
+ *
+ * Every function returns the box's bytes, or -1 for a map it cannot use (not our layout, not
+ * im2col, a rank other than the instruction's or outside 3..5, no pixels or channels): the
+ * translated kernel traps then rather than guess.
+ * https://docs.nvidia.com/cuda/parallel-thread-execution/#tensor-im2col-mode
+ */
+#include "d4r_ptx_internal.h"
+
+#include "../../compiler/translate/tensor_map_layout.hpp"
+
+int32_t __d4r_ptx_tensor_load(uint8_t* shared, uint32_t window, const uint8_t* map, int32_t rank,
+                              int32_t c0, int32_t c1, int32_t c2, int32_t c3, int32_t c4);
+int32_t __d4r_ptx_tensor_store(const uint8_t* shared, uint32_t window, const uint8_t* map,
+                               int32_t rank, int32_t c0, int32_t c1, int32_t c2, int32_t c3,
+                               int32_t c4);
+int32_t __d4r_ptx_tensor_reduce(const uint8_t* shared, uint32_t window, const uint8_t* map,
+                                int32_t rank, int32_t op, int32_t c0, int32_t c1, int32_t c2,
+                                int32_t c3, int32_t c4);
+int32_t __d4r_ptx_tensor_load_im2col(uint8_t* shared, uint32_t window, const uint8_t* map,
+                                     int32_t rank, int32_t c0, int32_t c1, int32_t c2, int32_t c3,
+                                     int32_t c4, int32_t o1, int32_t o2, int32_t o3);
+int32_t __d4r_ptx_tensor_store_im2col(const uint8_t* shared, uint32_t window, const uint8_t* map,
+                                      int32_t rank, int32_t c0, int32_t c1, int32_t c2,
+                                      int32_t c3, int32_t c4);
+int32_t __d4r_ptx_tensor_reduce_im2col(const uint8_t* shared, uint32_t window, const uint8_t* map,
+                                       int32_t rank, int32_t op, int32_t c0, int32_t c1,
+                                       int32_t c2, int32_t c3, int32_t c4);
+
+enum { KIND_LOAD, KIND_STORE, KIND_REDUCE };
+
+/* The im2col box over `map`, one tile copy per pixel. */
+D4R_INLINE int32_t im2col_copy(int kind, uint8_t* shared, uint32_t window, const uint8_t* bytes,
+                               int32_t rank, int32_t op, const int32_t* coords,
+                               const int32_t* offsets)
+{
+  const struct d4r_tensor_map* map = (const struct d4r_tensor_map*)bytes;
+  if (map->magic != D4R_TENSOR_MAP_MAGIC || map->mode != D4R_TMAP_MODE_IM2COL ||
+      map->rank != rank || rank < 3 || rank > 5 || map->channels_per_pixel == 0 ||
+      map->pixels_per_column == 0) {
+    return -1;
+  }
+  /* The pixel's tile map: the same tensor, a box of one pixel's channels. */
+  struct d4r_tensor_map tile = *map;
+  tile.mode = D4R_TMAP_MODE_TILE;
+  for (int i = 0; i < 5; ++i) {
+    tile.box_dim[i] = 1;
+  }
+  tile.box_dim[0] = map->channels_per_pixel;
+  const int spatial = rank - 2;
+  int64_t low[3] = {0, 0, 0};
+  int64_t high[3] = {0, 0, 0};
+  int64_t step[4] = {1, 1, 1, 1};
+  int64_t at[4] = {0, 0, 0, 0}; /* the traversal position: spatial dims, then n */
+  for (int s = 0; s < spatial; ++s) {
+    low[s] = map->lower_corner[s];
+    high[s] = (int64_t)map->global_dim[s + 1] - 1 + map->upper_corner[s];
+    step[s] = map->element_stride[s + 1] > 0 ? map->element_stride[s + 1] : 1;
+    at[s] = coords[s + 1];
+  }
+  at[spatial] = coords[rank - 1];
+  int32_t total = 0;
+  int32_t row = -1;
+  for (uint32_t k = 0; k < map->pixels_per_column; ++k) {
+    int32_t c[5] = {coords[0], 0, 0, 0, 0};
+    for (int s = 0; s < spatial; ++s) {
+      c[s + 1] = (int32_t)(at[s] + offsets[s]);
+    }
+    c[rank - 1] = (int32_t)at[spatial];
+    int32_t bytes_done = 0;
+    const uint32_t shift = (uint32_t)total;
+    switch (kind) {
+    case KIND_LOAD:
+      bytes_done = __d4r_ptx_tensor_load(shared + shift, window + shift, (const uint8_t*)&tile,
+                                         rank, c[0], c[1], c[2], c[3], c[4]);
+      break;
+    case KIND_STORE:
+      bytes_done = __d4r_ptx_tensor_store(shared + shift, window + shift, (const uint8_t*)&tile,
+                                          rank, c[0], c[1], c[2], c[3], c[4]);
+      break;
+    default:
+      bytes_done = __d4r_ptx_tensor_reduce(shared + shift, window + shift, (const uint8_t*)&tile,
+                                           rank, op, c[0], c[1], c[2], c[3], c[4]);
+      break;
+    }
+    if (bytes_done < 0 || (row >= 0 && bytes_done != row)) {
+      return -1;
+    }
+    row = bytes_done;
+    total += bytes_done;
+    /* The next pixel: W first; past the box's end, its start and one step along the next. */
+    for (int s = 0; s < spatial; ++s) {
+      at[s] += step[s];
+      if (at[s] <= high[s]) {
+        break;
+      }
+      at[s] = low[s];
+      if (s == spatial - 1) {
+        at[spatial] += 1;
+      }
+    }
+  }
+  return total;
+}
+
+D4R_API int32_t __d4r_ptx_tensor_load_im2col(uint8_t* shared, uint32_t window, const uint8_t* map,
+                                             int32_t rank, int32_t c0, int32_t c1, int32_t c2,
+                                             int32_t c3, int32_t c4, int32_t o1, int32_t o2,
+                                             int32_t o3)
+{
+  const int32_t coords[5] = {c0, c1, c2, c3, c4};
+  const int32_t offsets[3] = {o1, o2, o3};
+  return im2col_copy(KIND_LOAD, shared, window, map, rank, 0, coords, offsets);
+}
+
+D4R_API int32_t __d4r_ptx_tensor_store_im2col(const uint8_t* shared, uint32_t window,
+                                              const uint8_t* map, int32_t rank, int32_t c0,
+                                              int32_t c1, int32_t c2, int32_t c3, int32_t c4)
+{
+  const int32_t coords[5] = {c0, c1, c2, c3, c4};
+  const int32_t offsets[3] = {0, 0, 0};
+  return im2col_copy(KIND_STORE, (uint8_t*)shared, window, map, rank, 0, coords, offsets);
+}
+
+D4R_API int32_t __d4r_ptx_tensor_reduce_im2col(const uint8_t* shared, uint32_t window,
+                                               const uint8_t* map, int32_t rank, int32_t op,
+                                               int32_t c0, int32_t c1, int32_t c2, int32_t c3,
+                                               int32_t c4)
+{
+  const int32_t coords[5] = {c0, c1, c2, c3, c4};
+  const int32_t offsets[3] = {0, 0, 0};
+  return im2col_copy(KIND_REDUCE, (uint8_t*)shared, window, map, rank, op, coords, offsets);
+}
