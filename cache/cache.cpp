@@ -112,4 +112,9 @@ Expected<int64_t> Cache::collect_garbage(Mode mode, std::chrono::seconds min_age
   return with_store(mode, [&](Store& store) { return store.collect_garbage(min_age); });
 }
 
+Expected<int64_t> Cache::collect_trash(Mode mode)
+{
+  return with_store(mode, [&](Store& store) { return store.collect_trash(); });
+}
+
 } // namespace d4r::cache

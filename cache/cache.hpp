@@ -120,6 +120,9 @@ public:
   // between the rename and the index commit leaves such files behind), temp files older than
   // min_age, and trashed objects whose grace period has passed. Returns how many files it removed.
   [[nodiscard]] Expected<int64_t> collect_garbage(std::chrono::seconds min_age);
+  // Only the trashed objects whose grace period has passed: no walk of the folders, and no write
+  // at all when none is due, so it can run often. Returns how many files it removed.
+  [[nodiscard]] Expected<int64_t> collect_trash();
   // Non-empty when open() found the index damaged (unreadable, or failing SQLite's quick_check),
   // moved it to <root>/damaged/ and started a fresh one: what happened, for the log.
   [[nodiscard]] const std::string& recovery_note() const;
@@ -168,6 +171,7 @@ public:
   [[nodiscard]] Expected<PurgeResult> purge(Mode mode);
   [[nodiscard]] Expected<StoreStats> stats(Mode mode);
   [[nodiscard]] Expected<int64_t> collect_garbage(Mode mode, std::chrono::seconds min_age);
+  [[nodiscard]] Expected<int64_t> collect_trash(Mode mode);
   [[nodiscard]] const std::filesystem::path& root() const { return m_root; }
   // What open() did about damaged indexes (Store::recovery_note), one line each; for the log.
   [[nodiscard]] const std::vector<std::string>& recovery_notes() const { return m_recovery_notes; }

@@ -72,11 +72,12 @@ constexpr std::array<const char*, 2> k_v2_steps = {k_v2_add_row_check, k_v2_seed
 // meanwhile; an insert of the same content takes it back. `trash_cut_short` counts those the cap
 // made go before their time.
 static constexpr char k_v3_create_trash[] =
-    "CREATE TABLE trash ("
+    "CREATE TABLE IF NOT EXISTS trash ("
     "digest BLOB PRIMARY KEY NOT NULL, "
     "size INTEGER NOT NULL, "
     "removed_ms INTEGER NOT NULL)";
-static constexpr char k_v3_index_removed[] = "CREATE INDEX trash_removed ON trash (removed_ms)";
+static constexpr char k_v3_index_removed[] =
+    "CREATE INDEX IF NOT EXISTS trash_removed ON trash (removed_ms)";
 static constexpr char k_v3_seed_counter[] =
     "INSERT INTO counters (name, value) VALUES ('trash_cut_short', 0) "
     "ON CONFLICT (name) DO NOTHING";

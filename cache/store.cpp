@@ -102,6 +102,7 @@ static constexpr char k_untrash[] = "DELETE FROM trash WHERE digest = ?";
 static constexpr char k_count_trash_named[] = "SELECT COUNT(size) FROM trash WHERE digest = ?";
 static constexpr char k_trash_bytes[] = "SELECT COALESCE(SUM(size), 0) FROM trash";
 static constexpr char k_trash_count[] = "SELECT COUNT(size) FROM trash";
+static constexpr char k_count_trash_due[] = "SELECT COUNT(size) FROM trash WHERE removed_ms <= ?";
 static constexpr char k_select_trash_due[] =
     "SELECT digest FROM trash WHERE removed_ms <= ? ORDER BY removed_ms ASC LIMIT 1";
 static constexpr char k_select_oldest_trash[] =
@@ -1077,6 +1078,24 @@ Expected<int64_t> Store::collect_garbage(std::chrono::seconds min_age)
              m_impl->collect_trash(now_unix_ms() - m_impl->options.trash_grace.count()));
   TRY(transaction.commit());
   return objects + temps + trashed;
+}
+
+Expected<int64_t> Store::collect_trash()
+{
+  const int64_t due_ms = now_unix_ms() - m_impl->options.trash_grace.count();
+  TRY_ASSIGN(db::Statement* count, m_impl->database->cached(k_count_trash_due));
+  count->bind_int64(1, due_ms);
+  TRY_ASSIGN(const bool row, count->step());
+  const int64_t due = row ? count->column_int64(0) : 0;
+  count->reset();
+  if (due == 0) {
+    return 0;
+  }
+  db::Transaction transaction(*m_impl->database);
+  TRY(m_impl->begin_write(transaction));
+  TRY_ASSIGN(const int64_t removed, m_impl->collect_trash(due_ms));
+  TRY(transaction.commit());
+  return removed;
 }
 
 } // namespace d4r::cache

@@ -49,6 +49,8 @@ const char* to_string(Counter counter)
     return "pending";
   case Counter::cache_corrupt_object:
     return "cache.corrupt_object";
+  case Counter::cache_index_replaced:
+    return "cache.index_replaced";
   case Counter::client_damage_report:
     return "client.damage_report";
   case Counter::prepare:

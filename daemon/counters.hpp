@@ -33,6 +33,7 @@ enum class Counter {
   warmup_dropped,              // a Prepare's warm-up not queued: the request queue was full
   pending,
   cache_corrupt_object,
+  cache_index_replaced, // SQLite found an index damaged while running: set aside, a fresh one
   client_damage_report, // a client read an object named by path that did not match its digest
   prepare,
   put_module,

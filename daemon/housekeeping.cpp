@@ -1,5 +1,6 @@
 #include "daemon/housekeeping.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
 
@@ -67,9 +68,25 @@ HousekeepingReport sweep_cache_root(cache::Cache& cache, const ModuleStore& modu
   return report;
 }
 
+int64_t collect_cache_trash(cache::Cache& cache, std::vector<std::string>& errors)
+{
+  int64_t removed = 0;
+  for (Mode mode : {Mode::fast, Mode::accuracy}) {
+    Expected<int64_t> collected = cache.collect_trash(mode);
+    if (collected) {
+      removed += *collected;
+    } else {
+      errors.push_back(collected.error().message);
+    }
+  }
+  return removed;
+}
+
 Housekeeper::Housekeeper(std::function<void()> sweep, std::chrono::seconds first,
-                         std::chrono::seconds every)
-    : m_sweep(std::move(sweep)), m_thread([this, first, every] { loop(first, every); })
+                         std::chrono::seconds every, std::function<void()> often,
+                         std::chrono::seconds often_every)
+    : m_sweep(std::move(sweep)), m_often(std::move(often)),
+      m_thread([this, first, every, often_every] { loop(first, every, often_every); })
 {
 }
 
@@ -83,15 +100,29 @@ Housekeeper::~Housekeeper()
   m_thread.join();
 }
 
-void Housekeeper::loop(std::chrono::seconds first, std::chrono::seconds every)
+void Housekeeper::loop(std::chrono::seconds first, std::chrono::seconds every,
+                       std::chrono::seconds often_every)
 {
+  using Clock = std::chrono::steady_clock;
   std::unique_lock lock(m_mutex);
-  std::chrono::seconds wait = first;
-  while (!m_wake.wait_for(lock, wait, [this] { return m_stopping; })) {
+  Clock::time_point next_sweep = Clock::now() + first;
+  Clock::time_point next_often = m_often ? Clock::now() + often_every : Clock::time_point::max();
+  while (!m_wake.wait_until(lock, std::min(next_sweep, next_often),
+                            [this] { return m_stopping; })) {
+    const Clock::time_point now = Clock::now();
+    const bool sweep = now >= next_sweep;
+    const bool often = now >= next_often;
     lock.unlock();
-    m_sweep();
+    if (sweep) {
+      m_sweep(); // collects the trash too
+      next_sweep = Clock::now() + every;
+    } else if (often) {
+      m_often();
+    }
+    if (m_often && (sweep || often)) {
+      next_often = Clock::now() + often_every;
+    }
     lock.lock();
-    wait = every;
   }
 }
 

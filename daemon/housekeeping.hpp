@@ -3,6 +3,8 @@
 // objects no index row names and temporary files (Store::collect_garbage), old quarantined
 // objects, scratch folders of builds that died with their daemon (builds/worker-*), old negative-
 // cache entries (failures/), and uploaded PTX modules beyond their size cap (modules/).
+// More often, and cheaply, the stores' trash: objects no row names any more whose files waited
+// out their grace period for clients that held their paths.
 
 #include "cache/cache.hpp"
 #include "daemon/module_store.hpp"
@@ -28,7 +30,7 @@ struct HousekeepingLimits {
 };
 
 struct HousekeepingReport {
-  int64_t cache_files = 0; // unnamed objects and temp files, both modes
+  int64_t cache_files = 0; // unnamed objects, temp files and trash past its grace, both modes
   int64_t quarantine_files = 0;
   int64_t scratch_folders = 0;
   int64_t failure_files = 0;
@@ -45,19 +47,27 @@ struct HousekeepingReport {
 [[nodiscard]] HousekeepingReport sweep_cache_root(cache::Cache& cache, const ModuleStore& modules,
                                                   const HousekeepingLimits& limits);
 
+// The trashed objects of both modes whose grace period has passed (Store::collect_trash); what
+// failed is added to `errors`. Returns how many files it removed.
+int64_t collect_cache_trash(cache::Cache& cache, std::vector<std::string>& errors);
+
 // Runs `sweep` on a thread of its own: `first` after start, then every `every`, until destroyed
-// (which wakes and joins it at once).
+// (which wakes and joins it at once); and `often` (when given) every `often_every` between.
 class Housekeeper {
 public:
-  Housekeeper(std::function<void()> sweep, std::chrono::seconds first, std::chrono::seconds every);
+  Housekeeper(std::function<void()> sweep, std::chrono::seconds first, std::chrono::seconds every,
+              std::function<void()> often = {},
+              std::chrono::seconds often_every = std::chrono::seconds(30));
   ~Housekeeper();
   Housekeeper(const Housekeeper&) = delete;
   Housekeeper& operator=(const Housekeeper&) = delete;
 
 private:
-  void loop(std::chrono::seconds first, std::chrono::seconds every);
+  void loop(std::chrono::seconds first, std::chrono::seconds every,
+            std::chrono::seconds often_every);
 
   std::function<void()> m_sweep;
+  std::function<void()> m_often;
   std::mutex m_mutex;
   std::condition_variable m_wake;
   bool m_stopping = false;

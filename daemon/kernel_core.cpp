@@ -177,14 +177,28 @@ KernelCore::KernelCore(DaemonConfig config, std::string detected_target,
       m_uploads(m_config.upload_memory_bytes),
       m_started(std::chrono::steady_clock::now())
 {
+  // Before any thread uses the cache: a damaged index found while serving is replaced at once.
+  m_cache->on_index_replaced([this](Mode, const std::string& note) {
+    m_counters.add(Counter::cache_index_replaced);
+    spdlog::error("{}", note);
+  });
   if (m_config.native_dir) {
     m_catalog = std::make_unique<release::ReleaseCatalog>(*m_config.native_dir);
   }
   if (!recipes.empty()) {
     m_builds = std::make_unique<BuildService>(*m_cache, std::move(recipes), build_options(m_config));
   }
-  m_housekeeper = std::make_unique<Housekeeper>([this] { (void)sweep(); }, std::chrono::minutes(1),
-                                                std::chrono::hours(1));
+  // The trash is collected every half minute: a purge's files wait out their grace, not an hour.
+  m_housekeeper = std::make_unique<Housekeeper>(
+      [this] { (void)sweep(); }, std::chrono::minutes(1), std::chrono::hours(1),
+      [this] {
+        std::vector<std::string> errors;
+        (void)collect_cache_trash(*m_cache, errors);
+        for (const std::string& error : errors) {
+          spdlog::warn("housekeeping: {}", error);
+        }
+      },
+      std::chrono::seconds(30));
 }
 
 std::chrono::milliseconds KernelCore::wait_budget_of(const ResolveQuery& query) const

@@ -25,3 +25,11 @@ d4r_test(test_integration_security
   TIMEOUT 300)
 add_dependencies(test_integration_security d4r-kerneld d4r-kernel-worker d4r-test-counters
   d4r_release_fixture)
+
+# A purge between a path answer and the client's read (the store's trash), read as the client
+# library does.
+d4r_test(test_integration_purge_read
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_integration_purge_read.cpp
+  LIBS d4r_test_damage_support d4r_kernel_client_static
+  TIMEOUT 300)
+add_dependencies(test_integration_purge_read d4r-kerneld d4r-test-counters d4r_release_fixture)

@@ -10,6 +10,8 @@
 
 #include <atomic>
 #include <fstream>
+#include <span>
+#include <thread>
 
 #include <stdlib.h>
 
@@ -17,6 +19,8 @@ namespace d4r::daemon {
 namespace {
 
 using namespace std::chrono_literals;
+
+constexpr uint64_t k_sr_module_hash_for_tests = 0x8baeb925f177af87ULL;
 
 class HousekeepingTest : public ::testing::Test {
 protected:
@@ -143,6 +147,50 @@ TEST(Housekeeper, SweepsAfterItsFirstDelayAndStopsAtOnce)
   }
   EXPECT_EQ(sweeps.load(), 1);
   EXPECT_LT(std::chrono::steady_clock::now() - started, 5s) << "destruction waited for the timer";
+}
+
+TEST(Housekeeper, RunsItsOftenJobBetweenSweeps)
+{
+  std::atomic<int> sweeps = 0;
+  std::atomic<int> often = 0;
+  {
+    Housekeeper housekeeper([&] { ++sweeps; }, std::chrono::hours(1), std::chrono::hours(1),
+                            [&] { ++often; }, 1s);
+    for (int i = 0; i < 500 && often.load() < 2; ++i) {
+      std::this_thread::sleep_for(10ms);
+    }
+  }
+  EXPECT_GE(often.load(), 2);
+  EXPECT_EQ(sweeps.load(), 0);
+}
+
+// A purge's objects wait out their grace in the trash, then the often job collects them.
+TEST(Housekeeping, TrashIsCollectedOnceItsGraceHasPassed)
+{
+  std::string pattern = (std::filesystem::path(::testing::TempDir()) / "d4r-trash-XXXXXX").string();
+  ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+  const std::filesystem::path root = pattern;
+  {
+    cache::CacheOptions options;
+    options.root = root;
+    options.trash_grace = 300ms;
+    Expected<std::unique_ptr<cache::Cache>> cache = cache::Cache::open(options);
+    ASSERT_TRUE(cache) << cache.error().message;
+    cache::CacheKey key{k_sr_module_hash_for_tests, "d4r_test_layer", "gfx1201", "", "t", "r"};
+    const std::string bytes(4000, 'o');
+    Expected<cache::Hit> hit = (*cache)->insert(
+        Mode::fast, key, std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), "", "");
+    ASSERT_TRUE(hit) << hit.error().message;
+    ASSERT_TRUE((*cache)->purge(Mode::fast));
+    std::vector<std::string> errors;
+    EXPECT_EQ(collect_cache_trash(**cache, errors), 0);
+    EXPECT_TRUE(std::filesystem::exists(hit->object_path)) << "collected within its grace";
+    std::this_thread::sleep_for(400ms);
+    EXPECT_EQ(collect_cache_trash(**cache, errors), 1);
+    EXPECT_FALSE(std::filesystem::exists(hit->object_path));
+    EXPECT_TRUE(errors.empty());
+  }
+  std::filesystem::remove_all(root);
 }
 
 } // namespace
