@@ -170,6 +170,102 @@ TEST(TranslateMmaRun, IntegerInputsGiveExactResults)
   }
 }
 
+// D (f32) of m16n8k16 e4m3 with A and B given as FP8 codes and C as f32 values, run on the host.
+std::vector<float> run_fp8_codes(const uint8_t (&a)[16][16], const uint8_t (&b)[16][8], const float (&c)[16][8])
+{
+  std::vector<uint32_t> in(32 * k_words, 0);
+  MmaLayoutSpec a_spec{MmaLayout::ptx, MmaOperand::a, 8};
+  MmaLayoutSpec b_spec{MmaLayout::ptx, MmaOperand::b, 8};
+  int a_words = mma_layout_words(a_spec);
+  for (int lane = 0; lane < 32; ++lane) {
+    uint32_t* words = &in[static_cast<size_t>(lane * k_words)];
+    for (int s = 0; s < 4; ++s) {
+      for (int w = 0; w < a_words; ++w) {
+        MatrixPos pos = mma_layout_position(a_spec, lane, w, s);
+        words[w] |= static_cast<uint32_t>(a[pos.row][pos.col]) << (8 * s);
+      }
+      MatrixPos pos = mma_layout_position(b_spec, lane, 0, s);
+      words[a_words] |= static_cast<uint32_t>(b[pos.row][pos.col]) << (8 * s);
+    }
+    for (int i = 0; i < 4; ++i) {
+      MatrixPos pos = mma_layout_position({MmaLayout::ptx, MmaOperand::c, 32}, lane, i, 0);
+      std::memcpy(&words[6 + i], &c[pos.row][pos.col], 4);
+    }
+  }
+  std::vector<float> d(16 * 8, -1.0F);
+  Expected<Translation> translation = translate_text(run_kernel({"e4m3", true, true}), host_options());
+  EXPECT_TRUE(translation) << translation.error().message;
+  if (!translation) {
+    return d;
+  }
+  Expected<std::unique_ptr<cpu::Executor>> executor = cpu::Executor::create(std::move(*translation));
+  EXPECT_TRUE(executor) << executor.error().message;
+  if (!executor) {
+    return d;
+  }
+  std::vector<float> out(32 * 4, 0.0F);
+  std::array<uint64_t, 2> params{reinterpret_cast<uint64_t>(out.data()), reinterpret_cast<uint64_t>(in.data())};
+  Expected<cpu::LaunchStats> stats = (*executor)->launch(
+      "k", cpu::LaunchShape{{1, 1, 1}, {32, 1, 1}, 0},
+      std::span<const std::byte>(reinterpret_cast<const std::byte*>(params.data()), sizeof(params)));
+  EXPECT_TRUE(stats) << stats.error().message;
+  for (int lane = 0; lane < 32; ++lane) {
+    for (int i = 0; i < 4; ++i) {
+      MatrixPos pos = mma_layout_position({MmaLayout::ptx, MmaOperand::c, 32}, lane, i, 0);
+      d[static_cast<size_t>(pos.row * 8 + pos.col)] = out[static_cast<size_t>(lane * 4 + i)];
+    }
+  }
+  return d;
+}
+
+// The H200 (ptxas for sm_90) runs an FP8 m16n8k16 as two f16 tensor-core steps, the elements
+// k % 4 < 2 first, each truncating its terms toward zero to 2^(E - 25) and rounding its sum toward
+// zero to f32, then adds C rounded to nearest (mma_fragments.hpp mma_fp8_sum; every mat_mma_fp8_*
+// golden bit for bit). Column 0 of B is 16, 2^-8, 2^-8, 1, 2^-8, 2^-9, then zeros.
+TEST(TranslateMmaRun, Fp8SumsAreTwoTruncatingF16Steps)
+{
+  uint8_t a[16][16] = {};
+  uint8_t b[16][8] = {};
+  float c[16][8] = {};
+  constexpr uint8_t k_one = 0x38;   // 1
+  constexpr uint8_t k_16 = 0x58;    // 16
+  constexpr uint8_t k_2m8 = 0x02;   // 2^-8
+  constexpr uint8_t k_2m9 = 0x01;   // 2^-9
+  constexpr uint8_t k_3x2m9 = 0x03; // 3 * 2^-9
+  const uint8_t column[6] = {k_16, k_2m8, k_2m8, k_one, k_2m8, k_2m9};
+  for (int k = 0; k < 6; ++k) {
+    b[k][0] = column[k];
+  }
+  // Row 0: 256 + 2^-17 (k = 0, 1) rounds to 256 in the first step, + 3 * 2^-17 (k = 2) to 256
+  // again in the second, where the exact sum 256 + 2^-15 is an f32.
+  a[0][0] = k_16;
+  a[0][1] = k_2m9;
+  a[0][2] = k_3x2m9;
+  // Row 1: the same terms with 3 * 2^-17 at k = 4: one step, 256 + 2^-15.
+  a[1][0] = k_16;
+  a[1][1] = k_2m9;
+  a[1][4] = k_3x2m9;
+  // Row 2: 1 + 2^-17 (second step), then C = 3 * 2^-24 added to nearest, ties to even: + 2^-22.
+  a[2][2] = k_2m9;
+  a[2][3] = k_one;
+  c[2][0] = 0x3p-24F;
+  // Row 3: 256 + 2^-15 - 2^-18 in one step: -2^-18 is below the quantum 2^-17 and truncates to 0
+  // (the exact sum would round toward zero to 256).
+  a[3][0] = k_16;
+  a[3][1] = k_2m9;
+  a[3][4] = k_3x2m9;
+  a[3][5] = 0x81; // -2^-9
+  std::vector<float> d = run_fp8_codes(a, b, c);
+  std::vector<float> expected(16 * 8, 0.0F);
+  expected[0] = 256.0F;
+  expected[8] = 256.0F + 0x1p-15F;
+  expected[16] = 1.0F + 0x1p-17F + 0x1p-22F;
+  expected[24] = 256.0F + 0x1p-15F;
+  for (size_t i = 0; i < d.size(); ++i) {
+    EXPECT_EQ(d[i], expected[i]) << "row " << i / 8 << " column " << i % 8;
+  }
+}
+
 std::vector<std::byte> read_bytes(const fs::path& path)
 {
   std::ifstream in(path, std::ios::binary);
