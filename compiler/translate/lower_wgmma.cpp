@@ -1,9 +1,10 @@
-// wgmma.mma_async (sm_90a) with .f16 and .bf16 (k16; f16 or f32 D, bf16 f32 only), .tf32 (k8)
-// and .s8/.u8 (k32, s32 D, .satfinite) inputs, every N of the ISA, A from shared memory or from
-// registers, B from shared memory; scale-d (a predicate or 0/1), imm-scale-a/b (1, -1) and
-// imm-trans-a/b (0, 1); wgmma.mma_async.sp with .f16/.bf16 (k32) and .s8/.u8 (k64) (A keeps 2 of
-// every 4 K elements, sp-meta and the sparsity selector say where: sparse_positions below) and
-// .tf32 (k16, 1 of every 2); and
+// wgmma.mma_async (sm_90a) with .f16 and .bf16 (k16; f16 or f32 D, bf16 f32 only), .tf32 (k8),
+// .e4m3/.e5m2 in any pairing (k32, f16 or f32 D), .s8/.u8 (k32, s32 D, .satfinite) and .b1 (k256,
+// s32 D, .and.popc: the only single-bit form, no .xor) inputs, every N of the ISA, A from shared
+// memory or from registers, B from shared memory; scale-d (a predicate or 0/1), imm-scale-a/b
+// (1, -1) and imm-trans-a/b (0, 1); wgmma.mma_async.sp with .f16/.bf16 (k32), .e4m3/.e5m2 and
+// .s8/.u8 (k64) (A keeps 2 of every 4 K elements, sp-meta and the sparsity selector say where:
+// sparse_positions below) and .tf32 (k16, 1 of every 2); and
 // wgmma.fence, wgmma.commit_group, wgmma.wait_group.
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#asynchronous-warpgroup-level-matrix-instructions
 //
@@ -21,12 +22,14 @@
 // Arithmetic (every wgmma_* golden case bit for bit): f16, bf16 and tf32 as mma.sync's model of
 // the H200's truncating sum (mma_fragments.hpp, mma_tensor_sum), one step of all K products; an
 // f32 D is that sum rounded toward zero (NaN 0x7fffffff), an f16 D the f16 nearest to the sum
-// itself, not to the f32 (exact_tensor_sum below; NaN 0x7fff); integers exact in 64 bits, D
-// wrapping or, with .satfinite, clamped. imm-scale -1 negates every element of that operand
-// (exact); scale-d false drops C (a +0 C).
-// Rejected (unsupported): .e4m3/.e5m2 (the H200's FP8 sums are not modelled yet: the truncating
-// model with 13 bits below the largest exponent, the closest tried, misses 18% of the recorded
-// wgmma_fp8_small results), .b1, and any other spelling.
+// itself, not to the f32 (exact_tensor_sum below; NaN 0x7fff). FP8 the same truncating sum with
+// 13 bits below the largest exponent instead of 25, one step of all K, and an f32 D truncated to
+// 14 significant bits (wgmma_fp8_small, wgmma_fp8_random: every result, NaN and infinities
+// included). Integers exact in 64 bits, D wrapping or, with .satfinite, clamped; .b1 C +
+// popc(A row AND B column), wrapping. imm-scale -1 negates every element of that operand (exact);
+// scale-d false drops C (a +0 C).
+// Rejected (unsupported): any other spelling (no .b1 .sp form exists; the 8-bit .sp forms take
+// selector 0 only).
 
 #include "compiler/translate/function_translator.hpp"
 #include "compiler/translate/lowering.hpp"
@@ -69,6 +72,11 @@ struct WgmmaForm {
   bool sparse = false; // wgmma.mma_async.sp: A keeps 2 of every 4 K elements
   int selector = 0;    // .sp: the sparsity selector
   [[nodiscard]] int bits() const { return mma_element_bits(a); }
+  [[nodiscard]] bool single_bit() const { return a == MmaElement::b1; }
+  [[nodiscard]] bool fp8() const { return a == MmaElement::e4m3 || a == MmaElement::e5m2; }
+  // What a row of A (a column of B) is read as: its K elements, or .b1's 8 words of 32.
+  [[nodiscard]] int a_loads() const { return single_bit() ? 8 : a_k(); }
+  [[nodiscard]] int b_loads() const { return single_bit() ? 8 : k; }
   // Elements per row of A as stored (a sparse A keeps half); .sp's chunks: 4 K elements with 2
   // stored, .tf32 2 with 1.
   [[nodiscard]] int a_k() const { return sparse ? k / 2 : k; }
@@ -110,8 +118,8 @@ bool valid_n(int n, bool integer)
   return !integer || n <= 24 || n % 16 == 0;
 }
 
-// wgmma.mma_async{.sp}.sync.aligned.SHAPE{.satfinite}.DTYPE.ATYPE.BTYPE; nullopt for anything else
-// (also FP8, b1 and .sp with .tf32, rejected: file comment).
+// wgmma.mma_async{.sp}.sync.aligned.SHAPE{.satfinite}.DTYPE.ATYPE.BTYPE{.and.popc}; nullopt for any
+// combination the ISA does not list.
 std::optional<WgmmaForm> parse_form(const ptx::Instruction& instruction)
 {
   const std::vector<std::string>& m = instruction.modifiers;
@@ -125,7 +133,9 @@ std::optional<WgmmaForm> parse_form(const ptx::Instruction& instruction)
   size_t next = 4 + at;
   form.satfinite = m[next] == "satfinite";
   next += form.satfinite ? 1 : 0;
-  if (!shape || m.size() != next + 3) {
+  // .b1 ends in .and.popc (the only operation wgmma has: no .xor).
+  bool single_bit = m.size() == next + 5 && m[next + 1] == "b1" && m[next + 3] == "and" && m[next + 4] == "popc";
+  if (!shape || m.size() != next + (single_bit ? 5 : 3)) {
     return std::nullopt;
   }
   std::optional<MmaElement> d = mma_element(m[next]);
@@ -143,14 +153,22 @@ std::optional<WgmmaForm> parse_form(const ptx::Instruction& instruction)
   bool integer_ab = (*a == MmaElement::s8 || *a == MmaElement::u8) &&
                     (*b == MmaElement::s8 || *b == MmaElement::u8);
   bool valid = false;
-  if (integer_ab) {
+  if (single_bit) {
+    // m64nNk256.s32.b1.b1.and.popc, the integer forms' N; no .sp and no .satfinite form exists.
+    valid = *a == MmaElement::b1 && *b == MmaElement::b1 && *d == MmaElement::s32 && form.k == 256 &&
+            !form.sparse && !form.satfinite;
+  } else if (integer_ab) {
     valid = form.k == 32 && *d == MmaElement::s32;
+  } else if (mma_element_bits(*a) == 8 && mma_element_bits(*b) == 8 && *a != MmaElement::s8 && *a != MmaElement::u8 &&
+             *b != MmaElement::s8 && *b != MmaElement::u8) {
+    // .e4m3/.e5m2 in any pairing, f32 or f16 D (.sp: selector 0, read_immediates).
+    valid = form.k == 32 && !form.satfinite && (*d == MmaElement::f32 || *d == MmaElement::f16);
   } else if (*a == *b && !form.satfinite) {
     valid = (*a == MmaElement::f16 && form.k == 16 && (*d == MmaElement::f32 || *d == MmaElement::f16)) ||
             (*a == MmaElement::bf16 && form.k == 16 && *d == MmaElement::f32) ||
             (*a == MmaElement::tf32 && form.k == 8 && *d == MmaElement::f32);
   }
-  if (!valid || !valid_n(form.n, integer_ab)) {
+  if (!valid || !valid_n(form.n, integer_ab || single_bit)) {
     return std::nullopt;
   }
   form.k = spelled_k;
@@ -277,12 +295,18 @@ llvm::Value* element_address(Builder& b, const Descriptor& d, llvm::Value* mn, i
   return b.CreateXor(address, b.CreateShl(phase, 4));
 }
 
-// One element's bits (zero-extended to i32) as the value the sums take: f64 (f16), f32 (bf16,
-// tf32 with its low 13 bits cleared) or i64 (s8, u8), negated where `negate`.
-llvm::Value* decode(Builder& b, MmaElement type, llvm::Value* bits, bool negate)
+// One element's bits (zero-extended to i32) as the value the sums take: f64 (f16, e4m3, e5m2),
+// f32 (bf16, tf32 with its low 13 bits cleared), i64 (s8, u8) or the i32 word itself (.b1: 32
+// elements), negated where `negate`.
+llvm::Value* decode(FunctionTranslator& t, MmaElement type, llvm::Value* bits, bool negate)
 {
+  Builder& b = t.builder();
   llvm::Value* value = nullptr;
   switch (type) {
+  case MmaElement::e4m3:
+  case MmaElement::e5m2:
+    value = mma_fp8_value(t, b.CreateAnd(bits, 0xffU), type == MmaElement::e4m3);
+    break;
   case MmaElement::f16:
     value = b.CreateFPExt(b.CreateBitCast(b.CreateTrunc(bits, b.getInt16Ty()), b.getHalfTy()),
                           b.getDoubleTy());
@@ -293,22 +317,24 @@ llvm::Value* decode(Builder& b, MmaElement type, llvm::Value* bits, bool negate)
   case MmaElement::tf32: value = b.CreateBitCast(b.CreateAnd(bits, 0xffffe000U), b.getFloatTy()); break;
   case MmaElement::s8: return b.CreateSExt(b.CreateTrunc(bits, b.getInt8Ty()), b.getInt64Ty());
   case MmaElement::u8: return b.CreateZExt(b.CreateTrunc(bits, b.getInt8Ty()), b.getInt64Ty());
-  default: D4R_UNREACHABLE("wgmma inputs are f16, bf16, tf32, s8 or u8");
+  case MmaElement::b1: return bits;
+  default: D4R_UNREACHABLE("wgmma inputs are f16, bf16, tf32, e4m3, e5m2, s8, u8 or b1");
   }
   return negate ? b.CreateFNeg(value) : value;
 }
 
-// Element (mn, k) of an operand in shared memory, decoded.
+// Element (mn, k) of an operand in shared memory, decoded; .b1: word k (K elements 32 k ..
+// 32 k + 31, bit 0 first) of the 32-byte row, as the 4-byte elements of .tf32 are laid out.
 llvm::Value* shared_element(FunctionTranslator& t, const Descriptor& d, MmaElement type,
                             llvm::Value* mn, int k, bool mn_major, bool negate)
 {
   Builder& b = t.builder();
-  int bits = mma_element_bits(type);
+  int bits = type == MmaElement::b1 ? 32 : mma_element_bits(type);
   llvm::Value* address = element_address(b, d, mn, k, bits / 8, mn_major);
   llvm::Value* pointer = t.hooks().shared_pointer(t.env(), address);
   llvm::Type* element = b.getIntNTy(static_cast<unsigned>(bits));
   llvm::Value* loaded = b.CreateAlignedLoad(element, pointer, llvm::Align(static_cast<uint64_t>(bits / 8)));
-  return decode(b, type, b.CreateZExt(loaded, b.getInt32Ty()), negate);
+  return decode(t, type, b.CreateZExt(loaded, b.getInt32Ty()), negate);
 }
 
 // Registers of every lane of a warp, each readable by the lanes of its quad: on the host one
@@ -421,12 +447,12 @@ Expected<std::array<Values, 2>> a_rows(FunctionTranslator& t, const ptx::Instruc
   if (form.a_registers) {
     TRY_ASSIGN(Values regs, read_fragment(t, instruction, 1, 4, 32));
     std::array<Values, 2> words = register_rows(t, regs, lane);
-    int per = 32 / form.bits();
+    int per = form.single_bit() ? 1 : 32 / form.bits();
     for (int h = 0; h < 2; ++h) {
       for (llvm::Value* word : words[static_cast<size_t>(h)]) {
         for (int s = 0; s < per; ++s) {
           llvm::Value* bits = s == 0 ? word : b.CreateLShr(word, static_cast<uint64_t>(s * form.bits()));
-          rows[static_cast<size_t>(h)].push_back(decode(b, form.a, bits, form.negate_a));
+          rows[static_cast<size_t>(h)].push_back(decode(t, form.a, bits, form.negate_a));
         }
       }
     }
@@ -436,7 +462,7 @@ Expected<std::array<Values, 2>> a_rows(FunctionTranslator& t, const ptx::Instruc
   Descriptor d = decode_descriptor(b, bits);
   for (int h = 0; h < 2; ++h) {
     llvm::Value* row = h == 0 ? row0 : b.CreateAdd(row0, b.getInt32(8));
-    for (int k = 0; k < form.a_k(); ++k) {
+    for (int k = 0; k < form.a_loads(); ++k) {
       rows[static_cast<size_t>(h)].push_back(shared_element(t, d, form.a, row, k, form.trans_a, form.negate_a));
     }
   }
@@ -477,13 +503,14 @@ llvm::Value* power_of_two(Builder& b, llvm::Value* e)
 // The H200's tensor-core sum of C (f32) and every product, before its rounding: mma_tensor_sum's
 // model (mma_fragments.hpp) in one step: with E the largest exponent estimate (floor(log2 |a|) +
 // floor(log2 |b|) per product, floor(log2 |c|)), every term truncated toward zero to a multiple of
-// 2^(E - 25), the truncated terms added exactly (f64). mma_tensor_sum rounds this toward zero
-// to f32; wgmma's f16 D is the f16 nearest to it (wgmma_f16_sw32/sw64/sw128: 3 of 21,504 f16
-// results lie just above a halfway point that the f32 would round down to), so the exact sum is
-// needed here.
-llvm::Value* exact_tensor_sum(Builder& b, const Values& a, const Values& bv, llvm::Value* c)
+// 2^(E - bits), the truncated terms added exactly (f64); `bits` is 25 for f16/bf16/tf32 inputs,
+// 13 for FP8 (wgmma_fp8_small/_random: every result). mma_tensor_sum rounds this toward zero to
+// f32; wgmma's f16 D is the f16 nearest to it (wgmma_f16_sw32/sw64/sw128: 3 of 21,504 f16 results
+// lie just above a halfway point that the f32 would round down to; FP8's f16 D alike), so the
+// exact sum is needed here.
+llvm::Value* exact_tensor_sum(Builder& b, const Values& a, const Values& bv, llvm::Value* c, int bits)
 {
-  constexpr int k_absent = -900; // below every real term; keeps 2^(E - 25) a normal f64
+  constexpr int k_absent = -900; // below every real term; keeps 2^(E - bits) a normal f64
   llvm::Value* c64 = b.CreateFPExt(c, b.getDoubleTy());
   llvm::Value* emax = exponent_of(b, c64, k_absent);
   Values products;
@@ -500,14 +527,15 @@ llvm::Value* exact_tensor_sum(Builder& b, const Values& a, const Values& bv, llv
   }
   // An infinite or NaN term (exponent 1024) makes every finite one vanish: the sum is that term's.
   emax = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, emax, b.getInt32(1000));
-  llvm::Value* quantum = power_of_two(b, b.CreateSub(emax, b.getInt32(25)));
-  llvm::Value* inverse = power_of_two(b, b.CreateSub(b.getInt32(25), emax));
+  auto shift = static_cast<uint32_t>(bits);
+  llvm::Value* quantum = power_of_two(b, b.CreateSub(emax, b.getInt32(shift)));
+  llvm::Value* inverse = power_of_two(b, b.CreateSub(b.getInt32(shift), emax));
   auto truncated = [&](llvm::Value* term) {
     return b.CreateFMul(b.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, b.CreateFMul(term, inverse)), quantum);
   };
   llvm::Value* sum = truncated(c64);
   for (llvm::Value* product : products) {
-    sum = b.CreateFAdd(sum, truncated(product)); // multiples of 2^(E-25) below 2^(E+7): exact
+    sum = b.CreateFAdd(sum, truncated(product)); // multiples of 2^(E-bits) below 2^(E+7): exact
   }
   return sum;
 }
@@ -523,11 +551,29 @@ llvm::Value* nearest_f16_bits(Builder& b, llvm::Value* sum)
   return f16_bits(b, b.CreateBitCast(bits, b.getFloatTy()));
 }
 
+// An FP8 form's f32 D: the sum truncated toward zero to 14 significant bits (the f32 toward zero
+// with its low 10 mantissa bits cleared; wgmma_fp8_small/_random: every f32 result), NaN
+// 0x7fffffff.
+llvm::Value* fp8_f32_bits(Builder& b, llvm::Value* sum)
+{
+  llvm::Value* bits = b.CreateBitCast(mma_round_f32_toward_zero(b, sum), b.getInt32Ty());
+  llvm::Value* nan = b.CreateFCmpUNO(sum, sum);
+  return b.CreateSelect(nan, b.getInt32(0x7fffffffU), b.CreateAnd(bits, ~0x3ffU));
+}
+
+// C + the products (.b1: popc(a AND b) of each word pair), exact in 64 bits; the s32 D wraps
+// or, with .satfinite, clamps.
 llvm::Value* int_sum(Builder& b, const WgmmaForm& form, const Values& a, const Values& bv, llvm::Value* c)
 {
   llvm::Value* sum = c;
   for (size_t k = 0; k < a.size(); ++k) {
-    sum = b.CreateAdd(sum, b.CreateMul(a[k], bv[k]));
+    llvm::Value* term = nullptr;
+    if (form.single_bit()) {
+      term = b.CreateZExt(b.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, b.CreateAnd(a[k], bv[k])), b.getInt64Ty());
+    } else {
+      term = b.CreateMul(a[k], bv[k]);
+    }
+    sum = b.CreateAdd(sum, term);
   }
   if (form.satfinite) {
     llvm::Value* high = b.getInt64(static_cast<uint64_t>(std::numeric_limits<int32_t>::max()));
@@ -566,7 +612,7 @@ void column_group(FunctionTranslator& t, const WgmmaForm& form, const Descriptor
   llvm::Value* col0 = b.CreateAdd(b.CreateShl(j, 3), b.CreateShl(t4, 1));
   for (int c = 0; c < 2; ++c) {
     llvm::Value* col = c == 0 ? col0 : b.CreateAdd(col0, b.getInt32(1));
-    for (int k = 0; k < form.k; ++k) {
+    for (int k = 0; k < form.b_loads(); ++k) {
       cols[static_cast<size_t>(c)].push_back(shared_element(t, bd, form.b, col, k, form.trans_b, form.negate_b));
     }
   }
@@ -594,9 +640,14 @@ void column_group(FunctionTranslator& t, const WgmmaForm& form, const Descriptor
     llvm::Value* c = f16_d ? half_of(b, old[static_cast<size_t>(i >> 1)], i & 1)
                            : b.CreateBitCast(old[static_cast<size_t>(i)], b.getFloatTy());
     c = b.CreateSelect(scale_d, c, llvm::ConstantFP::get(b.getFloatTy(), 0.0));
-    llvm::Value* sum = exact_tensor_sum(b, av, bv, c);
-    results.push_back(f16_d ? nearest_f16_bits(b, sum)
-                            : b.CreateBitCast(canonical_nan(b, mma_round_f32_toward_zero(b, sum)), i32));
+    llvm::Value* sum = exact_tensor_sum(b, av, bv, c, form.fp8() ? 13 : 25);
+    if (f16_d) {
+      results.push_back(nearest_f16_bits(b, sum));
+    } else if (form.fp8()) {
+      results.push_back(fp8_f32_bits(b, sum));
+    } else {
+      results.push_back(b.CreateBitCast(canonical_nan(b, mma_round_f32_toward_zero(b, sum)), i32));
+    }
   }
   for (int w = 0; w < words; ++w) {
     llvm::Value* word = f16_d ? b.CreateOr(results[static_cast<size_t>(2 * w)],

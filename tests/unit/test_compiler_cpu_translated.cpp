@@ -195,14 +195,10 @@ TEST(CpuTranslated, EveryTranslatedCorpusModuleJits)
       auto names = [&](std::string_view form) {
         return translation.error().message.find(form) != std::string::npos;
       };
-      // wgmma_more keeps its FP8 kernel (recorded on the H200, wgmma_fp8_*.case.pending): the
-      // H200's FP8 accumulation is not modelled yet, so e4m3/e5m2 wgmma stays rejected.
-      bool known = (entry.path().filename() == "mbarrier_bulk.sm_90.ptx" && !translation &&
-                    (names("unsupported: st.async") || names("unsupported: red.async") ||
-                     names("unsupported: cp.async.bulk.shared::cluster.shared::cta") ||
-                     names("unsupported: cp.reduce.async.bulk.shared::cluster.shared::cta"))) ||
-                   (entry.path().filename() == "wgmma_more.sm_90a.ptx" && !translation &&
-                    (names(".e4m3.") || names(".e5m2.")) && names("unsupported: wgmma.mma_async"));
+      bool known = entry.path().filename() == "mbarrier_bulk.sm_90.ptx" && !translation &&
+                   (names("unsupported: st.async") || names("unsupported: red.async") ||
+                    names("unsupported: cp.async.bulk.shared::cluster.shared::cta") ||
+                    names("unsupported: cp.reduce.async.bulk.shared::cluster.shared::cta"));
       if (!translation && !known) {
         rejected += " " + entry.path().filename().string();
         continue;

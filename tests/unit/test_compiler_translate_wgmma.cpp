@@ -3,8 +3,9 @@
 //   tests check them against the ISA's tables) warp by warp, each D element once; descriptor
 //   fields; canonical shared-memory tiles map one element to one address, swizzled rows as the
 //   ISA's 16-byte-chunk XOR pattern;
-// - tests/ptx/isa/wgmma.cu on the CPU executor with the inputs of the exact golden cases (small
-//   integers, s8/u8: any order of summation gives one answer), against a reference computed here
+// - tests/ptx/isa/wgmma.cu and wgmma_b1.cu on the CPU executor with the inputs of the exact
+//   golden cases (small integers, s8/u8, b1: any order of summation gives one answer), against a
+//   reference computed here
 //   from the case's inputs: the forms are read from the PTX itself, A and B from the image through
 //   the descriptors, the A registers and the D registers placed by the ISA's formulas written
 //   again here;
@@ -145,7 +146,7 @@ struct Form {
   bool a_registers = false;
   std::vector<int> immediates; // scale-a, scale-b, [trans-a], trans-b
   int words() const { return d == "f16" ? n / 4 : n / 2; }
-  int bits() const { return a == "f16" || a == "bf16" ? 16 : a == "tf32" ? 32 : 8; }
+  int bits() const { return a == "f16" || a == "bf16" ? 16 : a == "tf32" || a == "b1" ? 32 : 8; } // b1: words
 };
 
 std::vector<Form> forms_of(const std::string& ptx, const std::string& kernel)
@@ -153,7 +154,8 @@ std::vector<Form> forms_of(const std::string& ptx, const std::string& kernel)
   size_t begin = ptx.find(".entry " + kernel + "(");
   size_t end = ptx.find(".entry ", begin + 1);
   std::string body = ptx.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
-  std::regex spelling(R"(wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k(\d+)(\.satfinite)?\.(\w+)\.(\w+)\.(\w+) \{[^}]*\}, ([^;]*);)");
+  std::regex spelling(
+      R"(wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k(\d+)(\.satfinite)?\.(\w+)\.(\w+)\.(\w+)(?:\.and\.popc)? \{[^}]*\}, ([^;]*);)");
   std::vector<Form> forms;
   for (std::sregex_iterator it(body.begin(), body.end(), spelling), last; it != last; ++it) {
     const std::smatch& m = *it;
@@ -201,6 +203,9 @@ double element_value(const std::string& type, uint32_t bits)
   }
   if (type == "tf32") {
     return std::bit_cast<float>(bits & 0xffffe000U);
+  }
+  if (type == "b1") { // a word of 32 elements, exact in a double
+    return bits;
   }
   if (type == "s8") {
     return static_cast<int8_t>(bits & 0xff);
@@ -266,7 +271,7 @@ std::optional<Run> run_case(const std::string& name, std::string* kernel)
 double shared_value(const Run& run, uint64_t descriptor, int mn, int k, const std::string& type, bool mn_major)
 {
   translate::WgmmaDescriptor d = translate::wgmma_descriptor(descriptor);
-  int bytes = type == "f16" || type == "bf16" ? 2 : type == "tf32" ? 4 : 1;
+  int bytes = type == "f16" || type == "bf16" ? 2 : type == "tf32" || type == "b1" ? 4 : 1;
   uint32_t address = translate::wgmma_address(d, mn, k, bytes, mn_major);
   uint32_t bits = 0;
   std::memcpy(&bits, run.inputs[0].data() + address, static_cast<size_t>(bytes));
@@ -274,13 +279,13 @@ double shared_value(const Run& run, uint64_t descriptor, int mn, int k, const st
 }
 
 // The whole exact check of one case: every D element of every form.
-void check_exact_case(const std::string& name)
+void check_exact_case(const std::string& name, const std::string& ptx_file = "wgmma.sm_90a.ptx")
 {
   SCOPED_TRACE(name);
   std::string kernel;
   std::optional<Run> run = run_case(name, &kernel);
   ASSERT_TRUE(run);
-  std::vector<Form> forms = forms_of(read_text(k_repo / "tests/ptx/isa/wgmma.sm_90a.ptx"), kernel);
+  std::vector<Form> forms = forms_of(read_text(k_repo / "tests/ptx/isa" / ptx_file), kernel);
   ASSERT_GE(forms.size(), 5U);
   std::map<bool, int64_t> offset; // by "f16 D": the form's first word in c16/out16, else c32/out32
   int mismatches = 0;
@@ -295,9 +300,11 @@ void check_exact_case(const std::string& name)
     uint64_t da = at<uint64_t>(run->inputs[1], static_cast<int64_t>(3 * f));
     uint64_t db = at<uint64_t>(run->inputs[1], static_cast<int64_t>(3 * f + 1));
     bool scale_d = at<uint64_t>(run->inputs[1], static_cast<int64_t>(3 * f + 2)) != 0;
-    std::vector<std::vector<double>> a(64, std::vector<double>(static_cast<size_t>(form.k)));
+    bool single_bit = form.a == "b1";
+    int k_elements = single_bit ? 8 : form.k; // b1: a row of 256 is 8 words
+    std::vector<std::vector<double>> a(64, std::vector<double>(static_cast<size_t>(k_elements)));
     for (int row = 0; row < 64; ++row) {
-      for (int k = 0; k < form.k && !form.a_registers; ++k) {
+      for (int k = 0; k < k_elements && !form.a_registers; ++k) {
         a[row][k] = shared_value(*run, da, row, k, form.a, trans_a);
       }
     }
@@ -323,8 +330,9 @@ void check_exact_case(const std::string& name)
         int row = 16 * (thread / 32) + lane / 4 + 8 * ((e / 2) % 2);
         int col = 8 * (e / 4) + 2 * (lane % 4) + e % 2;
         double sum = 0;
-        for (int k = 0; k < form.k; ++k) {
-          sum += a[row][k] * shared_value(*run, db, col, k, form.b, trans_b);
+        for (int k = 0; k < k_elements; ++k) {
+          double b = shared_value(*run, db, col, k, form.b, trans_b);
+          sum += single_bit ? std::popcount(static_cast<uint32_t>(a[row][k]) & static_cast<uint32_t>(b)) : a[row][k] * b;
         }
         sum *= sa * sb;
         int64_t word = base + thread * form.words() + (half ? e / 2 : e);
@@ -376,11 +384,23 @@ TEST(WgmmaRun, IntegersAreTheExactProduct)
   check_exact_case("wgmma_int8_mixed");
 }
 
+// .b1 (m64nNk256 .and.popc, A from shared memory and registers, N 8 to 256, every swizzle): the
+// random, sparse, all-ones (C at the s32 edges: wrapping), all-zeros and single-bit cases.
+TEST(WgmmaRun, SingleBitsAreThePopcountOfTheAnd)
+{
+  for (const char* name : {"wgmma_b1_random", "wgmma_b1_none", "wgmma_b1_sw32", "wgmma_b1_sw64", "wgmma_b1_sw128",
+                           "wgmma_b1_base_offset", "wgmma_b1_ones", "wgmma_b1_zeros", "wgmma_b1_single"}) {
+    check_exact_case(name, "wgmma_b1.sm_90a.ptx");
+  }
+}
+
 TEST(WgmmaBuild, EveryKernelBuildsForGfx11AndGfx12)
 {
   const std::pair<const char*, const char*> kernels[] = {
-      {"wgmma_f16", "wgmma"}, {"wgmma_bf16", "wgmma"}, {"wgmma_tf32", "wgmma"}, {"wgmma_int8", "wgmma"},
-      {"wgmma_sp", "wgmma_more"}, {"wgmma_sp_tf32", "wgmma_sparse2"}, {"wgmma_sp_regs", "wgmma_sparse2"}};
+      {"wgmma_f16", "wgmma"},          {"wgmma_bf16", "wgmma"},       {"wgmma_tf32", "wgmma"},
+      {"wgmma_int8", "wgmma"},         {"wgmma_fp8", "wgmma_more"},   {"wgmma_sp", "wgmma_more"},
+      {"wgmma_sp_tf32", "wgmma_sparse2"}, {"wgmma_sp_regs", "wgmma_sparse2"}, {"wgmma_b1", "wgmma_b1"},
+      {"wgmma_sp_fp8", "wgmma_b1"}};
   for (const auto& [kernel, file] : kernels) {
     std::string text = read_text(k_repo / "tests/ptx/isa" / (std::string(file) + ".sm_90a.ptx"));
     for (const char* target : {"gfx1100", "gfx1201"}) {
@@ -443,6 +463,28 @@ TEST(WgmmaForms, TheImplementedFormsTranslate)
   EXPECT_EQ(translated("  wgmma.mma_async.sp.sync.aligned.m64n8k64.satfinite.s32.u8.s8 {%r1, %r2, %r3, %r4}, "
                        "%rd3, %rd4, %r5, 0, %p1;"),
             "(translated)");
+  EXPECT_EQ(translated("  wgmma.mma_async.sync.aligned.m64n8k256.s32.b1.b1.and.popc {%r1, %r2, %r3, %r4}, "
+                       "%rd3, %rd4, %p1;"),
+            "(translated)");
+  EXPECT_EQ(translated("  wgmma.mma_async.sync.aligned.m64n24k256.s32.b1.b1.and.popc {%r1, %r2, %r3, %r4, %r5, "
+                       "%r6, %r7, %r8, %r9, %r10, %r11, %r12}, {%r13, %r14, %r15, %r1}, %rd4, 1;"),
+            "(translated)");
+  for (const char* types : {"f32.e4m3.e4m3", "f32.e5m2.e4m3", "f32.e4m3.e5m2", "f32.e5m2.e5m2"}) {
+    EXPECT_EQ(translated(std::string("  wgmma.mma_async.sync.aligned.m64n8k32.") + types + " " + d4 +
+                         ", %rd3, %rd4, %p1, -1, 1;"),
+              "(translated)")
+        << types;
+    EXPECT_EQ(translated(std::string("  wgmma.mma_async.sp.sync.aligned.m64n8k64.") + types + " " + d4 +
+                         ", {%r1, %r2, %r3, %r4}, %rd4, %r5, 0, %p1, 1, -1;"),
+              "(translated)")
+        << types;
+  }
+  EXPECT_EQ(translated("  wgmma.mma_async.sync.aligned.m64n8k32.f16.e5m2.e4m3 {%r1, %r2}, {%r3, %r4, %r5, %r6}, "
+                       "%rd4, %p1, 1, 1;"),
+            "(translated)");
+  EXPECT_EQ(translated("  wgmma.mma_async.sp.sync.aligned.m64n8k64.f16.e4m3.e4m3 {%r1, %r2}, %rd3, %rd4, %r5, 0, "
+                       "%p1, 1, 1;"),
+            "(translated)");
 }
 
 TEST(WgmmaForms, OtherFormsAreRejected)
@@ -452,11 +494,23 @@ TEST(WgmmaForms, OtherFormsAreRejected)
     std::string message = translated("  " + line);
     EXPECT_NE(message.find("unsupported: wgmma"), std::string::npos) << line << ": " << message;
   };
-  rejected("wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 " + d4 + ", %rd3, %rd4, %p1, 1, 1;");
+  rejected("wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 " + d4 + ", %rd3, %rd4, %p1, 1, 1, 0, 0;");
+  rejected("wgmma.mma_async.sync.aligned.m64n8k32.satfinite.f32.e4m3.e4m3 " + d4 + ", %rd3, %rd4, %p1, 1, 1;");
+  rejected("wgmma.mma_async.sync.aligned.m64n8k32.s32.e4m3.e4m3 {%r1, %r2, %r3, %r4}, %rd3, %rd4, %p1, 1, 1;");
+  rejected("wgmma.mma_async.sync.aligned.m64n8k16.f32.e4m3.e4m3 " + d4 + ", %rd3, %rd4, %p1, 1, 1;");
+  rejected("wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.s8 " + d4 + ", %rd3, %rd4, %p1, 1, 1;");
+  rejected("wgmma.mma_async.sp.sync.aligned.m64n8k64.f32.e4m3.e4m3 " + d4 + ", %rd3, %rd4, %r1, 1, %p1, 1, 1;");
+  rejected("wgmma.mma_async.sync.aligned.m64n8k256.s32.b1.b1.xor.popc {%r1, %r2, %r3, %r4}, %rd3, %rd4, %p1;");
+  rejected("wgmma.mma_async.sync.aligned.m64n8k256.s32.b1.b1 {%r1, %r2, %r3, %r4}, %rd3, %rd4, %p1;");
+  rejected("wgmma.mma_async.sync.aligned.m64n8k256.satfinite.s32.b1.b1.and.popc {%r1, %r2, %r3, %r4}, %rd3, %rd4, %p1;");
+  rejected("wgmma.mma_async.sync.aligned.m64n40k256.s32.b1.b1.and.popc {%r1, %r2, %r3, %r4}, %rd3, %rd4, %p1;");
+  rejected("wgmma.mma_async.sync.aligned.m64n8k128.s32.b1.b1.and.popc {%r1, %r2, %r3, %r4}, %rd3, %rd4, %p1;");
+  rejected("wgmma.mma_async.sync.aligned.m64n8k256.s32.b1.b1.and.popc {%r1, %r2, %r3, %r4}, %rd3, %rd4, %p1, 1, 1;");
+  rejected("wgmma.mma_async.sp.sync.aligned.m64n8k256.s32.b1.b1.and.popc {%r1, %r2, %r3, %r4}, %rd3, %rd4, %r1, 0, %p1;");
+  rejected("wgmma.mma_async.sp.sync.aligned.m64n8k512.s32.b1.b1.and.popc {%r1, %r2, %r3, %r4}, %rd3, %rd4, %r1, 0, %p1;");
   rejected("wgmma.mma_async.sp.sync.aligned.m64n8k16.f32.tf32.tf32 " + d4 + ", %rd3, %rd4, %r1, 2, %p1, 1, 1;");
   rejected("wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 " + d4 + ", %rd3, %rd4, %r1, 2, %p1, 1, 1, 0, 0;");
   rejected("wgmma.mma_async.sp.sync.aligned.m64n8k64.s32.s8.s8 {%r1, %r2, %r3, %r4}, %rd3, %rd4, %r1, 1, %p1;");
-  rejected("wgmma.mma_async.sp.sync.aligned.m64n8k64.f32.e4m3.e4m3 " + d4 + ", %rd3, %rd4, %r1, 0, %p1, 1, 1;");
   rejected("wgmma.mma_async.sp.sync.aligned.m64n8k16.f32.f16.f16 " + d4 + ", %rd3, %rd4, %r1, 0, %p1, 1, 1, 0, 0;");
   rejected("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 " + d4 + ", %rd3, %rd4, %p1, 2, 1, 0, 0;");
   rejected("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 " + d4 + ", %rd3, %rd4, %p1, 1, 1, 0, 2;");
@@ -465,7 +519,6 @@ TEST(WgmmaForms, OtherFormsAreRejected)
   rejected("wgmma.mma_async.sync.aligned.m64n8k16.satfinite.f32.f16.f16 " + d4 + ", %rd3, %rd4, %p1, 1, 1, 0, 0;");
   rejected("wgmma.mma_async.sync.aligned.m64n8k16.f16.bf16.bf16 {%r1, %r2}, %rd3, %rd4, %p1, 1, 1, 0, 0;");
   rejected("wgmma.mma_async.sync.aligned.m64n40k32.s32.s8.s8 {%r1, %r2, %r3, %r4}, %rd3, %rd4, %p1;");
-  rejected("wgmma.mma_async.sync.aligned.m64n8k256.s32.b1.b1.and.popc {%r1, %r2, %r3, %r4}, %rd3, %rd4, %p1;");
   rejected("wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 " + d4 + ", %rd3, %rd4, %p1, 1, 1, 0, 0;");
   rejected("wgmma.wait_group.sync.aligned %r1;");
   rejected("wgmma.fence.aligned;");

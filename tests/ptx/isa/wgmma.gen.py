@@ -22,12 +22,16 @@ class Op:
         self.sat, self.pair, self.sparse, self.sel = sat, pair, sparse, sel
 
     @property
-    def ebytes(self):
-        return {"f16": 2, "bf16": 2, "tf32": 4, "s8": 1, "u8": 1, "e4m3": 1, "e5m2": 1}[self.atype]
+    def ebytes(self):  # .b1: the unit is a 32-bit word of 32 K elements (a row's 32 bytes are 8)
+        return {"f16": 2, "bf16": 2, "tf32": 4, "s8": 1, "u8": 1, "e4m3": 1, "e5m2": 1, "b1": 4}[self.atype]
 
     @property
-    def k(self):  # B's K; a sparse A holds k / 2 elements per row
+    def k(self):  # B's K in units of ebytes (.b1: words); a sparse A holds k / 2 per row
         return (64 if self.sparse else 32) // self.ebytes
+
+    @property
+    def spelled_k(self):
+        return 256 if self.atype == "b1" else self.k
 
     @property
     def a_k(self):
@@ -43,8 +47,9 @@ class Op:
 
     def spelling(self):
         sat = ".satfinite" if self.sat else ""
-        return "wgmma.mma_async%s.sync.aligned.m64n%dk%d%s.%s.%s.%s" % (
-            ".sp" if self.sparse else "", self.n, self.k, sat, self.dtype, self.atype, self.btype)
+        return "wgmma.mma_async%s.sync.aligned.m64n%dk%d%s.%s.%s.%s%s" % (
+            ".sp" if self.sparse else "", self.n, self.spelled_k, sat, self.dtype, self.atype, self.btype,
+            ".and.popc" if self.atype == "b1" else "")
 
 
 KERNELS = {
@@ -70,8 +75,8 @@ KERNELS = {
         Op(16, "s32", "u8", regs=True), Op(8, "s32", "s8"),
     ],
 }
-# Built into wgmma_more.sm_90a.ptx: FP8 and sparse forms, recorded to learn what the H200 does. The
-# sparse ones now translate (wgmma_sp_* bit for bit); FP8 stays rejected until its sum is modelled.
+# Built into wgmma_more.sm_90a.ptx: FP8 and sparse forms, recorded to learn what the H200 does; both
+# translate now (wgmma_fp8_*, wgmma_sp_* bit for bit).
 MORE_KERNELS = {
     "wgmma_fp8": [
         Op(8, "f32", "e4m3"), Op(64, "f32", "e5m2", sa=-1), Op(128, "f16", "e4m3", "e5m2"),
@@ -96,9 +101,23 @@ SPARSE2_KERNELS = {
         Op(8, "s32", "s8", regs=True, sparse=True), Op(16, "f16", "f16", regs=True, sparse=True, sel=1, sa=-1),
     ],
 }
-ALL_KERNELS = dict(KERNELS, **MORE_KERNELS, **SPARSE2_KERNELS)
-# Ops whose scale-d the table gives (the others accumulate): op 7 of wgmma_f16, op 6 of wgmma_int8.
-SCALE_D_OPS = {("wgmma_f16", 7), ("wgmma_int8", 6)}
+# wgmma_b1.sm_90a.ptx: .b1 (m64nNk256 .s32.b1.b1.and.popc, the only single-bit form: no .xor, no
+# .sp) with A from shared memory or registers; and .sp with FP8 A and B (k64; the selector is 0).
+B1_KERNELS = {
+    "wgmma_b1": [
+        Op(8, "s32", "b1"), Op(64, "s32", "b1"), Op(256, "s32", "b1"), Op(24, "s32", "b1"),
+        Op(32, "s32", "b1", regs=True), Op(128, "s32", "b1", regs=True), Op(16, "s32", "b1"),
+    ],
+    "wgmma_sp_fp8": [
+        Op(8, "f32", "e4m3", sparse=True), Op(64, "f32", "e5m2", sparse=True, sa=-1),
+        Op(32, "f16", "e4m3", "e5m2", sparse=True), Op(16, "f32", "e5m2", "e4m3", sparse=True, sb=-1),
+        Op(16, "f32", "e4m3", regs=True, sparse=True), Op(8, "f16", "e5m2", regs=True, sparse=True),
+    ],
+}
+ALL_KERNELS = dict(KERNELS, **MORE_KERNELS, **SPARSE2_KERNELS, **B1_KERNELS)
+# Ops whose scale-d the table gives (the others accumulate): op 7 of wgmma_f16, op 6 of wgmma_int8
+# and of wgmma_b1.
+SCALE_D_OPS = {("wgmma_f16", 7), ("wgmma_int8", 6), ("wgmma_b1", 6)}
 
 
 def width_of(mode):
@@ -184,6 +203,8 @@ def descriptor(rng, policy, rows, op, mn_major, region, kcount=None):
         desc = encode(start, lbo, sbo, base, mode)
         if extent(desc, rows, op, mn_major, kcount) <= region + IMAGE_BYTES // 2:
             return desc
+    if policy in ("sw128", "base_offset"):  # 256 K-major rows of 128 bytes exceed the 24 KB half
+        return descriptor(rng, "sw64", rows, op, mn_major, region, kcount)
     sys.exit("no descriptor fits for %s %s" % (policy, op.spelling()))
 
 
@@ -366,8 +387,14 @@ __device__ __forceinline__ unsigned long long load_image(unsigned* smem, const u
 
 
 MORE_NOTE = """// The FP8 (e4m3/e5m2) and sparse (wgmma.mma_async.sp: sp-meta from aregs[form * 512 + thread * 4],
-// sparsity selector an immediate) forms, kept apart from wgmma.cu. lower_wgmma.cpp implements the
-// sparse ones (wgmma_sp_*); the FP8 ones stay rejected until it models the H200's FP8 sums.
+// sparsity selector an immediate) forms, kept apart from wgmma.cu, recorded to learn the H200's
+// FP8 sums and sparse metadata layout (lower_wgmma.cpp: wgmma_fp8_*, wgmma_sp_* bit for bit).
+"""
+
+
+B1_NOTE = """// .b1 (wgmma_b1: D = C + popc(A row AND B column) over 256 bits, a row of A and a column of B
+// being 32 bytes, 8 words of 32 K elements, low bits first) and FP8 .sp (wgmma_sp_fp8: sp-meta from
+// aregs[form * 512 + thread * 4], selector 0, the only one the 8-bit forms allow).
 """
 
 
@@ -380,7 +407,7 @@ def write_cuda(name, kernels, more):
         for i in range(len(ops)):
             fields.append("    unsigned %s_op%d_c = %d;" % (kernel, i, offsets[i]))
     text = HEADER % {"fields": "\n".join(fields), "words": IMAGE_BYTES // 4,
-                     "ptx": name + ".sm_90a.ptx", "more": MORE_NOTE if more else ""}
+                     "ptx": name + ".sm_90a.ptx", "more": more or ""}
     text += "\n".join(bodies)
     with open(os.path.join(HERE, name + ".cu"), "w") as f:
         f.write(text)
@@ -470,6 +497,43 @@ MORE_CASES = [
      "sparse A in registers (A's words are the metadata words)"),
 ]
 
+# .b1: random bits, sparse bits (few set, so a wrong pairing of A and B bits shows), all ones, all
+# zeros, and single bits at the K boundaries (bit 0 and 31 of a word: K 0, 31, 32, ..., 255).
+SINGLE_BITS = ("u32 %d list 0x1 0x80000000 0x0 0x10000 0x8000 0x0 0x0 0x1 0x80000000 0x0 0x0 0x0 "
+               "0x80000001 0x0 0x1 0x0 0x0 0x0 0x80000000 repeat=3")
+B1_RANDOM = ("u32 %d random", "s32 %d random", "f16 %d range -1 1", "u32 %d random")
+B1_SPARSE = ("u32 %d random and=0x11111111", "s32 %d random", "f16 %d range -1 1",
+             "u32 %d random and=0x01020408")
+B1_ONES = ("u32 %d const 0xffffffff", "s32 %d list 0 -1 2147483647 -2147483648 2147483392 -256 2147483391",
+           "f16 %d range -1 1", "u32 %d const 0xffffffff")
+B1_ZEROS = ("u32 %d const 0", "s32 %d random", "f16 %d range -1 1", "u32 %d const 0")
+B1_SINGLE = (SINGLE_BITS, "s32 %d ints -8 8", "f16 %d range -1 1", SINGLE_BITS.replace("repeat=3", "repeat=5"))
+FP8_SP = metadata_list(11)
+B1_CASES = [
+    ("wgmma_b1_random", "wgmma_b1", "mixed", {"wgmma_b1": B1_RANDOM},
+     "random bits, full-range s32 C (wrapping sums), mixed modes and strides"),
+    ("wgmma_b1_none", "wgmma_b1", "none", {"wgmma_b1": B1_SPARSE}, "sparse bits, no swizzling"),
+    ("wgmma_b1_sw32", "wgmma_b1", "sw32", {"wgmma_b1": B1_SPARSE}, "sparse bits, 32-byte swizzling"),
+    ("wgmma_b1_sw64", "wgmma_b1", "sw64", {"wgmma_b1": B1_RANDOM}, "random bits, 64-byte swizzling"),
+    ("wgmma_b1_sw128", "wgmma_b1", "sw128", {"wgmma_b1": B1_SPARSE}, "sparse bits, 128-byte swizzling"),
+    ("wgmma_b1_base_offset", "wgmma_b1", "base_offset", {"wgmma_b1": B1_SPARSE},
+     "sparse bits, swizzle patterns off their boundary"),
+    ("wgmma_b1_ones", "wgmma_b1", "mixed", {"wgmma_b1": B1_ONES},
+     "every bit set (popc 256 each), C at the s32 edges (wrapping)"),
+    ("wgmma_b1_zeros", "wgmma_b1", "sw128", {"wgmma_b1": B1_ZEROS}, "no bit set: D = C"),
+    ("wgmma_b1_single", "wgmma_b1", "mixed", {"wgmma_b1": B1_SINGLE},
+     "single bits at K boundaries (bits 0 and 31 of words), mixed modes"),
+    ("wgmma_sp_fp8_small", "wgmma_sp_fp8", "mixed",
+     {"wgmma_sp_fp8": ("u32 %d random and=0xbfbfbfbf", "f32 %d range -1 1", "f16 %d range -1 1", FP8_SP)},
+     "sparse FP8 A and B (k64) without NaN or infinities, mixed modes"),
+    ("wgmma_sp_fp8_tiny", "wgmma_sp_fp8", "sw128",
+     {"wgmma_sp_fp8": ("u32 %d random and=0x3b3b3b3b", "f32 %d ints -8 8", "f16 %d ints -8 8", metadata_list(12))},
+     "sparse FP8 of small magnitude (bits 6 and 2 of every byte clear), small-integer C"),
+    ("wgmma_sp_fp8_random", "wgmma_sp_fp8", "sw64",
+     {"wgmma_sp_fp8": ("u32 %d random", "f32 %d range -1 1", "f16 %d range -1 1", metadata_list(13))},
+     "sparse FP8 from any bytes (NaN, infinities), 64-byte swizzling"),
+]
+
 
 def write_case(name, kernel, policy, fills, note, seed):
     ops = ALL_KERNELS[kernel]
@@ -487,9 +551,10 @@ def write_case(name, kernel, policy, fills, note, seed):
     ebits = 16 if image_fill.startswith(("f16", "bf16")) else 32
     image_count = IMAGE_BYTES * 8 // ebits
     a_count = len(ops) * 512 * (2 if a_fill.startswith(("f16", "bf16")) else 1)
-    source = "wgmma_more" if kernel in MORE_KERNELS else "wgmma_sparse2" if kernel in SPARSE2_KERNELS else "wgmma"
+    source = ("wgmma_more" if kernel in MORE_KERNELS else "wgmma_sparse2" if kernel in SPARSE2_KERNELS
+              else "wgmma_b1" if kernel in B1_KERNELS else "wgmma")
     def with_seed(fill, count, s):
-        return fill % count if " list " in fill else "%s seed=%d" % (fill % count, s)
+        return fill % count if " list " in fill or " const " in fill else "%s seed=%d" % (fill % count, s)
     lines = ["# %s (tests/ptx/isa/%s.cu, written by wgmma.gen.py): %s." % (kernel, source, note),
              "# The table holds per form the A and B descriptors (start relative to the image) and",
              "# scale-d; out0 is c32's forms' D, out1 c16's, per thread in fragment order." +
@@ -503,7 +568,7 @@ def write_case(name, kernel, policy, fills, note, seed):
              "param  = buffer in %s" % with_seed(c32_fill, max(total["32"], 1), seed * 10 + 2),
              "param  = buffer in %s" % with_seed(c16_fill, max(2 * total["16"], 2), seed * 10 + 3),
              "param  = buffer in %s" % with_seed(a_fill, a_count, seed * 10 + 4)]
-    out_type = "s32" if kernel == "wgmma_int8" else "f32"  # wgmma_sp's s8 form: raw s32 bits
+    out_type = "s32" if kernel in ("wgmma_int8", "wgmma_b1") else "f32"  # wgmma_sp's s8 form: raw s32 bits
     lines.append("param  = buffer out %s %d" % (out_type, max(total["32"], 1)))
     lines.append("param  = buffer out f16 %d" % max(2 * total["16"], 2))
     path = os.path.join(ROOT, "tests", "golden", "cases", name + ".case.pending")
@@ -514,13 +579,16 @@ def write_case(name, kernel, policy, fills, note, seed):
 
 
 def main():
-    write_cuda("wgmma", KERNELS, False)
-    write_cuda("wgmma_more", MORE_KERNELS, True)
-    write_cuda("wgmma_sparse2", SPARSE2_KERNELS, True)
+    write_cuda("wgmma", KERNELS, None)
+    write_cuda("wgmma_more", MORE_KERNELS, MORE_NOTE)
+    write_cuda("wgmma_sparse2", SPARSE2_KERNELS, MORE_NOTE)
+    write_cuda("wgmma_b1", B1_KERNELS, B1_NOTE)
     for index, (name, kernel, policy, fills, note) in enumerate(CASES):
         write_case(name, kernel, policy, fills, note, 7300 + index)
     for index, (name, kernel, policy, fills, note) in enumerate(MORE_CASES):
         write_case(name, kernel, policy, fills, note, 7400 + index)
+    for index, (name, kernel, policy, fills, note) in enumerate(B1_CASES):
+        write_case(name, kernel, policy, fills, note, 7500 + index)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 // d4r-isa-ptx: wgmma_sparse2.sm_90a.ptx -arch=sm_90a -O3
 // The FP8 (e4m3/e5m2) and sparse (wgmma.mma_async.sp: sp-meta from aregs[form * 512 + thread * 4],
-// sparsity selector an immediate) forms, kept apart from wgmma.cu. lower_wgmma.cpp implements the
-// sparse ones (wgmma_sp_*); the FP8 ones stay rejected until it models the H200's FP8 sums.
+// sparsity selector an immediate) forms, kept apart from wgmma.cu, recorded to learn the H200's
+// FP8 sums and sparse metadata layout (lower_wgmma.cpp: wgmma_fp8_*, wgmma_sp_* bit for bit).
 // Written by wgmma.gen.py (edit that, then run it): wgmma.mma_async (sm_90a), one kernel per input
 // type, each a sequence of forms (shapes, accumulator types, imm-scale-a/b = -1, imm-trans-a/b,
 // A from shared memory or registers, .satfinite, a scale-d predicate from the table), 128 threads

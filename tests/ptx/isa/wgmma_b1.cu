@@ -1,0 +1,574 @@
+// d4r-isa-ptx: wgmma_b1.sm_90a.ptx -arch=sm_90a -O3
+// .b1 (wgmma_b1: D = C + popc(A row AND B column) over 256 bits, a row of A and a column of B
+// being 32 bytes, 8 words of 32 K elements, low bits first) and FP8 .sp (wgmma_sp_fp8: sp-meta from
+// aregs[form * 512 + thread * 4], selector 0, the only one the 8-bit forms allow).
+// Written by wgmma.gen.py (edit that, then run it): wgmma.mma_async (sm_90a), one kernel per input
+// type, each a sequence of forms (shapes, accumulator types, imm-scale-a/b = -1, imm-trans-a/b,
+// A from shared memory or registers, .satfinite, a scale-d predicate from the table), 128 threads
+// (one warpgroup). Every kernel copies its 48 KB input image verbatim into shared memory, so the
+// descriptors (the table: per form A, B and scale-d, start addresses relative to the image) decide
+// what the H200 reads: every swizzle mode, K-major and MN-major, canonical and odd strides, K steps
+// inside a swizzle row, base offsets. C comes per thread in fragment order (c32 for f32/s32, c16
+// for f16 pairs) and each thread writes its D registers in the same order, so the outputs check the
+// fragment layout, the descriptor layouts and the arithmetic element by element. A in registers:
+// aregs[form * 512 + thread * 4 + r]. Between forms: wgmma.fence, commit_group and wait_group 0
+// (the first two forms of wgmma_f16 are in flight together: wait_group 1, then 0).
+#include "isa_common.cuh"
+
+namespace {
+
+struct Args {
+    const unsigned long long* table;
+    const unsigned* c32;
+    const unsigned* c16;
+    const unsigned* aregs;
+    unsigned* out32;
+    unsigned* out16;
+    unsigned long long base; // the image's shared address >> 4 (a descriptor's start field)
+    unsigned wgmma_b1_op0_c = 0;
+    unsigned wgmma_b1_op1_c = 512;
+    unsigned wgmma_b1_op2_c = 4608;
+    unsigned wgmma_b1_op3_c = 20992;
+    unsigned wgmma_b1_op4_c = 22528;
+    unsigned wgmma_b1_op5_c = 24576;
+    unsigned wgmma_b1_op6_c = 32768;
+    unsigned wgmma_sp_fp8_op0_c = 0;
+    unsigned wgmma_sp_fp8_op1_c = 512;
+    unsigned wgmma_sp_fp8_op2_c = 0;
+    unsigned wgmma_sp_fp8_op3_c = 4608;
+    unsigned wgmma_sp_fp8_op4_c = 5632;
+    unsigned wgmma_sp_fp8_op5_c = 1024;
+};
+
+__device__ __forceinline__ unsigned long long load_image(unsigned* smem, const unsigned* image)
+{
+    for (unsigned i = threadIdx.x; i < 12288; i += 128) {
+        smem[i] = image[i];
+    }
+    __syncthreads();
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    return static_cast<unsigned long long>(__cvta_generic_to_shared(smem) >> 4);
+}
+
+} // namespace
+
+// wgmma.mma_async.sync.aligned.m64n8k256.s32.b1.b1.and.popc
+__device__ __forceinline__ void wgmma_b1_op0_issue(unsigned* d, const Args& x)
+{
+    unsigned tid = threadIdx.x;
+    const unsigned* c = x.c32 + x.wgmma_b1_op0_c;
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+        d[r] = c[tid * 4 + r];
+    }
+    unsigned long long da = x.table[0] + x.base;
+    unsigned long long db = x.table[1] + x.base;
+    unsigned sd = static_cast<unsigned>(x.table[2]);
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %6, 0;\nwgmma.mma_async.sync.aligned.m64n8k256.s32.b1.b1.and.popc {%0, %1, %2, %3}, %4, %5, p;\n}\n"
+                 : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+                 : "l"(da), "l"(db), "r"(sd)
+                 : "memory");
+}
+
+__device__ __forceinline__ void wgmma_b1_op0_store(unsigned* d, const Args& x)
+{
+    unsigned tid = threadIdx.x;
+    unsigned* out = x.out32 + x.wgmma_b1_op0_c;
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+        asm volatile("" : "+r"(d[r]) :: "memory");
+        out[tid * 4 + r] = d[r];
+    }
+}
+
+// wgmma.mma_async.sync.aligned.m64n64k256.s32.b1.b1.and.popc
+__device__ __forceinline__ void wgmma_b1_op1_issue(unsigned* d, const Args& x)
+{
+    unsigned tid = threadIdx.x;
+    const unsigned* c = x.c32 + x.wgmma_b1_op1_c;
+#pragma unroll
+    for (int r = 0; r < 32; ++r) {
+        d[r] = c[tid * 32 + r];
+    }
+    unsigned long long da = x.table[3] + x.base;
+    unsigned long long db = x.table[4] + x.base;
+    unsigned sd = static_cast<unsigned>(x.table[5]);
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\nwgmma.mma_async.sync.aligned.m64n64k256.s32.b1.b1.and.popc {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p;\n}\n"
+                 : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), "+r"(d[16]), "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]), "+r"(d[24]), "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31])
+                 : "l"(da), "l"(db), "r"(sd)
+                 : "memory");
+}
+
+__device__ __forceinline__ void wgmma_b1_op1_store(unsigned* d, const Args& x)
+{
+    unsigned tid = threadIdx.x;
+    unsigned* out = x.out32 + x.wgmma_b1_op1_c;
+#pragma unroll
+    for (int r = 0; r < 32; ++r) {
+        asm volatile("" : "+r"(d[r]) :: "memory");
+        out[tid * 32 + r] = d[r];
+    }
+}
+
+// wgmma.mma_async.sync.aligned.m64n256k256.s32.b1.b1.and.popc
+__device__ __forceinline__ void wgmma_b1_op2_issue(unsigned* d, const Args& x)
+{
+    unsigned tid = threadIdx.x;
+    const unsigned* c = x.c32 + x.wgmma_b1_op2_c;
+#pragma unroll
+    for (int r = 0; r < 128; ++r) {
+        d[r] = c[tid * 128 + r];
+    }
+    unsigned long long da = x.table[6] + x.base;
+    unsigned long long db = x.table[7] + x.base;
+    unsigned sd = static_cast<unsigned>(x.table[8]);
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\nwgmma.mma_async.sync.aligned.m64n256k256.s32.b1.b1.and.popc {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, p;\n}\n"
+                 : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), "+r"(d[16]), "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]), "+r"(d[24]), "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31]), "+r"(d[32]), "+r"(d[33]), "+r"(d[34]), "+r"(d[35]), "+r"(d[36]), "+r"(d[37]), "+r"(d[38]), "+r"(d[39]), "+r"(d[40]), "+r"(d[41]), "+r"(d[42]), "+r"(d[43]), "+r"(d[44]), "+r"(d[45]), "+r"(d[46]), "+r"(d[47]), "+r"(d[48]), "+r"(d[49]), "+r"(d[50]), "+r"(d[51]), "+r"(d[52]), "+r"(d[53]), "+r"(d[54]), "+r"(d[55]), "+r"(d[56]), "+r"(d[57]), "+r"(d[58]), "+r"(d[59]), "+r"(d[60]), "+r"(d[61]), "+r"(d[62]), "+r"(d[63]), "+r"(d[64]), "+r"(d[65]), "+r"(d[66]), "+r"(d[67]), "+r"(d[68]), "+r"(d[69]), "+r"(d[70]), "+r"(d[71]), "+r"(d[72]), "+r"(d[73]), "+r"(d[74]), "+r"(d[75]), "+r"(d[76]), "+r"(d[77]), "+r"(d[78]), "+r"(d[79]), "+r"(d[80]), "+r"(d[81]), "+r"(d[82]), "+r"(d[83]), "+r"(d[84]), "+r"(d[85]), "+r"(d[86]), "+r"(d[87]), "+r"(d[88]), "+r"(d[89]), "+r"(d[90]), "+r"(d[91]), "+r"(d[92]), "+r"(d[93]), "+r"(d[94]), "+r"(d[95]), "+r"(d[96]), "+r"(d[97]), "+r"(d[98]), "+r"(d[99]), "+r"(d[100]), "+r"(d[101]), "+r"(d[102]), "+r"(d[103]), "+r"(d[104]), "+r"(d[105]), "+r"(d[106]), "+r"(d[107]), "+r"(d[108]), "+r"(d[109]), "+r"(d[110]), "+r"(d[111]), "+r"(d[112]), "+r"(d[113]), "+r"(d[114]), "+r"(d[115]), "+r"(d[116]), "+r"(d[117]), "+r"(d[118]), "+r"(d[119]), "+r"(d[120]), "+r"(d[121]), "+r"(d[122]), "+r"(d[123]), "+r"(d[124]), "+r"(d[125]), "+r"(d[126]), "+r"(d[127])
+                 : "l"(da), "l"(db), "r"(sd)
+                 : "memory");
+}
+
+__device__ __forceinline__ void wgmma_b1_op2_store(unsigned* d, const Args& x)
+{
+    unsigned tid = threadIdx.x;
+    unsigned* out = x.out32 + x.wgmma_b1_op2_c;
+#pragma unroll
+    for (int r = 0; r < 128; ++r) {
+        asm volatile("" : "+r"(d[r]) :: "memory");
+        out[tid * 128 + r] = d[r];
+    }
+}
+
+// wgmma.mma_async.sync.aligned.m64n24k256.s32.b1.b1.and.popc
+__device__ __forceinline__ void wgmma_b1_op3_issue(unsigned* d, const Args& x)
+{
+    unsigned tid = threadIdx.x;
+    const unsigned* c = x.c32 + x.wgmma_b1_op3_c;
+#pragma unroll
+    for (int r = 0; r < 12; ++r) {
+        d[r] = c[tid * 12 + r];
+    }
+    unsigned long long da = x.table[9] + x.base;
+    unsigned long long db = x.table[10] + x.base;
+    unsigned sd = static_cast<unsigned>(x.table[11]);
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %14, 0;\nwgmma.mma_async.sync.aligned.m64n24k256.s32.b1.b1.and.popc {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11}, %12, %13, p;\n}\n"
+                 : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11])
+                 : "l"(da), "l"(db), "r"(sd)
+                 : "memory");
+}
+
+__device__ __forceinline__ void wgmma_b1_op3_store(unsigned* d, const Args& x)
+{
+    unsigned tid = threadIdx.x;
+    unsigned* out = x.out32 + x.wgmma_b1_op3_c;
+#pragma unroll
+    for (int r = 0; r < 12; ++r) {
+        asm volatile("" : "+r"(d[r]) :: "memory");
+        out[tid * 12 + r] = d[r];
+    }
+}
+
+// wgmma.mma_async.sync.aligned.m64n32k256.s32.b1.b1.and.popc (A in registers)
+__device__ __forceinline__ void wgmma_b1_op4_issue(unsigned* d, const Args& x)
+{
+    unsigned tid = threadIdx.x;
+    const unsigned* c = x.c32 + x.wgmma_b1_op4_c;
+#pragma unroll
+    for (int r = 0; r < 16; ++r) {
+        d[r] = c[tid * 16 + r];
+    }
+    unsigned a[4];
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+        a[r] = x.aregs[4 * 512 + tid * 4 + r];
+    }
+    unsigned long long db = x.table[13] + x.base;
+    unsigned sd = static_cast<unsigned>(x.table[14]);
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %21, 0;\nwgmma.mma_async.sync.aligned.m64n32k256.s32.b1.b1.and.popc {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, {%16, %17, %18, %19}, %20, p;\n}\n"
+                 : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(sd)
+                 : "memory");
+}
+
+__device__ __forceinline__ void wgmma_b1_op4_store(unsigned* d, const Args& x)
+{
+    unsigned tid = threadIdx.x;
+    unsigned* out = x.out32 + x.wgmma_b1_op4_c;
+#pragma unroll
+    for (int r = 0; r < 16; ++r) {
+        asm volatile("" : "+r"(d[r]) :: "memory");
+        out[tid * 16 + r] = d[r];
+    }
+}
+
+// wgmma.mma_async.sync.aligned.m64n128k256.s32.b1.b1.and.popc (A in registers)
+__device__ __forceinline__ void wgmma_b1_op5_issue(unsigned* d, const Args& x)
+{
+    unsigned tid = threadIdx.x;
+    const unsigned* c = x.c32 + x.wgmma_b1_op5_c;
+#pragma unroll
+    for (int r = 0; r < 64; ++r) {
+        d[r] = c[tid * 64 + r];
+    }
+    unsigned a[4];
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+        a[r] = x.aregs[5 * 512 + tid * 4 + r];
+    }
+    unsigned long long db = x.table[16] + x.base;
+    unsigned sd = static_cast<unsigned>(x.table[17]);
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\nwgmma.mma_async.sync.aligned.m64n128k256.s32.b1.b1.and.popc {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, p;\n}\n"
+                 : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), "+r"(d[16]), "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]), "+r"(d[24]), "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31]), "+r"(d[32]), "+r"(d[33]), "+r"(d[34]), "+r"(d[35]), "+r"(d[36]), "+r"(d[37]), "+r"(d[38]), "+r"(d[39]), "+r"(d[40]), "+r"(d[41]), "+r"(d[42]), "+r"(d[43]), "+r"(d[44]), "+r"(d[45]), "+r"(d[46]), "+r"(d[47]), "+r"(d[48]), "+r"(d[49]), "+r"(d[50]), "+r"(d[51]), "+r"(d[52]), "+r"(d[53]), "+r"(d[54]), "+r"(d[55]), "+r"(d[56]), "+r"(d[57]), "+r"(d[58]), "+r"(d[59]), "+r"(d[60]), "+r"(d[61]), "+r"(d[62]), "+r"(d[63])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(sd)
+                 : "memory");
+}
+
+__device__ __forceinline__ void wgmma_b1_op5_store(unsigned* d, const Args& x)
+{
+    unsigned tid = threadIdx.x;
+    unsigned* out = x.out32 + x.wgmma_b1_op5_c;
+#pragma unroll
+    for (int r = 0; r < 64; ++r) {
+        asm volatile("" : "+r"(d[r]) :: "memory");
+        out[tid * 64 + r] = d[r];
+    }
+}
+
+// wgmma.mma_async.sync.aligned.m64n16k256.s32.b1.b1.and.popc
+__device__ __forceinline__ void wgmma_b1_op6_issue(unsigned* d, const Args& x)
+{
+    unsigned tid = threadIdx.x;
+    const unsigned* c = x.c32 + x.wgmma_b1_op6_c;
+#pragma unroll
+    for (int r = 0; r < 8; ++r) {
+        d[r] = c[tid * 8 + r];
+    }
+    unsigned long long da = x.table[18] + x.base;
+    unsigned long long db = x.table[19] + x.base;
+    unsigned sd = static_cast<unsigned>(x.table[20]);
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\nwgmma.mma_async.sync.aligned.m64n16k256.s32.b1.b1.and.popc {%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9, p;\n}\n"
+                 : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7])
+                 : "l"(da), "l"(db), "r"(sd)
+                 : "memory");
+}
+
+__device__ __forceinline__ void wgmma_b1_op6_store(unsigned* d, const Args& x)
+{
+    unsigned tid = threadIdx.x;
+    unsigned* out = x.out32 + x.wgmma_b1_op6_c;
+#pragma unroll
+    for (int r = 0; r < 8; ++r) {
+        asm volatile("" : "+r"(d[r]) :: "memory");
+        out[tid * 8 + r] = d[r];
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(128)
+wgmma_b1(const unsigned* image, const unsigned long long* table, const unsigned* c32,
+    const unsigned* c16, const unsigned* aregs, unsigned* out32, unsigned* out16)
+{
+    __shared__ __align__(1024) unsigned smem[12288];
+    Args x{table, c32, c16, aregs, out32, out16, 0};
+    x.base = load_image(smem, image);
+    {
+        unsigned d[4];
+        wgmma_b1_op0_issue(d, x);
+        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        wgmma_b1_op0_store(d, x);
+    }
+    {
+        unsigned d[32];
+        wgmma_b1_op1_issue(d, x);
+        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        wgmma_b1_op1_store(d, x);
+    }
+    {
+        unsigned d[128];
+        wgmma_b1_op2_issue(d, x);
+        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        wgmma_b1_op2_store(d, x);
+    }
+    {
+        unsigned d[12];
+        wgmma_b1_op3_issue(d, x);
+        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        wgmma_b1_op3_store(d, x);
+    }
+    {
+        unsigned d[16];
+        wgmma_b1_op4_issue(d, x);
+        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        wgmma_b1_op4_store(d, x);
+    }
+    {
+        unsigned d[64];
+        wgmma_b1_op5_issue(d, x);
+        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        wgmma_b1_op5_store(d, x);
+    }
+    {
+        unsigned d[8];
+        wgmma_b1_op6_issue(d, x);
+        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        wgmma_b1_op6_store(d, x);
+    }
+}
+
+// wgmma.mma_async.sp.sync.aligned.m64n8k64.f32.e4m3.e4m3
+__device__ __forceinline__ void wgmma_sp_fp8_op0_issue(float* d, const Args& x)
+{
+    unsigned tid = threadIdx.x;
+    const unsigned* c = x.c32 + x.wgmma_sp_fp8_op0_c;
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+        d[r] = __uint_as_float(c[tid * 4 + r]);
+    }
+    unsigned long long da = x.table[0] + x.base;
+    unsigned meta = x.aregs[0 * 512 + tid * 4];
+    unsigned long long db = x.table[1] + x.base;
+    unsigned sd = static_cast<unsigned>(x.table[2]);
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %7, 0;\nwgmma.mma_async.sp.sync.aligned.m64n8k64.f32.e4m3.e4m3 {%0, %1, %2, %3}, %4, %5, %6, 0, p, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "l"(da), "l"(db), "r"(meta), "r"(sd)
+                 : "memory");
+}
+
+__device__ __forceinline__ void wgmma_sp_fp8_op0_store(float* d, const Args& x)
+{
+    unsigned tid = threadIdx.x;
+    unsigned* out = x.out32 + x.wgmma_sp_fp8_op0_c;
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+        asm volatile("" : "+f"(d[r]) :: "memory");
+        out[tid * 4 + r] = __float_as_uint(d[r]);
+    }
+}
+
+// wgmma.mma_async.sp.sync.aligned.m64n64k64.f32.e5m2.e5m2
+__device__ __forceinline__ void wgmma_sp_fp8_op1_issue(float* d, const Args& x)
+{
+    unsigned tid = threadIdx.x;
+    const unsigned* c = x.c32 + x.wgmma_sp_fp8_op1_c;
+#pragma unroll
+    for (int r = 0; r < 32; ++r) {
+        d[r] = __uint_as_float(c[tid * 32 + r]);
+    }
+    unsigned long long da = x.table[3] + x.base;
+    unsigned meta = x.aregs[1 * 512 + tid * 4];
+    unsigned long long db = x.table[4] + x.base;
+    unsigned sd = static_cast<unsigned>(x.table[5]);
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %35, 0;\nwgmma.mma_async.sp.sync.aligned.m64n64k64.f32.e5m2.e5m2 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, %34, 0, p, -1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+                 : "l"(da), "l"(db), "r"(meta), "r"(sd)
+                 : "memory");
+}
+
+__device__ __forceinline__ void wgmma_sp_fp8_op1_store(float* d, const Args& x)
+{
+    unsigned tid = threadIdx.x;
+    unsigned* out = x.out32 + x.wgmma_sp_fp8_op1_c;
+#pragma unroll
+    for (int r = 0; r < 32; ++r) {
+        asm volatile("" : "+f"(d[r]) :: "memory");
+        out[tid * 32 + r] = __float_as_uint(d[r]);
+    }
+}
+
+// wgmma.mma_async.sp.sync.aligned.m64n32k64.f16.e4m3.e5m2
+__device__ __forceinline__ void wgmma_sp_fp8_op2_issue(unsigned* d, const Args& x)
+{
+    unsigned tid = threadIdx.x;
+    const unsigned* c = x.c16 + x.wgmma_sp_fp8_op2_c;
+#pragma unroll
+    for (int r = 0; r < 8; ++r) {
+        d[r] = c[tid * 8 + r];
+    }
+    unsigned long long da = x.table[6] + x.base;
+    unsigned meta = x.aregs[2 * 512 + tid * 4];
+    unsigned long long db = x.table[7] + x.base;
+    unsigned sd = static_cast<unsigned>(x.table[8]);
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %11, 0;\nwgmma.mma_async.sp.sync.aligned.m64n32k64.f16.e4m3.e5m2 {%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9, %10, 0, p, 1, 1;\n}\n"
+                 : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7])
+                 : "l"(da), "l"(db), "r"(meta), "r"(sd)
+                 : "memory");
+}
+
+__device__ __forceinline__ void wgmma_sp_fp8_op2_store(unsigned* d, const Args& x)
+{
+    unsigned tid = threadIdx.x;
+    unsigned* out = x.out16 + x.wgmma_sp_fp8_op2_c;
+#pragma unroll
+    for (int r = 0; r < 8; ++r) {
+        asm volatile("" : "+r"(d[r]) :: "memory");
+        out[tid * 8 + r] = d[r];
+    }
+}
+
+// wgmma.mma_async.sp.sync.aligned.m64n16k64.f32.e5m2.e4m3
+__device__ __forceinline__ void wgmma_sp_fp8_op3_issue(float* d, const Args& x)
+{
+    unsigned tid = threadIdx.x;
+    const unsigned* c = x.c32 + x.wgmma_sp_fp8_op3_c;
+#pragma unroll
+    for (int r = 0; r < 8; ++r) {
+        d[r] = __uint_as_float(c[tid * 8 + r]);
+    }
+    unsigned long long da = x.table[9] + x.base;
+    unsigned meta = x.aregs[3 * 512 + tid * 4];
+    unsigned long long db = x.table[10] + x.base;
+    unsigned sd = static_cast<unsigned>(x.table[11]);
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %11, 0;\nwgmma.mma_async.sp.sync.aligned.m64n16k64.f32.e5m2.e4m3 {%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9, %10, 0, p, 1, -1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+                 : "l"(da), "l"(db), "r"(meta), "r"(sd)
+                 : "memory");
+}
+
+__device__ __forceinline__ void wgmma_sp_fp8_op3_store(float* d, const Args& x)
+{
+    unsigned tid = threadIdx.x;
+    unsigned* out = x.out32 + x.wgmma_sp_fp8_op3_c;
+#pragma unroll
+    for (int r = 0; r < 8; ++r) {
+        asm volatile("" : "+f"(d[r]) :: "memory");
+        out[tid * 8 + r] = __float_as_uint(d[r]);
+    }
+}
+
+// wgmma.mma_async.sp.sync.aligned.m64n16k64.f32.e4m3.e4m3 (A in registers)
+__device__ __forceinline__ void wgmma_sp_fp8_op4_issue(float* d, const Args& x)
+{
+    unsigned tid = threadIdx.x;
+    const unsigned* c = x.c32 + x.wgmma_sp_fp8_op4_c;
+#pragma unroll
+    for (int r = 0; r < 8; ++r) {
+        d[r] = __uint_as_float(c[tid * 8 + r]);
+    }
+    unsigned a[4];
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+        a[r] = x.aregs[4 * 512 + tid * 4 + r];
+    }
+    unsigned meta = x.aregs[4 * 512 + tid * 4];
+    unsigned long long db = x.table[13] + x.base;
+    unsigned sd = static_cast<unsigned>(x.table[14]);
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %14, 0;\nwgmma.mma_async.sp.sync.aligned.m64n16k64.f32.e4m3.e4m3 {%0, %1, %2, %3, %4, %5, %6, %7}, {%8, %9, %10, %11}, %12, %13, 0, p, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(meta), "r"(sd)
+                 : "memory");
+}
+
+__device__ __forceinline__ void wgmma_sp_fp8_op4_store(float* d, const Args& x)
+{
+    unsigned tid = threadIdx.x;
+    unsigned* out = x.out32 + x.wgmma_sp_fp8_op4_c;
+#pragma unroll
+    for (int r = 0; r < 8; ++r) {
+        asm volatile("" : "+f"(d[r]) :: "memory");
+        out[tid * 8 + r] = __float_as_uint(d[r]);
+    }
+}
+
+// wgmma.mma_async.sp.sync.aligned.m64n8k64.f16.e5m2.e5m2 (A in registers)
+__device__ __forceinline__ void wgmma_sp_fp8_op5_issue(unsigned* d, const Args& x)
+{
+    unsigned tid = threadIdx.x;
+    const unsigned* c = x.c16 + x.wgmma_sp_fp8_op5_c;
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+        d[r] = c[tid * 2 + r];
+    }
+    unsigned a[4];
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+        a[r] = x.aregs[5 * 512 + tid * 4 + r];
+    }
+    unsigned meta = x.aregs[5 * 512 + tid * 4];
+    unsigned long long db = x.table[16] + x.base;
+    unsigned sd = static_cast<unsigned>(x.table[17]);
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %8, 0;\nwgmma.mma_async.sp.sync.aligned.m64n8k64.f16.e5m2.e5m2 {%0, %1}, {%2, %3, %4, %5}, %6, %7, 0, p, 1, 1;\n}\n"
+                 : "+r"(d[0]), "+r"(d[1])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(meta), "r"(sd)
+                 : "memory");
+}
+
+__device__ __forceinline__ void wgmma_sp_fp8_op5_store(unsigned* d, const Args& x)
+{
+    unsigned tid = threadIdx.x;
+    unsigned* out = x.out16 + x.wgmma_sp_fp8_op5_c;
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+        asm volatile("" : "+r"(d[r]) :: "memory");
+        out[tid * 2 + r] = d[r];
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(128)
+wgmma_sp_fp8(const unsigned* image, const unsigned long long* table, const unsigned* c32,
+    const unsigned* c16, const unsigned* aregs, unsigned* out32, unsigned* out16)
+{
+    __shared__ __align__(1024) unsigned smem[12288];
+    Args x{table, c32, c16, aregs, out32, out16, 0};
+    x.base = load_image(smem, image);
+    {
+        float d[4];
+        wgmma_sp_fp8_op0_issue(d, x);
+        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        wgmma_sp_fp8_op0_store(d, x);
+    }
+    {
+        float d[32];
+        wgmma_sp_fp8_op1_issue(d, x);
+        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        wgmma_sp_fp8_op1_store(d, x);
+    }
+    {
+        unsigned d[8];
+        wgmma_sp_fp8_op2_issue(d, x);
+        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        wgmma_sp_fp8_op2_store(d, x);
+    }
+    {
+        float d[8];
+        wgmma_sp_fp8_op3_issue(d, x);
+        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        wgmma_sp_fp8_op3_store(d, x);
+    }
+    {
+        float d[8];
+        wgmma_sp_fp8_op4_issue(d, x);
+        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        wgmma_sp_fp8_op4_store(d, x);
+    }
+    {
+        unsigned d[2];
+        wgmma_sp_fp8_op5_issue(d, x);
+        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        wgmma_sp_fp8_op5_store(d, x);
+    }
+}
