@@ -23,9 +23,11 @@
  * Every function returns the box's bytes, or -1 for what the translated kernel must trap on
  * rather than guess: a map it cannot use (not our layout, a rank other than the instruction's,
  * im2col, interleave, an unknown element type, a swizzled row wider than the span, which
- * cuTensorMapEncodeTiled refuses, a reduction the element type does not have), and a box whose
- * innermost coordinate is not a multiple of 16 bytes, which stops the H200 with an illegal
- * instruction (tma_trap_*_unaligned; Triton's Gluon TMA tutorial states the rule too).
+ * cuTensorMapEncodeTiled refuses, a reduction the element type does not have), and what stops
+ * the H200 with an illegal instruction: a box whose innermost coordinate is not a multiple of 16
+ * bytes (tma_trap_*_unaligned; Triton's Gluon TMA tutorial states the rule too), and a store or
+ * reduction box with a negative coordinate in any dimension, partly or wholly outside
+ * (tma_trap_{store,reduce}_*_negative; past the high end they write what lies inside).
  * https://docs.nvidia.com/cuda/parallel-thread-execution/#tensor-copy-instructions
  */
 #include "d4r_ptx_internal.h"
@@ -124,6 +126,18 @@ D4R_INLINE int read_box(Box* box, const uint8_t* bytes, int32_t rank, const int3
     box->row = span;
   }
   return (box->start[0] * box->size) % 16 == 0;
+}
+
+/* Whether a store or reduction box starts at a negative coordinate: the H200 stops such a box
+ * (loads take them, filling what lies outside). */
+D4R_INLINE int starts_below(const Box* box)
+{
+  for (int i = 0; i < 5; ++i) {
+    if (box->start[i] < 0) {
+      return 1;
+    }
+  }
+  return 0;
 }
 
 /* The shared-window address of the box's byte `linear`, swizzled. */
@@ -233,7 +247,7 @@ D4R_API int32_t __d4r_ptx_tensor_store(const uint8_t* shared, uint32_t window, c
 {
   const int32_t coords[5] = {c0, c1, c2, c3, c4};
   Box box;
-  if (!read_box(&box, map, rank, coords)) {
+  if (!read_box(&box, map, rank, coords) || starts_below(&box)) {
     return -1;
   }
   for (int64_t e = 0; e < box.elements; ++e) {
@@ -329,7 +343,7 @@ D4R_API int32_t __d4r_ptx_tensor_reduce(const uint8_t* shared, uint32_t window, 
 {
   const int32_t coords[5] = {c0, c1, c2, c3, c4};
   Box box;
-  if (!read_box(&box, map, rank, coords) || box.size == 1) {
+  if (!read_box(&box, map, rank, coords) || starts_below(&box) || box.size == 1) {
     return -1;
   }
   int ok = 1;

@@ -342,7 +342,7 @@ TEST(TranslateTensorCopy, StoresAndReductionsWriteOnlyInsideTheTensor)
                             "param = buffer inout u32 960 random seed=1\n"
                             "param = buffer in u32 256 random seed=2\n"
                             "param = u32 1024\n"
-                            "param = buffer in s32 12 " + aligned_coords(2, 6, 4, -28, 38, 3) + "\n"
+                            "param = buffer in s32 12 " + aligned_coords(2, 6, 4, 0, 38, 3) + "\n"
                             "param = u32 6\n";
   CaseRun stored = run_case(store);
   ASSERT_TRUE(stored.host != nullptr);
@@ -355,7 +355,7 @@ TEST(TranslateTensorCopy, StoresAndReductionsWriteOnlyInsideTheTensor)
                              "param = buffer inout u32 960 random seed=4\n"
                              "param = buffer in u32 128 random seed=5 and=0xff\n"
                              "param = u32 512\n"
-                             "param = buffer in s32 32 " + aligned_coords(2, 16, 4, -10, 34, 6) + "\n"
+                             "param = buffer in s32 32 " + aligned_coords(2, 16, 4, 0, 34, 6) + "\n"
                              "param = buffer in u32 16 list 0 1 2 3 4 5 6 7\n"
                              "param = u32 16\n";
   CaseRun reduced = run_case(reduce);
@@ -544,11 +544,11 @@ TEST(TranslateTensorCopy, MapsTheLibraryCannotUseTrap)
   EXPECT_NE(too_wide.error.find("trap"), std::string::npos) << too_wide.error;
 }
 
-TEST(TranslateTensorCopy, UnalignedInnermostCoordinatesTrap)
+TEST(TranslateTensorCopy, BoxesThatStopTheH200Trap)
 {
   // Loads, stores and reductions whose box starts 4 or 8 bytes past a 16-byte multiple stop the
   // H200 with an illegal instruction (tma_trap_*_unaligned), wholly inside the tensor or not; 16
-  // bytes (and -16) do not.
+  // bytes (and a load's -16) do not.
   const auto load = [](int32_t x) {
     return run_case("ptx = tests/ptx/isa/tensor_copies.sm_90.ptx\nkernel = tma_load_1d\n"
                     "block = 32 1 1\nparam = tensormap global=1 type=u32 dims=100 box=16\n"
@@ -571,11 +571,21 @@ TEST(TranslateTensorCopy, UnalignedInnermostCoordinatesTrap)
         .error;
   };
   EXPECT_EQ(store("tma_store_2d", "", 8), "");
-  EXPECT_EQ(store("tma_store_2d", "", -4), "");
+  EXPECT_EQ(store("tma_store_2d", "", 28), ""); // partly past the high end: fine
   EXPECT_NE(store("tma_store_2d", "", 2).find("trap"), std::string::npos);
   EXPECT_NE(store("tma_store_2d", "", -1).find("trap"), std::string::npos);
   EXPECT_EQ(store("tma_reduce_2d", "param = buffer in u32 1 const 0\n", 4), "");
   EXPECT_NE(store("tma_reduce_2d", "param = buffer in u32 1 const 0\n", 6).find("trap"), std::string::npos);
+  // A store or reduction box at a negative coordinate stops the H200 too, aligned or not
+  // (tma_trap_{store,reduce}_*_negative), in any dimension; a load's does not.
+  EXPECT_NE(store("tma_store_2d", "", -4).find("trap"), std::string::npos);
+  EXPECT_NE(store("tma_store_2d", "", -16).find("trap"), std::string::npos);
+  EXPECT_NE(store("tma_reduce_2d", "param = buffer in u32 1 const 0\n", -4).find("trap"), std::string::npos);
+  std::string below = "ptx = tests/ptx/isa/tensor_copies.sm_90.ptx\nkernel = tma_store_2d\nblock = 32 1 1\n"
+                      "param = tensormap global=1 type=u32 dims=32,2 strides=128 box=16,2\n"
+                      "param = buffer inout u32 64 random seed=1\nparam = buffer in u32 32 random seed=2\n"
+                      "param = u32 128\nparam = buffer in s32 2 list 0 -1\nparam = u32 1\n";
+  EXPECT_NE(run_case(below).error.find("trap"), std::string::npos);
 }
 
 void expect_error(const std::string& body, const std::string& message)
