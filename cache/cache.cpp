@@ -75,6 +75,11 @@ Expected<std::optional<Hit>> Cache::lookup(Mode mode, const CacheKey& key)
   return with_store(mode, [&](Store& store) { return store.lookup(key); });
 }
 
+Expected<bool> Cache::still_current(Mode mode, const Hit& hit)
+{
+  return with_store(mode, [&](Store& store) { return store.still_current(hit); });
+}
+
 Expected<std::vector<std::byte>> Cache::read_object(Mode mode, const Hit& hit)
 {
   return with_store(mode, [&](Store& store) { return store.read_object(hit); });

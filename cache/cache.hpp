@@ -31,6 +31,16 @@ struct CacheKey {
   std::string recipe;    // recipe name and version, or the release object's identity
 };
 
+// What the index was when a lookup read its row (Store::still_current): this process's writes
+// and index replacements, and SQLite's data_version, which changes when another connection (another
+// process sharing the store) commits.
+struct LookupStamp {
+  int64_t entry_id = -1;
+  uint64_t writes = 0;
+  int64_t index_replacements = 0;
+  int64_t data_version = -1;
+};
+
 // An index row whose object is on disk. `object_path` is read-only to everyone but the store.
 struct Hit {
   CacheKey key; // the request it answers, so that errors can name the kernel
@@ -39,6 +49,7 @@ struct Hit {
   std::filesystem::path object_path;
   std::string metadata; // opaque to the cache: the daemon stores its serialised launch metadata
   std::string source;   // where the object came from, for people ("release:/path/x.hsaco")
+  std::optional<LookupStamp> stamp; // set by lookup only
 };
 
 struct Entry {
@@ -104,6 +115,11 @@ public:
   // A row that fails its check (damaged on disk) is dropped and returns ErrorCode::corrupt once;
   // the next lookup of the key is a miss.
   [[nodiscard]] Expected<std::optional<Hit>> lookup(const CacheKey& key);
+  // Whether a hit that lookup() returned is still what it would return, without reading the
+  // index: nothing written since (by this process, or committed by another: one PRAGMA
+  // data_version, no table read), the index not replaced, and the object file there with its
+  // size. True records the use as a lookup does. False for a hit without a stamp.
+  [[nodiscard]] Expected<bool> still_current(const Hit& hit);
   // The object's bytes, verified against the digest. A mismatch quarantines the object, drops
   // every index row that names it and returns ErrorCode::corrupt.
   [[nodiscard]] Expected<std::vector<std::byte>> read_object(const Hit& hit);
@@ -162,6 +178,7 @@ public:
   [[nodiscard]] static Expected<std::unique_ptr<Cache>> open(const CacheOptions& options);
 
   [[nodiscard]] Expected<std::optional<Hit>> lookup(Mode mode, const CacheKey& key);
+  [[nodiscard]] Expected<bool> still_current(Mode mode, const Hit& hit);
   [[nodiscard]] Expected<std::vector<std::byte>> read_object(Mode mode, const Hit& hit);
   [[nodiscard]] Expected<void> verify_object(Mode mode, const Hit& hit);
   [[nodiscard]] Expected<Hit> insert(Mode mode, const CacheKey& key,

@@ -99,6 +99,8 @@ static constexpr char k_trash_all_objects[] =
     "INSERT INTO trash (digest, size, removed_ms) SELECT digest, size, ? FROM objects WHERE true "
     "ON CONFLICT (digest) DO UPDATE SET removed_ms = excluded.removed_ms";
 static constexpr char k_untrash[] = "DELETE FROM trash WHERE digest = ?";
+// Changes when another connection commits (not with this one's own commits): no table is read.
+static constexpr char k_data_version[] = "PRAGMA data_version";
 static constexpr char k_count_trash_named[] = "SELECT COUNT(size) FROM trash WHERE digest = ?";
 static constexpr char k_trash_bytes[] = "SELECT COALESCE(SUM(size), 0) FROM trash";
 static constexpr char k_trash_count[] = "SELECT COUNT(size) FROM trash";
@@ -206,6 +208,9 @@ struct Store::Impl {
   // sharing the store may have replaced the file at the path already.
   std::optional<std::pair<dev_t, ino_t>> index_file;
   int64_t index_replacements = 0;
+  // Every write transaction this process begins (begin_write): a LookupStamp taken before it is
+  // no longer current.
+  uint64_t writes = 0;
   // Uses not yet written (see the file comment): entry ids in order of use, and counters.
   std::vector<int64_t> pending_uses;
   int64_t pending_hits = 0;
@@ -377,6 +382,7 @@ struct Store::Impl {
 
   [[nodiscard]] Expected<void> write_pending_uses();
   [[nodiscard]] Expected<void> begin_write(db::Transaction& transaction);
+  [[nodiscard]] Expected<LookupStamp> stamp();
   [[nodiscard]] Expected<void> flush_uses();
   void record_use(int64_t id, bool hit);
   [[nodiscard]] Expected<void> forget_missing(const Sha256& digest);
@@ -564,6 +570,7 @@ Expected<void> Store::Impl::write_pending_uses()
 // only LRU precision and a statistic.
 Expected<void> Store::Impl::begin_write(db::Transaction& transaction)
 {
+  ++writes;
   TRY(transaction.begin());
   TRY(write_pending_uses());
   pending_uses.clear();
@@ -571,6 +578,24 @@ Expected<void> Store::Impl::begin_write(db::Transaction& transaction)
   pending_misses = 0;
   last_flush = std::chrono::steady_clock::now();
   return {};
+}
+
+// Taken before a lookup reads its row: a commit landing between the two makes the stamp older
+// than the row, which only costs the next check a lookup, never the reverse.
+Expected<LookupStamp> Store::Impl::stamp()
+{
+  TRY_ASSIGN(db::Statement* version, database->cached(k_data_version));
+  TRY_ASSIGN(const bool row, version->step());
+  LookupStamp stamp;
+  stamp.writes = writes;
+  stamp.index_replacements = index_replacements;
+  stamp.data_version = row ? version->column_int64(0) : -1;
+  version->reset();
+  if (!row) {
+    return make_error(ErrorCode::internal,
+                      "cache: " + database->path().string() + ": PRAGMA data_version gave no row");
+  }
+  return stamp;
 }
 
 Expected<void> Store::Impl::flush_uses()
@@ -693,6 +718,7 @@ Expected<void> Store::Impl::check_object(const Hit& hit, const Sha256& actual)
 Expected<std::optional<Hit>> Store::lookup(const CacheKey& key)
 {
   TRY(validate_kernel_name(key.kernel));
+  TRY_ASSIGN(LookupStamp stamp, m_impl->stamp());
   db::Database& database = *m_impl->database;
   TRY_ASSIGN(db::Statement* select, database.cached(k_select_hit));
   bind_key(*select, key);
@@ -736,7 +762,29 @@ Expected<std::optional<Hit>> Store::lookup(const CacheKey& key)
     return std::nullopt;
   }
   m_impl->record_use(id, true);
+  stamp.entry_id = id;
+  hit.stamp = stamp;
   return hit;
+}
+
+Expected<bool> Store::still_current(const Hit& hit)
+{
+  if (!hit.stamp || hit.stamp->entry_id < 0) {
+    return false;
+  }
+  TRY_ASSIGN(const LookupStamp now, m_impl->stamp());
+  if (now.writes != hit.stamp->writes || now.index_replacements != hit.stamp->index_replacements ||
+      now.data_version != hit.stamp->data_version) {
+    return false;
+  }
+  // Nothing in the index changed, but the file may have (a power cut, a hand in the folder): as
+  // lookup, only a file of the recorded size is served; lookup then deals with the rest.
+  TRY_ASSIGN(const int64_t on_disk, files::file_size_or_missing(hit.object_path));
+  if (on_disk != hit.size) {
+    return false;
+  }
+  m_impl->record_use(hit.stamp->entry_id, true);
+  return true;
 }
 
 Expected<std::vector<std::byte>> Store::read_object(const Hit& hit)
