@@ -18,11 +18,16 @@
  *
  * Each pixel is one tile box of channels_per_pixel x 1 x .. elements: the copy is the tile copy
  * (tensor_copy.c) of each pixel's row at the row's own shared address, so the swizzle, the fill
- * and the reductions are the tile forms' exactly.
+ * and the reductions are the tile forms' exactly; as there, a swizzled row narrower than the
+ * swizzle's span takes the whole span (the pitch from row to row), the byte count does not.
  *
- * Every function returns the box's bytes, or -1 for a map it cannot use (not our layout, not
- * im2col, a rank other than the instruction's or outside 3..5, no pixels or channels): the
- * translated kernel traps then rather than guess.
+ * Every function returns the box's bytes, or -1 for what the translated kernel must trap on
+ * rather than guess: a map it cannot use (not our layout, not im2col, a rank other than the
+ * instruction's or outside 3..5, no pixels or channels), what the tile copy of a row traps on,
+ * and a store or reduction given a negative coordinate, which stops the H200 with an illegal
+ * instruction (tma_im2col_store_*, tma_im2col_reduce_4d_u32: each had a box starting at w = -1;
+ * tile stores and reductions do the same: tma_diag_s3_neg_x, tma_diag_s4_neg_y). Their pixels
+ * at a negative position (a negative lower corner) are skipped like the other out-of-bounds ones.
  * https://docs.nvidia.com/cuda/parallel-thread-execution/#tensor-im2col-mode
  */
 #include "d4r_ptx_internal.h"
@@ -48,6 +53,25 @@ int32_t __d4r_ptx_tensor_reduce_im2col(const uint8_t* shared, uint32_t window, c
                                        int32_t c2, int32_t c3, int32_t c4);
 
 enum { KIND_LOAD, KIND_STORE, KIND_REDUCE };
+
+/* Bytes of one element of the map's type (0: a type the tile copy rejects too). */
+D4R_INLINE int32_t im2col_element_bytes(uint32_t type)
+{
+  switch (type) {
+  case D4R_TMAP_U8:
+    return 1;
+  case D4R_TMAP_U16:
+  case D4R_TMAP_F16:
+  case D4R_TMAP_BF16:
+    return 2;
+  case D4R_TMAP_U64:
+  case D4R_TMAP_S64:
+  case D4R_TMAP_F64:
+    return 8;
+  default:
+    return type <= D4R_TMAP_TF32_FTZ ? 4 : 0;
+  }
+}
 
 /* The im2col box over `map`, one tile copy per pixel. */
 D4R_INLINE int32_t im2col_copy(int kind, uint8_t* shared, uint32_t window, const uint8_t* bytes,
@@ -79,8 +103,21 @@ D4R_INLINE int32_t im2col_copy(int kind, uint8_t* shared, uint32_t window, const
     at[s] = coords[s + 1];
   }
   at[spatial] = coords[rank - 1];
+  if (kind != KIND_LOAD) {
+    for (int i = 0; i < rank; ++i) {
+      if (coords[i] < 0) {
+        return -1;
+      }
+    }
+  }
+  const int32_t row = (int32_t)map->channels_per_pixel * im2col_element_bytes(map->element_type);
+  /* A swizzled row takes the swizzle's whole span, as in tile mode (tensor_copy.c); a wider one
+   * the tile copy refuses. */
+  const int32_t pitch = map->swizzle == D4R_TMAP_SWIZZLE_NONE ? row : (int32_t)16 << map->swizzle;
+  if (row == 0 || row > pitch) {
+    return -1;
+  }
   int32_t total = 0;
-  int32_t row = -1;
   for (uint32_t k = 0; k < map->pixels_per_column; ++k) {
     int32_t c[5] = {coords[0], 0, 0, 0, 0};
     for (int s = 0; s < spatial; ++s) {
@@ -88,8 +125,15 @@ D4R_INLINE int32_t im2col_copy(int kind, uint8_t* shared, uint32_t window, const
     }
     c[rank - 1] = (int32_t)at[spatial];
     int32_t bytes_done = 0;
-    const uint32_t shift = (uint32_t)total;
-    switch (kind) {
+    const uint32_t shift = k * (uint32_t)pitch;
+    int negative = 0;
+    for (int i = 1; i < rank; ++i) {
+      negative |= c[i] < 0;
+    }
+    switch (negative && kind != KIND_LOAD ? -1 : kind) {
+    case -1: /* out of bounds: nothing written */
+      bytes_done = row;
+      break;
     case KIND_LOAD:
       bytes_done = __d4r_ptx_tensor_load(shared + shift, window + shift, (const uint8_t*)&tile,
                                          rank, c[0], c[1], c[2], c[3], c[4]);
@@ -103,10 +147,9 @@ D4R_INLINE int32_t im2col_copy(int kind, uint8_t* shared, uint32_t window, const
                                            rank, op, c[0], c[1], c[2], c[3], c[4]);
       break;
     }
-    if (bytes_done < 0 || (row >= 0 && bytes_done != row)) {
+    if (bytes_done != row) {
       return -1;
     }
-    row = bytes_done;
     total += bytes_done;
     /* The next pixel: W first; past the box's end, its start and one step along the next. */
     for (int s = 0; s < spatial; ++s) {
