@@ -23,9 +23,12 @@
 //     .dec .and .or .xor on the integer types; .add on .f32/.f64 and .add/.min/.max on
 //     .f16/.bf16 as lower_bulk_reduce_float says).
 //   - cp.async.bulk.prefetch{.tensor}: a cache hint, a no-op.
-//   - st.async / red.async (lower_memory.cpp's st and red delegate) and the .shared::cta ->
-//     .shared::cluster copy and reduction write a peer CTA: the H200 refuses them in a launch
-//     without clusters (illegal instruction), so they are "unsupported" (see lower_st_async).
+//   - st.async / red.async (lower_memory.cpp's st and red delegate): the store or the atomic,
+//     then complete-tx of its bytes. The H200 stops them in a launch without clusters (illegal
+//     instruction), so they translate only in kernels that require clusters of one CTA
+//     (.reqnctapercluster 1, 1, 1: every launch is a cluster launch; require_cluster_launch).
+//   - the .shared::cta -> .shared::cluster copy and reduction write a peer CTA: the H200 refuses
+//     them in a launch without clusters, so they are "unsupported".
 // .shared::cluster addresses are the CTA's own shared addresses where every cluster is one CTA
 // (one_cta_clusters, lower_cluster.cpp); elsewhere those forms are "unsupported". The tensor copies
 // (cp.async.bulk.tensor, cp.reduce.async.bulk.tensor) and tensormap.* are lower_tensor_copy.cpp's.
@@ -38,6 +41,7 @@
 #include "compiler/translate/lowering.hpp"
 #include "compiler/translate/lowering_support.hpp"
 #include "compiler/translate/ptx_values.hpp"
+#include "compiler/translate/store_source.hpp"
 
 #include <llvm/ADT/STLFunctionalExtras.h>
 
@@ -514,20 +518,126 @@ Expected<void> lower_cp(FunctionTranslator& t, const ptx::Instruction& instructi
   return std::unexpected(t.unsupported(instruction));
 }
 
-} // namespace
-
-// st.async and red.async write a peer CTA's shared memory and signal its barrier; in a launch
-// without clusters (a cluster of one CTA, the only kind AMD can run) the H200 stops a kernel that
-// uses them on its own CTA with an illegal instruction (mbar_st_async), so no cluster this
-// translator serves can run them: unsupported.
-Expected<void> lower_st_async(FunctionTranslator& t, const ptx::Instruction& instruction)
+// The space of an st.async / red.async address operand: .shared::cluster, or generic without one.
+std::string_view async_space(const ptx::Instruction& instruction)
 {
-  return std::unexpected(t.unsupported(instruction));
+  return has_modifier(instruction, "shared::cluster") ? "shared::cluster" : "";
 }
 
+// st.async and red.async need a cluster launch: the H200 stops them with an illegal instruction
+// in a launch without clusters even when they aim at the own CTA (mbar_st_async, mbar_red_async),
+// and runs them in a kernel declared with clusters of one CTA (st_async_forms, red_async_forms).
+Expected<void> require_cluster_launch(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  if (!cluster_launched_one_cta(t)) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  return {};
+}
+
+} // namespace
+
+// st.async{.weak|.cluster}{.shared::cluster}.mbarrier::complete_tx::bytes{.v2|.v4}.type [a], b,
+// [mbar]: in a cluster of one CTA, a is the own CTA's shared memory and mbar its barrier. The
+// store is synchronous, then complete-tx of its bytes (4 or 8 per element) on the barrier, which
+// releases it to a thread that acquires the phase (file comment). The .cluster form (a release at
+// cluster scope in PTX 8.7+) gets a release fence before the store, widened to .gpu. .v4 takes
+// 32-bit types only (ptxas: "exceeds 128 bit limit"); the sm_100 .release.{gpu,sys}.global form
+// is not listed and stays unsupported.
+Expected<void> lower_st_async(FunctionTranslator& t, const ptx::Instruction& instruction)
+{
+  static constexpr std::string_view k_known[] = {
+      "async", "weak", "cluster", "shared::cluster", "mbarrier::complete_tx::bytes", "v2", "v4",
+      "b32",   "b64",  "u32",     "u64",             "s32",                          "s64", "f32",
+      "f64"};
+  TRY(known_modifiers(t, instruction, k_known));
+  TRY(one_type(t, instruction));
+  TRY_ASSIGN(PtxType type, last_type(t, instruction));
+  const int width = has_modifier(instruction, "v4") ? 4 : has_modifier(instruction, "v2") ? 2 : 1;
+  const bool weak = has_modifier(instruction, "weak");
+  const bool release = has_modifier(instruction, "cluster");
+  if (!has_modifier(instruction, "mbarrier::complete_tx::bytes") || (weak && release) ||
+      (has_modifier(instruction, "v2") && width == 4) || (width == 4 && type.bits != 32)) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  TRY(expect_operands(t, instruction, 3));
+  TRY(require_cluster_launch(t, instruction));
+  const std::vector<ptx::Operand>& ops = instruction.operands;
+  const std::vector<ptx::Operand> values =
+      ops[1].kind == ptx::OperandKind::vector ? ops[1].elements : std::vector<ptx::Operand>{ops[1]};
+  if (static_cast<int>(values.size()) != width) {
+    return std::unexpected(t.error(instruction, "the vector operand needs " +
+                                                    std::to_string(width) + " elements"));
+  }
+  const std::string_view space = async_space(instruction);
+  TRY_ASSIGN(llvm::Value * target, mbarrier_pointer(t, instruction, ops[0], space));
+  TRY_ASSIGN(llvm::Value * barrier, mbarrier_pointer(t, instruction, ops[2], space));
+  Builder& b = t.builder();
+  llvm::Type* element = llvm_type(t.context(), type);
+  llvm::Value* value = width == 1 ? nullptr
+                                  : llvm::PoisonValue::get(llvm::FixedVectorType::get(
+                                        element, static_cast<unsigned>(width)));
+  for (int i = 0; i < width; ++i) {
+    TRY_ASSIGN(llvm::Value * part,
+               read_store_source(t, instruction, values[static_cast<size_t>(i)], type));
+    value = width == 1 ? part : b.CreateInsertElement(value, part, i);
+  }
+  if (release) {
+    b.CreateFence(llvm::AtomicOrdering::Release, t.hooks().sync_scope(t.context(), "gpu"));
+  }
+  const int bytes = width * type.bits / 8;
+  b.CreateAlignedStore(value, target, llvm::Align(static_cast<uint64_t>(bytes)));
+  mbarrier_complete_tx(t, barrier, b.getInt32(static_cast<uint32_t>(bytes)));
+  return {};
+}
+
+// red.async.relaxed.cluster{.shared::cluster}.mbarrier::complete_tx::bytes.op.type [a], b, [mbar]:
+// a relaxed atomic read-modify-write of the own CTA's word (.inc .dec on .u32; .min .max on .u32
+// .s32; .add on .u32 .s32 .u64 .s64, the last accepted by ptxas though the ISA lists .u64 only;
+// .and .or .xor on .b32), then complete-tx of the type's bytes. The scope .cluster is widened to
+// .gpu, as elsewhere.
 Expected<void> lower_red_async(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
-  return std::unexpected(t.unsupported(instruction));
+  static constexpr std::string_view k_known[] = {
+      "async", "relaxed", "cluster", "shared::cluster", "mbarrier::complete_tx::bytes",
+      "inc",   "dec",     "min",     "max",             "add",
+      "and",   "or",      "xor",     "u32",             "s32",
+      "u64",   "s64",     "b32"};
+  TRY(known_modifiers(t, instruction, k_known));
+  TRY(one_type(t, instruction));
+  TRY_ASSIGN(PtxType type, last_type(t, instruction));
+  std::string_view op;
+  int ops_named = 0;
+  for (std::string_view name : {"inc", "dec", "min", "max", "add", "and", "or", "xor"}) {
+    if (has_modifier(instruction, name)) {
+      op = name;
+      ++ops_named;
+    }
+  }
+  // reduce_operation checks .inc/.dec (.u32) and the bit operations (.b32 there, .b64 below);
+  // .add and .min/.max take no .b type, and only .add a 64-bit one.
+  const bool bits = type.kind == PtxType::Kind::bits;
+  const bool arithmetic = op == "add" || op == "min" || op == "max";
+  std::optional<llvm::AtomicRMWInst::BinOp> operation = reduce_operation(op, type);
+  if (ops_named != 1 || !operation || (arithmetic && bits) ||
+      (type.bits == 64 && op != "add") || !has_modifier(instruction, "relaxed") ||
+      !has_modifier(instruction, "cluster") ||
+      !has_modifier(instruction, "mbarrier::complete_tx::bytes")) {
+    return std::unexpected(t.unsupported(instruction));
+  }
+  TRY(expect_operands(t, instruction, 3));
+  TRY(require_cluster_launch(t, instruction));
+  const std::vector<ptx::Operand>& ops = instruction.operands;
+  const std::string_view space = async_space(instruction);
+  TRY_ASSIGN(llvm::Value * target, mbarrier_pointer(t, instruction, ops[0], space));
+  TRY_ASSIGN(llvm::Value * barrier, mbarrier_pointer(t, instruction, ops[2], space));
+  TRY_ASSIGN(llvm::Value * value, t.read(ops[1], type));
+  Builder& b = t.builder();
+  const llvm::Align align(static_cast<uint64_t>(type.bits / 8));
+  b.CreateAtomicRMW(*operation, target, b.CreateBitCast(value, b.getIntNTy(type.bits)), align,
+                    llvm::AtomicOrdering::Monotonic, t.hooks().sync_scope(t.context(), "gpu"));
+  mbarrier_complete_tx(t, barrier, b.getInt32(static_cast<uint32_t>(type.bits / 8)));
+  return {};
 }
 
 void add_async_copy_lowerings(LoweringTable& table)

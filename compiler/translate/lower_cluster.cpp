@@ -94,6 +94,14 @@ bool kernel_has_one_cta_clusters(const ptx::Function& kernel)
   return find_directive(kernel, ".explicitcluster") == nullptr;
 }
 
+// A kernel that requires clusters of one CTA (.reqnctapercluster 1, 1, 1, as __cluster_dims__(1,
+// 1, 1) writes it): the driver launches it as a cluster launch whatever the launch call says.
+bool kernel_requires_one_cta_clusters(const ptx::Function& kernel)
+{
+  const ptx::Directive* required = find_directive(kernel, ".reqnctapercluster");
+  return required != nullptr && is_one(*required);
+}
+
 Expected<void> require_one_cta(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
   if (!one_cta_clusters(t)) {
@@ -168,6 +176,16 @@ bool one_cta_clusters(FunctionTranslator& t)
   // A .func runs for whichever kernel calls it: every kernel of the module must qualify.
   return std::ranges::all_of(t.module().functions, [](const auto& entry) {
     return !entry.second->is_entry || kernel_has_one_cta_clusters(*entry.second);
+  });
+}
+
+bool cluster_launched_one_cta(FunctionTranslator& t)
+{
+  if (t.is_kernel()) {
+    return kernel_requires_one_cta_clusters(t.function());
+  }
+  return std::ranges::all_of(t.module().functions, [](const auto& entry) {
+    return !entry.second->is_entry || kernel_requires_one_cta_clusters(*entry.second);
   });
 }
 

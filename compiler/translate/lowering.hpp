@@ -57,6 +57,10 @@ void add_wgmma_lowerings(LoweringTable& table);       // lower_wgmma.cpp
 // "unsupported" error where the clusters may be bigger; barrier.cluster (lower_warp.cpp's
 // barrier delegates it).
 [[nodiscard]] bool one_cta_clusters(FunctionTranslator& t);
+// Stricter: every launch of the function's code is a cluster launch of one CTA (the kernel, or for
+// a .func every kernel of the module, declares .reqnctapercluster 1, 1, 1). st.async and
+// red.async need it: the H200 stops them in a launch without clusters (lower_async_copy.cpp).
+[[nodiscard]] bool cluster_launched_one_cta(FunctionTranslator& t);
 [[nodiscard]] bool is_cluster_register(std::string_view name);
 [[nodiscard]] Expected<llvm::Value*> cluster_register(FunctionTranslator& t,
                                                       const ptx::Instruction& instruction,

@@ -96,8 +96,9 @@ done
 
 # ISA outputs clang 19 cannot build as nvcc does (tests/unit/test_ptx_corpus_clang.cpp lists them
 # too): cluster_hints (clang ignores __cluster_dims__ and __grid_constant__: other kernels),
-# tensor_copies (clang refuses `__shared__ alignas(N)`).
-without_clang=" cluster_hints tensor_copies "
+# tensor_copies (clang refuses `__shared__ alignas(N)`), prefetch_tensor (tensor-map parameters:
+# __grid_constant__), st_async (clang ignores __cluster_dims__).
+without_clang=" cluster_hints tensor_copies prefetch_tensor st_async "
 for src in isa/*.cu; do
   # Each `// d4r-isa-ptx: OUT.sm_XX.ptx FLAGS` line names one nvcc output; group them by OUT.
   while read -r base; do

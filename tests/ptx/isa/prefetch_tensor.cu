@@ -73,8 +73,8 @@ extern "C" __global__ void prefetch_tensor_2d(const __grid_constant__ TensorMap 
                                               const unsigned* tensor, const int* coords,
                                               unsigned bytes, unsigned* out)
 {
-    __shared__ alignas(1024) unsigned tile[k_tile_words];
-    __shared__ alignas(8) unsigned long long barrier;
+    __shared__ __align__(1024) unsigned tile[k_tile_words];
+    __shared__ __align__(8) unsigned long long barrier;
     const unsigned bar = smem(&barrier);
     prepare(tile, k_tile_words, bar);
     if (threadIdx.x == 0) {
@@ -122,8 +122,8 @@ extern "C" __global__ void prefetch_tensor_1d(const __grid_constant__ TensorMap 
                                               const unsigned* tensor, const int* coords,
                                               unsigned bytes, unsigned* out)
 {
-    __shared__ alignas(1024) unsigned tile[k_tile_words];
-    __shared__ alignas(8) unsigned long long barrier;
+    __shared__ __align__(1024) unsigned tile[k_tile_words];
+    __shared__ __align__(8) unsigned long long barrier;
     const unsigned bar = smem(&barrier);
     prepare(tile, k_tile_words, bar);
     if (threadIdx.x == 0) {
@@ -146,8 +146,8 @@ extern "C" __global__ void prefetch_tensor_3d(const __grid_constant__ TensorMap 
                                               const unsigned* tensor, const int* coords,
                                               unsigned bytes, unsigned* out)
 {
-    __shared__ alignas(1024) unsigned tile[k_tile_words];
-    __shared__ alignas(8) unsigned long long barrier;
+    __shared__ __align__(1024) unsigned tile[k_tile_words];
+    __shared__ __align__(8) unsigned long long barrier;
     const unsigned bar = smem(&barrier);
     prepare(tile, k_tile_words, bar);
     if (threadIdx.x == 0) {

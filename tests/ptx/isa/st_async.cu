@@ -1,4 +1,5 @@
 // d4r-isa-ptx: st_async.sm_90.ptx -arch=sm_90 -O3
+// d4r-isa-ptx: st_async_maxrank.sm_90.ptx -arch=sm_90 -O3 -DD4R_PART_MAXRANK=1
 // st.async and red.async into the CTA's own shared memory (lower_async_copy.cpp). The H200 stops
 // them with an illegal instruction in a launch without clusters (mbarrier_bulk.cu's mbar_st_async,
 // mbar_red_async); these kernels are declared with __cluster_dims__(1, 1, 1)
@@ -18,7 +19,8 @@
 //   the same byte check.
 // - st_async_maxrank: __launch_bounds__(64, 1, 1) (.maxclusterrank 1) and no cluster dimensions:
 //   whether the H200 runs st.async / red.async in a kernel that only bounds its clusters to one
-//   CTA and is launched without a cluster shape.
+//   CTA and is launched without a cluster shape (its own PTX file, st_async_maxrank.sm_90.ptx, as
+//   the translator rejects it: its launches need not be cluster launches).
 #include "isa_common.cuh"
 
 __device__ __forceinline__ unsigned smem(const void* p)
@@ -80,6 +82,8 @@ __device__ __forceinline__ void finish(unsigned bar, unsigned* flags)
     flags[blockIdx.x * blockDim.x + threadIdx.x] = open + 2u * done;
 }
 
+#ifndef D4R_PART_MAXRANK
+
 constexpr unsigned k_words = 56; // 224 bytes per thread
 
 // Generic: the five generic-address stores (no state space) of st_async_generic; without it the
@@ -87,8 +91,8 @@ constexpr unsigned k_words = 56; // 224 bytes per thread
 template <bool Generic>
 __device__ __forceinline__ void st_async_body(const unsigned* in, unsigned* out, unsigned* flags)
 {
-    __shared__ alignas(16) unsigned words[64 * k_words];
-    __shared__ alignas(8) unsigned long long barrier;
+    __shared__ __align__(16) unsigned words[64 * k_words];
+    __shared__ __align__(8) unsigned long long barrier;
     const unsigned t = threadIdx.x;
     const unsigned g = blockIdx.x * blockDim.x + t;
     const unsigned* x = in + g * 32;
@@ -214,8 +218,8 @@ template <bool Generic>
 __device__ __forceinline__ void red_async_body(const unsigned* in, const unsigned* init,
                                                unsigned* out, unsigned* flags)
 {
-    __shared__ alignas(16) unsigned words[k_red_words];
-    __shared__ alignas(8) unsigned long long barrier;
+    __shared__ __align__(16) unsigned words[k_red_words];
+    __shared__ __align__(8) unsigned long long barrier;
     const unsigned t = threadIdx.x;
     const unsigned g = blockIdx.x * blockDim.x + t;
     const unsigned* x = in + g * 16;
@@ -299,11 +303,13 @@ extern "C" __global__ void __cluster_dims__(1, 1, 1)
     red_async_body<true>(in, init, out, flags);
 }
 
+#else
+
 extern "C" __global__ void __launch_bounds__(64, 1, 1)
     st_async_maxrank(const unsigned* in, unsigned* out, unsigned* flags)
 {
-    __shared__ alignas(16) unsigned words[128];
-    __shared__ alignas(8) unsigned long long barrier;
+    __shared__ __align__(16) unsigned words[128];
+    __shared__ __align__(8) unsigned long long barrier;
     const unsigned t = threadIdx.x;
     const unsigned g = blockIdx.x * blockDim.x + t;
     words[t] = 0xEEEEEEEEu;
@@ -319,3 +325,5 @@ extern "C" __global__ void __launch_bounds__(64, 1, 1)
     out[2 * g] = words[t];
     out[2 * g + 1] = words[64 + t];
 }
+
+#endif

@@ -10,6 +10,14 @@
 #include <alloca.h>
 #include "isa_common.cuh"
 
+// clang 19 writes alloca's alignment as 0, which ptxas refuses ("Alignment must be a power of
+// two"), unless it is given one; nvcc asks for 16 by itself.
+#ifdef __clang__
+#define D4R_ALLOCA(bytes) __builtin_alloca_with_align((bytes), 128)
+#else
+#define D4R_ALLOCA(bytes) alloca(bytes)
+#endif
+
 __device__ __forceinline__ unsigned long long stack_save()
 {
     unsigned long long p;
@@ -47,7 +55,7 @@ extern "C" __global__ void stack_save_restore(const unsigned* in, unsigned* out,
         // hoisting the first out of the loop.
         unsigned s;
         asm volatile("mov.u32 %0, %1;" : "=r"(s) : "r"(size));
-        unsigned* words = static_cast<unsigned*>(alloca(s * sizeof(unsigned)));
+        unsigned* words = static_cast<unsigned*>(D4R_ALLOCA(s * sizeof(unsigned)));
         const unsigned long long moved = stack_save();
         for (unsigned j = 0; j < size; ++j) {
             words[j] = x * (j + round + 1u) ^ (j << 8);
@@ -70,7 +78,7 @@ extern "C" __global__ void stack_save_restore(const unsigned* in, unsigned* out,
     // The .u32 forms: save, an alloca, restore, save again.
     unsigned saved32, again32;
     asm volatile("stacksave.u32 %0;" : "=r"(saved32) :: "memory");
-    unsigned* more = static_cast<unsigned*>(alloca((size + 3u) * sizeof(unsigned)));
+    unsigned* more = static_cast<unsigned*>(D4R_ALLOCA((size + 3u) * sizeof(unsigned)));
     for (unsigned j = 0; j < size + 3u; ++j) {
         more[j] = x + j;
     }
