@@ -6,7 +6,8 @@
 // kernels do (global -> shared::cluster, complete_tx) and writes the shared copy, the 64 bytes
 // after it and the wait's flag, so the output is what the load alone gives: the prefetch changes
 // nothing a thread can see. The map is a kernel parameter (`param = tensormap` in the case).
-// prefetch_tensor_1d and _3d do the same with maps of rank 1 and 3 (plain and .tile.L2::cache_hint).
+// prefetch_tensor_1d and _3d do the same with maps of rank 1 and 3 (plain and .tile.L2::cache_hint),
+// prefetch_tensor_im2col_3d with an im2col map (.im2col with its offset, and .L2::cache_hint).
 #include "isa_common.cuh"
 
 struct alignas(64) TensorMap {
@@ -162,6 +163,36 @@ extern "C" __global__ void prefetch_tensor_3d(const __grid_constant__ TensorMap 
                      " [%0], [%1, {%2, %3, %4}], [%5];"
                      :: "r"(smem(tile)), "l"(&map), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(bar)
                      : "memory");
+    }
+    const unsigned done = wait_parity(bar, 0);
+    dump(tile, bytes, done, out);
+}
+
+// An im2col map (rank 3: C, W, N): coords {c, w, n} and the w offset per block; the prefetch of the
+// box (.im2col, then .im2col.L2::cache_hint of the same box), then its im2col load.
+extern "C" __global__ void prefetch_tensor_im2col_3d(const __grid_constant__ TensorMap map,
+                                                     const unsigned* tensor, const int* coords,
+                                                     const unsigned short* offsets,
+                                                     unsigned bytes, unsigned* out)
+{
+    __shared__ __align__(1024) unsigned tile[k_tile_words];
+    __shared__ __align__(8) unsigned long long barrier;
+    const unsigned bar = smem(&barrier);
+    prepare(tile, k_tile_words, bar);
+    if (threadIdx.x == 0) {
+        const int* c = coords + 3 * blockIdx.x;
+        const unsigned short w = offsets[blockIdx.x];
+        asm volatile("cp.async.bulk.prefetch.tensor.3d.L2.global.im2col [%0, {%1, %2, %3}], {%4};"
+                     :: "l"(&map), "r"(c[0]), "r"(c[1]), "r"(c[2]), "h"(w) : "memory");
+        asm volatile("cp.async.bulk.prefetch.tensor.3d.L2.global.im2col.L2::cache_hint"
+                     " [%0, {%1, %2, %3}], {%4}, %5;"
+                     :: "l"(&map), "r"(c[0]), "r"(c[1]), "r"(c[2]), "h"(w), "l"(evict_last())
+                     : "memory");
+        expect(bar, bytes);
+        asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"
+                     " [%0], [%1, {%2, %3, %4}], [%5], {%6};"
+                     :: "r"(smem(tile)), "l"(&map), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(bar),
+                        "h"(w) : "memory");
     }
     const unsigned done = wait_parity(bar, 0);
     dump(tile, bytes, done, out);
