@@ -2,6 +2,7 @@
 // Which folder of a d4r release root serves a request: the bridge's selection order
 // (../shared/reference/d4r-contract.md §2), accuracy never falling back to fast binaries.
 
+#include "daemon/release/file_probe.hpp"
 #include "util/error.hpp"
 #include "util/kernel_identity.hpp"
 
@@ -30,8 +31,9 @@ struct SelectedDirectory {
 };
 
 // nullopt: no candidate (ZLUDA compiles everything). io error only when the root itself cannot be
-// read for a reason other than not existing.
+// read for a reason other than not existing. With `probes`, every stat the choice rests on is
+// appended (file_probe.hpp).
 [[nodiscard]] Expected<std::optional<SelectedDirectory>>
-select_release_directory(const SelectionInputs& inputs);
+select_release_directory(const SelectionInputs& inputs, FileProbes* probes = nullptr);
 
 } // namespace d4r::release

@@ -61,18 +61,18 @@ std::string ReleaseCatalog::label_of(const std::filesystem::path& path) const
 }
 
 Expected<std::optional<SelectedDirectory>>
-ReleaseCatalog::select(const SelectionInputs& inputs) const
+ReleaseCatalog::select(const SelectionInputs& inputs, FileProbes* probes) const
 {
   SelectionInputs rooted = inputs;
   rooted.root = m_root;
-  return select_release_directory(rooted);
+  return select_release_directory(rooted, probes);
 }
 
 Expected<std::shared_ptr<const Manifest>>
-ReleaseCatalog::manifest_of(const std::filesystem::path& directory) const
+ReleaseCatalog::manifest_of(const std::filesystem::path& directory, FileProbes* probes) const
 {
   const std::filesystem::path path = directory / k_manifest_file;
-  TRY_ASSIGN(FileIdentity identity, identify_regular_file(path, label_of(path)));
+  TRY_ASSIGN(FileIdentity identity, identify_regular_file(path, label_of(path), {}, probes));
   {
     std::lock_guard<std::mutex> lock(m_mutex);
     auto found = m_manifests.find(directory);
@@ -94,7 +94,8 @@ Expected<CatalogAnswer> ReleaseCatalog::find(const SelectionInputs& inputs,
                                              const AuthorizationInputs& authorization) const
 {
   TRY(validate_kernel_name(authorization.kernel));
-  TRY_ASSIGN(std::optional<SelectedDirectory> selected, select(inputs));
+  FileProbes probes;
+  TRY_ASSIGN(std::optional<SelectedDirectory> selected, select(inputs, &probes));
   if (!selected) {
     SelectionInputs rooted = inputs;
     rooted.root = m_root;
@@ -104,7 +105,7 @@ Expected<CatalogAnswer> ReleaseCatalog::find(const SelectionInputs& inputs,
   answer.directory = selected;
   std::shared_ptr<const Manifest> manifest;
   if (selected->kind == DirectoryKind::hash_checked) {
-    TRY_ASSIGN(manifest, manifest_of(selected->directory));
+    TRY_ASSIGN(manifest, manifest_of(selected->directory, &probes));
   }
   answer.authorization = authorize(selected->kind, manifest.get(), authorization);
   if (answer.authorization.verdict != Verdict::allowed) {
@@ -122,7 +123,8 @@ Expected<CatalogAnswer> ReleaseCatalog::find(const SelectionInputs& inputs,
   const bool developer = selected->kind == DirectoryKind::developer_set;
   Expected<FileIdentity> identity = identify_regular_file(
       object, label_of(object),
-      developer ? "not in the developer set" : "manifest lists it but the file is missing");
+      developer ? "not in the developer set" : "manifest lists it but the file is missing",
+      &probes);
   if (!identity && developer && identity.error().code == ErrorCode::not_found) {
     // A partial developer set is normal: the kernel is simply not part of it.
     answer.authorization = Authorization{Verdict::not_listed, identity.error().message};
@@ -133,6 +135,7 @@ Expected<CatalogAnswer> ReleaseCatalog::find(const SelectionInputs& inputs,
   }
   answer.object_path = object;
   answer.object_identity = identity->to_string();
+  answer.probes = std::move(probes);
   return answer;
 }
 

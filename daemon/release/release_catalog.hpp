@@ -4,6 +4,7 @@
 
 #include "daemon/release/authorization.hpp"
 #include "daemon/release/directory_selection.hpp"
+#include "daemon/release/file_probe.hpp"
 #include "daemon/release/manifest.hpp"
 
 #include <cstddef>
@@ -27,6 +28,9 @@ struct CatalogAnswer {
   // to pass back to read_object so that a file replaced in between is not served.
   std::filesystem::path object_path;
   std::string object_identity;
+  // Every stat the answer rests on (selection, manifest, object): while probes_still_hold says
+  // they read the same, find would give this answer again.
+  FileProbes probes;
 };
 
 struct ImportCandidate {
@@ -78,9 +82,9 @@ private:
   };
 
   [[nodiscard]] Expected<std::shared_ptr<const Manifest>>
-  manifest_of(const std::filesystem::path& directory) const;
+  manifest_of(const std::filesystem::path& directory, FileProbes* probes = nullptr) const;
   [[nodiscard]] Expected<std::optional<SelectedDirectory>>
-  select(const SelectionInputs& inputs) const;
+  select(const SelectionInputs& inputs, FileProbes* probes = nullptr) const;
   [[nodiscard]] std::string label_of(const std::filesystem::path& path) const;
   void enumerate_manifest(const SelectedDirectory& selected, const Manifest& manifest,
                           ImportListing& listing) const;

@@ -48,11 +48,15 @@ std::string errno_message(int error)
 }
 
 Expected<FileIdentity> identify_regular_file(const std::filesystem::path& path,
-                                             std::string_view label, std::string_view missing)
+                                             std::string_view label, std::string_view missing,
+                                             FileProbes* probes)
 {
   struct stat link_stat {};
-  if (::lstat(path.c_str(), &link_stat) != 0) {
-    int error = errno;
+  const int link_result = ::lstat(path.c_str(), &link_stat);
+  const int link_error = link_result != 0 ? errno : 0;
+  note_probe(probes, path.native(), false, link_result, link_error, link_stat);
+  if (link_result != 0) {
+    int error = link_error;
     if (error == ENOENT) {
       return make_error(ErrorCode::not_found,
                         prefix(label) + (missing.empty() ? "no such file" : std::string(missing)));
@@ -61,8 +65,15 @@ Expected<FileIdentity> identify_regular_file(const std::filesystem::path& path,
   }
   bool through_symlink = S_ISLNK(link_stat.st_mode);
   struct stat target_stat = link_stat;
-  if (through_symlink && ::stat(path.c_str(), &target_stat) != 0) {
-    int error = errno;
+  int target_result = 0;
+  int target_error = 0;
+  if (through_symlink) {
+    target_result = ::stat(path.c_str(), &target_stat);
+    target_error = target_result != 0 ? errno : 0;
+    note_probe(probes, path.native(), true, target_result, target_error, target_stat);
+  }
+  if (target_result != 0) {
+    int error = target_error;
     if (error == ENOENT || error == ELOOP) {
       // A broken release, not a partial one: reported as io so that it is never mistaken for a
       // kernel a developer set simply lacks.

@@ -3,6 +3,7 @@
 // calls, so that every failure (missing, dangling symlink, not a regular file, EACCES, too large)
 // gets its own message naming the file.
 
+#include "daemon/release/file_probe.hpp"
 #include "util/error.hpp"
 
 #include <cstddef>
@@ -29,10 +30,11 @@ struct FileIdentity {
 
 // `label` names the file in messages ("gfx1101/foo.hsaco"). Errors: not_found for a missing file
 // (with `missing`, default "no such file"), rejected for a non-regular file, io for a dangling
-// symlink or anything else.
+// symlink or anything else. With `probes`, its lstat (and the stat through a symlink) are appended.
 [[nodiscard]] Expected<FileIdentity> identify_regular_file(const std::filesystem::path& path,
                                                            std::string_view label,
-                                                           std::string_view missing = {});
+                                                           std::string_view missing = {},
+                                                           FileProbes* probes = nullptr);
 
 // Reads a whole regular file into `Buffer` (std::string or std::vector<std::byte>); over
 // `max_bytes` is resource_exhausted. When `expected_identity` is given, an opened file whose

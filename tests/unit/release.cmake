@@ -5,4 +5,5 @@ d4r_test(test_release
     ${CMAKE_CURRENT_LIST_DIR}/test_release_authorization.cpp
     ${CMAKE_CURRENT_LIST_DIR}/test_release_gpu_detection.cpp
     ${CMAKE_CURRENT_LIST_DIR}/test_release_catalog.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/test_release_file_probe.cpp
   LIBS d4r_release)
