@@ -442,7 +442,11 @@ const std::vector<Probe>& probes()
       {"`cp.async.bulk.tensor`",
        "cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%rd1], "
        "[%rd2, {%r1, %r2, %r3}], [%rd3], {%rs1};",
-       false},
+       true},
+      {"`cp.async.bulk.tensor`",
+       "cp.async.bulk.tensor.4d.global.shared::cta.im2col_no_offs.bulk_group [%rd1, {%r1, %r2, %r3, %r4}], "
+       "[%rd2];",
+       true},
       {"`cp.reduce.async.bulk.tensor`",
        "cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group [%rd1, {%r1}], "
        "[%rd2];",
@@ -450,7 +454,11 @@ const std::vector<Probe>& probes()
       {"`cp.reduce.async.bulk.tensor`",
        "cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.im2col.bulk_group "
        "[%rd1, {%r1, %r2, %r3}], [%rd2];",
-       false},
+       false}, // not a PTX form: reductions take .im2col_no_offs
+      {"`cp.reduce.async.bulk.tensor`",
+       "cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.im2col_no_offs.bulk_group "
+       "[%rd1, {%r1, %r2, %r3}], [%rd2];",
+       true},
       {"`cp.async.bulk.prefetch.tensor`",
        "cp.async.bulk.prefetch.tensor.1d.L2.global.tile [%rd2, {%r1}];", true},
       {"`cp.async.bulk.commit_group`, `cp.async.bulk.wait_group`", "cp.async.bulk.wait_group 0;",
@@ -581,7 +589,11 @@ const std::vector<Probe>& probes()
       {"`wgmma.mma_async`",
        "wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 {%f1, %f2, %f3, "
        "%f4}, %rd3, %rd4, 1, 1, 1;",
-       false},
+       true},
+      {"`wgmma.mma_async`",
+       "wgmma.mma_async.sync.aligned.m64n8k256.s32.b1.b1.and.popc {%r1, %r2, %r3, %r4}, %rd3, "
+       "%rd4, %p1;",
+       true},
       {"`wgmma.mma_async.sp`",
        "wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 {%f1, %f2, "
        "%f3, %f4}, %rd3, %rd4, %r1, 0, 1, 1, 1, 0, 0;",
@@ -593,7 +605,7 @@ const std::vector<Probe>& probes()
       {"`wgmma.mma_async.sp`",
        "wgmma.mma_async.sp.sync.aligned.m64n8k64.f32.e4m3.e4m3 {%f1, %f2, "
        "%f3, %f4}, %rd3, %rd4, %r1, 0, 1, 1, 1;",
-       false},
+       true},
       // video
       {"`vadd`", "vadd.s32.u32.s32.sat %r1, %r2.b0, %r3.h0;", true},
       {"`vsub`", "vsub.u32.u32.u32 %r1, %r2, %r3;", true},
