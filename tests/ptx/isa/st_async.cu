@@ -20,7 +20,8 @@
 // - st_async_maxrank: __launch_bounds__(64, 1, 1) (.maxclusterrank 1) and no cluster dimensions:
 //   whether the H200 runs st.async / red.async in a kernel that only bounds its clusters to one
 //   CTA and is launched without a cluster shape (its own PTX file, st_async_maxrank.sm_90.ptx, as
-//   the translator rejects it: its launches need not be cluster launches).
+//   the translator rejects it): it does not; the H200 stopped it with an illegal instruction, as
+//   a kernel without a cluster directive.
 #include "isa_common.cuh"
 
 __device__ __forceinline__ unsigned smem(const void* p)
