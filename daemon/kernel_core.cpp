@@ -158,6 +158,7 @@ Expected<std::unique_ptr<KernelCore>> KernelCore::create(const DaemonConfig& con
   cache::CacheOptions options;
   options.root = config.cache_dir;
   options.max_bytes_per_mode = config.cache_max_bytes;
+  options.trash_grace = std::chrono::seconds(config.cache_trash_grace_seconds);
   TRY_ASSIGN(std::unique_ptr<cache::Cache> cache, cache::Cache::open(options));
   for (const std::string& note : cache->recovery_notes()) {
     spdlog::error("{}", note);
@@ -298,6 +299,19 @@ ResolveAnswer KernelCore::resolve(const ResolveQuery& query)
     }
     return std::move(*answer);
   }());
+}
+
+bool KernelCore::still_ready(const ReadyCheck& check)
+{
+  if (!release::probes_still_hold(check.release)) {
+    return false;
+  }
+  Expected<bool> current = m_cache->still_current(check.mode, check.hit);
+  if (!current || !*current) {
+    return false; // an error is the next lookup's to report
+  }
+  m_counters.add(Counter::resolve_ready);
+  return true;
 }
 
 ResolveAnswer KernelCore::build(const ResolveQuery& query)
@@ -449,6 +463,13 @@ Expected<ResolveAnswer> KernelCore::serve_release_object(const ResolveQuery& que
   TRY_ASSIGN(std::optional<cache::Hit> hit, std::move(looked));
   if (hit) {
     Expected<ResolveAnswer> ready = ready_answer(selection.mode, target, *hit, query);
+    if (ready && ready->outcome == Outcome::ready && query.accept_path && hit->stamp &&
+        !found.probes.empty()) {
+      // Taken in this order (release files, then the index row), each before the answer was
+      // made from it: a change after either shows at the next check.
+      ready->check = std::make_shared<const ReadyCheck>(
+          ReadyCheck{selection.mode, *hit, found.probes});
+    }
     if (ready || ready.error().code != ErrorCode::corrupt) {
       return ready;
     }

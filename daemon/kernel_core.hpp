@@ -71,6 +71,15 @@ struct ResolveQuery {
 
 enum class Outcome { ready, not_found, pending, rejected };
 
+// What a READY path answer served from the cache rests on, so that it can be given again without
+// answering anew (KernelCore::still_ready): the index row as its lookup read it (with its
+// LookupStamp) and the release files the catalog judged it on.
+struct ReadyCheck {
+  Mode mode = Mode::fast;
+  cache::Hit hit;
+  release::FileProbes release;
+};
+
 struct ResolveAnswer {
   Outcome outcome = Outcome::not_found;
   Counter counter = Counter::not_found_error; // why, for status and the e2e tests
@@ -82,6 +91,8 @@ struct ResolveAnswer {
   std::filesystem::path object_path;   // set when the query accepted a path
   std::vector<std::byte> object_bytes; // set otherwise
   std::string metadata;                // serialised d4r.kernel.v1.LaunchMetadata
+  // Set on a READY answer by path of a release object found in the cache: it may be remembered.
+  std::shared_ptr<const ReadyCheck> check;
 };
 
 struct PrepareQuery {
@@ -120,6 +131,10 @@ public:
                                                                     std::string detected_target);
 
   [[nodiscard]] ResolveAnswer resolve(const ResolveQuery& query);
+  // Whether an answer that carried `check` is still the one resolve would give: the release files
+  // read as they did (two or three stats) and the cache row is current (Cache::still_current: no
+  // write since, the object file there). True counts it as a READY answer and records the use.
+  [[nodiscard]] bool still_ready(const ReadyCheck& check);
   // `d4r-kernel build`: the recipe's object for a target and mode, for any module.
   [[nodiscard]] ResolveAnswer build(const ResolveQuery& query);
   [[nodiscard]] Expected<PrepareAnswer> prepare(const PrepareQuery& query);

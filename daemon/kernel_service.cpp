@@ -81,13 +81,18 @@ grpc::ServerUnaryReactor* KernelService::Resolve(grpc::CallbackServerContext* co
                                                  const pb::ResolveRequest* request,
                                                  pb::ResolveReply* reply)
 {
+  // A damage report is checked again on the pool, never inline (it hashes the object). Any other
+  // request is known by its bytes: a kept reply answered these very bytes, checked then.
+  std::string warm_key =
+      request->damaged_sha256().empty() ? request->SerializeAsString() : std::string();
+  if (grpc::ServerUnaryReactor* answered = answer_kept(context, warm_key, reply)) {
+    return answered;
+  }
   Expected<ResolveQuery> query = wire::to_resolve_query(*request);
   if (!query) {
     return reject(context, query.error(), reply);
   }
   bind_caller(context, *query);
-  // A damage report is checked again on the pool, never inline (it hashes the object).
-  std::string warm_key = query->damaged ? std::string() : request->SerializeAsString();
   if (grpc::ServerUnaryReactor* answered = answer_inline(context, *query, warm_key, reply)) {
     return answered;
   }
@@ -95,13 +100,51 @@ grpc::ServerUnaryReactor* KernelService::Resolve(grpc::CallbackServerContext* co
       context, Priority::interactive,
       [this, query = std::move(*query), reply, warm_key = std::move(warm_key)] {
         ResolveAnswer answer = m_core.resolve(query);
-        if (!warm_key.empty()) {
-          m_warm.note(warm_key, answer.outcome == Outcome::ready);
-        }
+        std::shared_ptr<const ReadyCheck> check = answer.check;
+        const bool ready = answer.outcome == Outcome::ready;
         wire::fill_resolve_reply(std::move(answer), *reply);
+        note_answer(warm_key, ready, std::move(check), *reply);
         return grpc::Status::OK;
       },
       reply);
+}
+
+// The reply kept for these request bytes, sent again while its ReadyCheck holds (the release
+// files and the cache row as they were): no parse, no core call, no copy of the answer but the
+// reply's. Null: nothing kept, or it no longer holds (then forgotten).
+grpc::ServerUnaryReactor* KernelService::answer_kept(grpc::CallbackServerContext* context,
+                                                     const std::string& warm_key,
+                                                     pb::ResolveReply* reply)
+{
+  if (warm_key.empty()) {
+    return nullptr;
+  }
+  std::shared_ptr<const WarmAnswer> kept = m_warm.answer(warm_key);
+  if (!kept) {
+    return nullptr;
+  }
+  if (!m_core.still_ready(*kept->check)) {
+    m_warm.note(warm_key, true); // still worth answering inline; the core looks again
+    return nullptr;
+  }
+  *reply = kept->reply;
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
+}
+
+void KernelService::note_answer(const std::string& warm_key, bool ready,
+                                std::shared_ptr<const ReadyCheck> check,
+                                const pb::ResolveReply& reply)
+{
+  if (warm_key.empty()) {
+    return;
+  }
+  std::shared_ptr<const WarmAnswer> kept;
+  if (ready && check) {
+    kept = std::make_shared<const WarmAnswer>(WarmAnswer{reply, std::move(check)});
+  }
+  m_warm.note(warm_key, ready, std::move(kept));
 }
 
 // A request whose last answer was READY is answered here, on the gRPC thread, with every wait
@@ -120,11 +163,14 @@ grpc::ServerUnaryReactor* KernelService::answer_inline(grpc::CallbackServerConte
   ResolveQuery bounded = query;
   bounded.deadline = std::min(query.deadline, std::chrono::steady_clock::now() + k_inline_wait);
   ResolveAnswer answer = m_core.resolve(bounded);
-  m_warm.note(warm_key, answer.outcome == Outcome::ready);
   if (answer.outcome == Outcome::pending) {
+    m_warm.note(warm_key, false);
     return nullptr;
   }
+  std::shared_ptr<const ReadyCheck> check = answer.check;
+  const bool ready = answer.outcome == Outcome::ready;
   wire::fill_resolve_reply(std::move(answer), *reply);
+  note_answer(warm_key, ready, std::move(check), *reply);
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   reactor->Finish(grpc::Status::OK);
   return reactor;

@@ -55,6 +55,12 @@ private:
   grpc::ServerUnaryReactor* answer_inline(grpc::CallbackServerContext* context,
                                           const ResolveQuery& query, const std::string& warm_key,
                                           pb::ResolveReply* reply);
+  grpc::ServerUnaryReactor* answer_kept(grpc::CallbackServerContext* context,
+                                        const std::string& warm_key, pb::ResolveReply* reply);
+  // Notes a Resolve's answer for its request bytes (warm_queries.hpp), keeping the reply when it
+  // came with a ReadyCheck.
+  void note_answer(const std::string& warm_key, bool ready, std::shared_ptr<const ReadyCheck> check,
+                   const pb::ResolveReply& reply);
   void warm_in_background(const PrepareQuery& query, const std::vector<std::string>& entries);
 
   KernelCore& m_core;

@@ -32,9 +32,23 @@ FileState file_state_of(int result, int error, const struct stat& st)
 void note_probe(FileProbes* probes, const std::string& path, bool follow, int result, int error,
                 const struct stat& st)
 {
-  if (probes != nullptr) {
-    probes->push_back(FileProbe{path, follow, file_state_of(result, error, st)});
+  if (probes == nullptr) {
+    return;
   }
+  FileProbe probe{path, follow, file_state_of(result, error, st)};
+  // Where a path named no symlink, its stat and lstat said the same, and an lstat that reads the
+  // same again proves the stat would too (the last component is still that very file): one call
+  // checks both. Not for a symlink or an error, where the two differ.
+  const bool plain = probe.state.error == 0 && !S_ISLNK(probe.state.mode);
+  for (FileProbe& known : *probes) {
+    if (plain && known.path == probe.path && known.state == probe.state) {
+      if (!follow) {
+        known.follow = false;
+      }
+      return;
+    }
+  }
+  probes->push_back(std::move(probe));
 }
 
 bool probes_still_hold(const FileProbes& probes)

@@ -35,6 +35,14 @@ d4r_test(test_integration_daemon
   TIMEOUT 180)
 add_dependencies(test_integration_daemon d4r-kerneld d4r-test-counters d4r_release_fixture)
 
+# A warm Resolve's kept reply against purges, another process's index writes, removed objects and
+# release changes (SQLite itself, to write the index as another process would).
+d4r_test(test_integration_warm_answers
+  SOURCES ${D4R_INTEGRATION}/test_integration_warm_answers.cpp
+  LIBS d4r_test_harness d4r_proto d4r_util SQLite::SQLite3
+  TIMEOUT 120)
+add_dependencies(test_integration_warm_answers d4r-kerneld d4r_release_fixture)
+
 # kill -9 of the daemon during builds (D4R_FAULT_TRIALS kills; a bounded sample here).
 d4r_test(test_integration_faults
   SOURCES ${D4R_INTEGRATION}/test_integration_faults.cpp
