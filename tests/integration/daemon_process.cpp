@@ -130,7 +130,8 @@ bool DaemonProcess::start()
     execve(argv[0], argv.data(), envp.data());
     _exit(127);
   }
-  for (int attempt = 0; attempt < 200; ++attempt) {
+  // 30 s: start-up probes the worker's toolchains (it loads LLVM), slow on a loaded machine.
+  for (int attempt = 0; attempt < 600; ++attempt) {
     int status = 0;
     if (waitpid(m_pid, &status, WNOHANG) == m_pid) {
       m_pid = -1;
