@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <map>
 #include <string_view>
 
@@ -11,6 +13,9 @@ namespace d4r::daemon {
 namespace {
 
 using Environment = std::map<std::string, std::string, std::less<>>;
+
+// What the transport needs beside one largest upload: the message's framing and other calls.
+constexpr int64_t k_transport_headroom = 4LL << 20;
 
 Environment to_map(const std::vector<std::string>& environment)
 {
@@ -190,6 +195,23 @@ Expected<bool> apply_flag(FlagCursor& cursor, ParsedConfig& parsed)
   } else if (matches(arg, "--upload-memory")) {
     TRY_ASSIGN(std::string text, cursor.value_of("--upload-memory"));
     TRY_ASSIGN(config.upload_memory_bytes, parse_size("--upload-memory", text));
+  } else if (matches(arg, "--transport-memory")) {
+    TRY_ASSIGN(std::string text, cursor.value_of("--transport-memory"));
+    TRY_ASSIGN(config.transport_memory_bytes, parse_size("--transport-memory", text));
+  } else if (matches(arg, "--max-connections")) {
+    TRY_ASSIGN(std::string text, cursor.value_of("--max-connections"));
+    TRY_ASSIGN(config.max_connections, parse_size("--max-connections", text));
+  } else if (matches(arg, "--max-streams")) {
+    TRY_ASSIGN(std::string text, cursor.value_of("--max-streams"));
+    TRY_ASSIGN(config.max_streams, parse_size("--max-streams", text));
+    config.max_streams = std::min<int64_t>(config.max_streams, INT32_MAX);
+  } else if (matches(arg, "--idle-connection-ms")) {
+    TRY_ASSIGN(std::string text, cursor.value_of("--idle-connection-ms"));
+    TRY_ASSIGN(config.idle_connection_ms, parse_size("--idle-connection-ms", text));
+    config.idle_connection_ms = std::min<int64_t>(config.idle_connection_ms, INT32_MAX);
+  } else if (matches(arg, "--silent-connection-ms")) {
+    TRY_ASSIGN(std::string text, cursor.value_of("--silent-connection-ms"));
+    TRY_ASSIGN(config.silent_connection_ms, parse_size("--silent-connection-ms", text));
   } else if (matches(arg, "--log-level")) {
     TRY_ASSIGN(config.log_level, cursor.value_of("--log-level"));
   } else {
@@ -234,6 +256,14 @@ Expected<ParsedConfig> parse_config(const std::vector<std::string>& args,
     return make_error(ErrorCode::invalid_argument,
                       "no cache directory: set --cache-dir, XDG_CACHE_HOME or HOME");
   }
+  // A quota smaller than the largest upload would abandon every upload of that size.
+  if (config.transport_memory_bytes < config.max_ptx_bytes + k_transport_headroom) {
+    return make_error(ErrorCode::invalid_argument,
+                      "--transport-memory " + std::to_string(config.transport_memory_bytes >> 20) +
+                          " MiB must exceed --max-ptx-bytes by " +
+                          std::to_string(k_transport_headroom >> 20) +
+                          " MiB, or the largest module could never arrive");
+  }
   // Paths are made absolute once, so logs, status and cache sources name them unambiguously.
   std::error_code ec;
   config.cache_dir = std::filesystem::absolute(config.cache_dir, ec);
@@ -272,6 +302,16 @@ options:
                           past it a Resolve is REJECTED "request queue full"
   --upload-memory SIZE    PutModule bodies held in memory at once, at most (default 256M);
                           past it an upload is refused "upload memory"
+  --transport-memory SIZE what gRPC may hold for calls it is still receiving, at most
+                          (default 128M, gRPC's resource quota; more than --max-ptx-bytes);
+                          past it gRPC abandons a call with RESOURCE_EXHAUSTED while it arrives
+  --max-connections N     connections served at once, at most (default 256); past it a new
+                          one is closed at once, and as many more may wait for their first byte
+  --max-streams N         concurrent calls on one connection (default 64; a client queues more)
+  --idle-connection-ms N  a connection with no call for so long is sent away (default 60000;
+                          the client reconnects when it needs to)
+  --silent-connection-ms N  a connection that sends nothing for so long is closed before gRPC
+                          sees it (default 5000)
   --log-level LEVEL       trace, debug, info, warn, error (default info)
 
 on-demand builds (native sources of kernels/, compiled in isolated worker processes):

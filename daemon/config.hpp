@@ -41,6 +41,12 @@ struct DaemonConfig {
   int64_t max_queued_requests = 1024;       // --max-queued-requests: requests waiting for a thread
   int64_t max_queued_builds = 256;          // --max-queued-builds: builds waiting for a worker
   int64_t upload_memory_bytes = 256LL << 20; // --upload-memory: PutModule bodies held at once
+  // Bounds on the gRPC transport itself (server.cpp): what it holds before a handler runs.
+  int64_t transport_memory_bytes = 128LL << 20; // --transport-memory: gRPC's resource quota
+  int64_t max_connections = 256;            // --max-connections: served by gRPC at once
+  int64_t max_streams = 64;                 // --max-streams: concurrent calls on one connection
+  int64_t idle_connection_ms = 60'000;      // --idle-connection-ms: no call for so long: closed
+  int64_t silent_connection_ms = 5'000;     // --silent-connection-ms: no first byte: closed
   std::string log_level = "info";           // --log-level
 };
 

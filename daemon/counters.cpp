@@ -43,6 +43,14 @@ const char* to_string(Counter counter)
     return "rejected.build_queue_full";
   case Counter::rejected_upload_memory:
     return "rejected.upload_memory";
+  case Counter::rejected_transport_memory:
+    return "rejected.transport_memory";
+  case Counter::rejected_connection_limit:
+    return "rejected.connection_limit";
+  case Counter::closed_silent_connection:
+    return "closed.silent_connection";
+  case Counter::closed_idle_for_memory:
+    return "closed.idle_for_memory";
   case Counter::warmup_dropped:
     return "warmup_dropped";
   case Counter::pending:

@@ -30,6 +30,10 @@ enum class Counter {
   rejected_request_queue_full, // the request pool's queue held --max-queued-requests
   rejected_build_queue_full,   // the build queue held --max-queued-builds
   rejected_upload_memory,      // the uploads held in memory would pass --upload-memory
+  rejected_transport_memory,   // gRPC abandoned a call it was receiving: --transport-memory spent
+  rejected_connection_limit,   // a connection closed at once: --max-connections served already
+  closed_silent_connection,    // a connection that sent nothing within --silent-connection-ms
+  closed_idle_for_memory,      // gRPC sent an idle connection away to free transport memory
   warmup_dropped,              // a Prepare's warm-up not queued: the request queue was full
   pending,
   cache_corrupt_object,

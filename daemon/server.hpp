@@ -1,7 +1,11 @@
 #pragma once
 // The running daemon: a gRPC server with no ports of its own, fed connections that the accept
-// loop has checked (same uid as the daemon), until SIGTERM or SIGINT.
+// loop has checked (same uid as the daemon, and a first byte sent: connection_gate.hpp), until
+// SIGTERM or SIGINT. What the transport holds is bounded there and in gRPC's own settings:
+// memory for calls being received (a resource quota), connections, calls per connection, idle
+// connections (see start()).
 
+#include "daemon/connection_gate.hpp"
 #include "daemon/kernel_core.hpp"
 #include "daemon/kernel_service.hpp"
 #include "daemon/listener.hpp"
@@ -26,10 +30,16 @@ public:
 
 private:
   Server(KernelCore& core, TaskPool& pool);
+  void accept_connection(const Listener& listener);
   void adopt_connection(int connection_fd);
 
   KernelCore& m_core;
   KernelService m_service;
+  ConnectionGate m_gate;
+  bool m_accept_paused = false;
+  int64_t m_failed_accepts = 0;
+  std::chrono::steady_clock::time_point m_accept_logged_at{};
+  std::chrono::steady_clock::time_point m_limit_logged_at{};
   std::unique_ptr<grpc::Server> m_server;
 };
 

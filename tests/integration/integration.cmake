@@ -56,3 +56,10 @@ d4r_test(test_integration_builds
   TIMEOUT 900)
 target_compile_definitions(test_integration_builds PRIVATE D4R_LLVM_OBJDUMP="${D4R_LLVM_OBJDUMP}")
 add_dependencies(test_integration_builds d4r-kerneld d4r-kernel-worker d4r-test-counters)
+
+# The gRPC transport's own bounds: memory for bodies being received, connections, idle peers.
+d4r_test(test_integration_transport
+  SOURCES ${D4R_INTEGRATION}/test_integration_transport.cpp
+  LIBS d4r_test_harness d4r_proto d4r_util
+  TIMEOUT 120)
+add_dependencies(test_integration_transport d4r-kerneld d4r-test-counters d4r_release_fixture)
