@@ -321,6 +321,37 @@ TEST(CacheStore, EvictsLeastRecentlyUsed)
   EXPECT_LE(stats->bytes, stats->max_bytes);
 }
 
+TEST(CacheStore, AnEntrysLastUseOrdersItHoweverOftenItWasUsed)
+{
+  TempDir dir;
+  std::unique_ptr<Store> store = open_store(dir.path(), 350);
+  ASSERT_NE(store, nullptr);
+  for (const char* kernel : {"k_first", "k_second", "k_third"}) {
+    ASSERT_TRUE(store->insert(make_key(kernel), object_of(100, kernel[2]), "", "").has_value());
+  }
+  // In one batch of uses (fewer than 512, within a second), the first entry's before and after
+  // the others'.
+  auto use = [&](const char* kernel, int times) {
+    for (int i = 0; i < times; ++i) {
+      Expected<std::optional<Hit>> hit = store->lookup(make_key(kernel));
+      ASSERT_TRUE(hit.has_value() && hit->has_value());
+    }
+  };
+  use("k_first", 200);
+  use("k_second", 1);
+  use("k_third", 1);
+  use("k_first", 200);
+  ASSERT_TRUE(store->insert(make_key("k_fourth"), object_of(100, 40), "", "").has_value());
+  Expected<std::vector<Entry>> entries = store->list();
+  ASSERT_TRUE(entries.has_value());
+  std::vector<std::string> kernels;
+  for (const Entry& entry : *entries) {
+    kernels.push_back(entry.key.kernel);
+  }
+  // k_second was used least recently (k_first last, whatever its earlier uses).
+  EXPECT_EQ(kernels, (std::vector<std::string>{"k_first", "k_fourth", "k_third"}));
+}
+
 TEST(CacheStore, NeverEvictsTheEntryJustInserted)
 {
   TempDir dir;
