@@ -151,6 +151,15 @@ Expected<bool> apply_flag(FlagCursor& cursor, ParsedConfig& parsed)
   } else if (matches(arg, "--cache-max-bytes")) {
     TRY_ASSIGN(std::string text, cursor.value_of("--cache-max-bytes"));
     TRY_ASSIGN(config.cache_max_bytes, parse_size("--cache-max-bytes", text));
+  } else if (matches(arg, "--cache-trash-grace-seconds")) {
+    TRY_ASSIGN(std::string text, cursor.value_of("--cache-trash-grace-seconds"));
+    // 0 is allowed: removed objects' files go at once (and a client may then fail open).
+    TRY_ASSIGN(config.cache_trash_grace_seconds,
+               text == "0" ? Expected<int64_t>(0)
+                           : parse_size("--cache-trash-grace-seconds", text));
+    config.cache_trash_grace_seconds = config.cache_trash_grace_seconds > 86400
+                                           ? 86400
+                                           : config.cache_trash_grace_seconds;
   } else if (matches(arg, "--modules-max-bytes")) {
     TRY_ASSIGN(std::string text, cursor.value_of("--modules-max-bytes"));
     TRY_ASSIGN(config.modules_max_bytes, parse_size("--modules-max-bytes", text));
@@ -294,6 +303,8 @@ options:
   --kfd-topology DIR      KFD topology nodes (default /sys/class/kfd/kfd/topology/nodes)
   --max-ptx-bytes SIZE    largest PTX module accepted by PutModule (default 64M)
   --cache-max-bytes SIZE  size cap of each accuracy mode's store (default 4G)
+  --cache-trash-grace-seconds N  how long the file of a removed object (purge, eviction) stays
+                          for clients just told of it (default 60, counted in the cap; 0: none)
   --modules-max-bytes SIZE  size cap of the PTX modules clients uploaded (default 512M); an
                           hourly sweep removes the least recently used beyond it, and leftovers
                           (temp files, dead builds' folders, old quarantine and failures)

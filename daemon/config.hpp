@@ -24,6 +24,7 @@ struct DaemonConfig {
   bool native_swin_encoders = true;         // D4R_NATIVE_SWIN_ENCODERS
   int64_t max_ptx_bytes = 64LL << 20;       // --max-ptx-bytes
   int64_t cache_max_bytes = 4LL << 30;      // --cache-max-bytes (per mode)
+  int64_t cache_trash_grace_seconds = 60;   // --cache-trash-grace-seconds: removed objects' files
   int64_t modules_max_bytes = 512LL << 20;  // --modules-max-bytes (uploaded PTX, both modes)
   int workers = 0;                          // --workers, 0: the number of cores
   bool foreground = false;                  // --foreground

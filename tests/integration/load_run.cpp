@@ -15,7 +15,7 @@
 // and the RSS grew by more (last sample against the first).
 //
 // usage: d4r-load [--threads 64] [--resolves 10000] [--period-ms 3000] [--sample-ms 1000]
-//                 [--max-rss-growth-mib N]
+//                 [--max-rss-growth-mib N] [--daemon-arg ARG]... (each ARG to d4r-kerneld)
 
 #include "client/d4r_kernel_client.h"
 #include "daemon_process.hpp"
@@ -57,6 +57,7 @@ struct Settings {
   int period_ms = 3000;
   int sample_ms = 1000;
   int64_t max_rss_growth_mib = -1; // -1: report only
+  std::vector<std::string> daemon_args; // --daemon-arg A (repeatable): passed to d4r-kerneld
 };
 
 bool parse(int argc, char** argv, Settings& settings)
@@ -64,7 +65,9 @@ bool parse(int argc, char** argv, Settings& settings)
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
     long value = std::atol(argv[i + 1]);
-    if (flag == "--threads") {
+    if (flag == "--daemon-arg") {
+      settings.daemon_args.emplace_back(argv[i + 1]);
+    } else if (flag == "--threads") {
       settings.threads = static_cast<int>(std::clamp(value, 1L, 1024L));
     } else if (flag == "--resolves") {
       settings.resolves = static_cast<int>(std::clamp(value, 1L, 10'000'000L));
@@ -408,6 +411,8 @@ int main(int argc, char** argv)
   DaemonOptions options(dir.path());
   options.recipes_dir = d4r::testing::shipped_recipes();
   options.extra_args = {"--build-jobs", "1", "--worker", worker.string()};
+  options.extra_args.insert(options.extra_args.end(), settings.daemon_args.begin(),
+                            settings.daemon_args.end());
   DaemonProcess daemon(options);
   if (!daemon.start()) {
     std::fprintf(stderr, "d4r-load: the daemon did not start\n");
