@@ -103,6 +103,18 @@ D4R_INLINE int32_t im2col_copy(int kind, uint8_t* shared, uint32_t window, const
     at[s] = coords[s + 1];
   }
   at[spatial] = coords[rank - 1];
+  /* What stops the H200 (an illegal instruction), each seen in a recorded case: a box starting
+   * outside its bounding box (tma_im2col_3d_f32_startout); an offset wider than the rank's
+   * corner field, 16/8/5 bits for 3D/4D/5D (tma_im2col_4d_f16_negoff: 0xffff); a store or
+   * reduction at a negative coordinate (tma_im2col_store_3d_f32) or over a map whose lower
+   * corner is negative (tma_im2col_store_3d_f32_lowneg, _wrapneg: every pixel inside). */
+  const int32_t offset_limit = rank == 3 ? 1 << 16 : rank == 4 ? 1 << 8 : 1 << 5;
+  for (int s = 0; s < spatial; ++s) {
+    if (at[s] < low[s] || at[s] > high[s] || offsets[s] < 0 || offsets[s] >= offset_limit ||
+        (kind != KIND_LOAD && low[s] < 0)) {
+      return -1;
+    }
+  }
   if (kind != KIND_LOAD) {
     for (int i = 0; i < rank; ++i) {
       if (coords[i] < 0) {

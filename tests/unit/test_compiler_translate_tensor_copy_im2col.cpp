@@ -264,13 +264,16 @@ std::vector<uint8_t> model_stores(const CaseRun& run, bool reduce)
   return tensor;
 }
 
-// Every tma_im2col_* case (recorded or still pending).
+// Every recorded tma_im2col_* case, and the pending ones that expect a trap (the H200 stopped
+// them; the probes still to be recorded may trap here or not).
 std::vector<fs::path> im2col_cases()
 {
   std::vector<fs::path> cases;
   for (const fs::directory_entry& entry : fs::directory_iterator(k_repo / "tests/golden/cases")) {
     const std::string name = entry.path().filename().string();
-    if (name.starts_with("tma_im2col_")) {
+    const bool recorded = name.ends_with(".case");
+    if (name.starts_with("tma_im2col_") &&
+        (recorded || read_text(entry.path()).find("\nexpect = trap\n") != std::string::npos)) {
       cases.push_back(entry.path());
     }
   }
