@@ -190,7 +190,11 @@ KernelCore::KernelCore(DaemonConfig config, std::string detected_target,
   if (!recipes.empty()) {
     m_builds = std::make_unique<BuildService>(*m_cache, std::move(recipes), build_options(m_config));
   }
-  // The trash is collected every half minute: a purge's files wait out their grace, not an hour.
+  // The trash is collected every half minute (or half its grace, if shorter): a purge's files
+  // wait out their grace, not the hour between sweeps.
+  const auto trash_every = std::clamp<std::chrono::seconds>(
+      std::chrono::seconds(m_config.cache_trash_grace_seconds / 2), std::chrono::seconds(1),
+      std::chrono::seconds(30));
   m_housekeeper = std::make_unique<Housekeeper>(
       [this] { (void)sweep(); }, std::chrono::minutes(1), std::chrono::hours(1),
       [this] {
@@ -200,7 +204,7 @@ KernelCore::KernelCore(DaemonConfig config, std::string detected_target,
           spdlog::warn("housekeeping: {}", error);
         }
       },
-      std::chrono::seconds(30));
+      trash_every);
 }
 
 std::chrono::milliseconds KernelCore::wait_budget_of(const ResolveQuery& query) const

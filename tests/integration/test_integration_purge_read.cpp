@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <thread>
 
 namespace d4r::testing {
 namespace {
@@ -67,6 +68,42 @@ TEST(PurgeRead, APathAnswerStillReadsRightAfterAPurgeBeforeTheRead)
   }
   EXPECT_EQ(read, 3 * served_kernels().size());
   ASSERT_TRUE(process_alive(daemon.pid()));
+}
+
+// With a short grace (--cache-trash-grace-seconds 1) the daemon's housekeeping removes the purged
+// files soon after it, off the request path; a file given out is readable until then.
+TEST(PurgeRead, ThePurgedFilesAreCollectedOnceTheirGraceHasPassed)
+{
+  TempDir dir;
+  DaemonOptions options{dir.path()};
+  options.extra_args = {"--cache-trash-grace-seconds", "1"};
+  DaemonProcess daemon(options);
+  ASSERT_TRUE(daemon.start());
+  const ServedKernel& served = served_kernels().front();
+  pb::ResolveReply answer;
+  ASSERT_TRUE(resolve_once(daemon, served, true, "", answer).ok());
+  ASSERT_EQ(answer.outcome(), pb::ResolveReply::READY) << answer.reason();
+  const std::filesystem::path path = answer.object().path();
+  pb::PurgeReply purged;
+  ASSERT_TRUE(purge_all(daemon, purged).ok());
+  Expected<std::string> bytes = client::read_verified_object(
+      path.string(), answer.object().size(), digest_of(answer.object().sha256()),
+      std::chrono::steady_clock::now() + std::chrono::seconds(10));
+  ASSERT_TRUE(bytes.has_value()) << bytes.error().message;
+  const auto purged_at = std::chrono::steady_clock::now();
+  while (std::filesystem::exists(path) &&
+         std::chrono::steady_clock::now() - purged_at < std::chrono::seconds(20)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_FALSE(std::filesystem::exists(path)) << "the trash was not collected";
+  EXPECT_GE(std::chrono::steady_clock::now() - purged_at, std::chrono::milliseconds(500))
+      << "collected before its grace";
+  // Served again (imported anew), at the same content address.
+  pb::ResolveReply again;
+  ASSERT_TRUE(resolve_once(daemon, served, true, "", again).ok());
+  ASSERT_EQ(again.outcome(), pb::ResolveReply::READY) << again.reason();
+  EXPECT_EQ(again.object().path(), path.string());
+  EXPECT_TRUE(std::filesystem::exists(path));
 }
 
 } // namespace
