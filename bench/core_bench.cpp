@@ -1,6 +1,8 @@
 // The daemon's own share of a warm Resolve: KernelCore::resolve called in process (no gRPC, no
 // socket) on the release fixture, with the path answer a local client gets and the bytes answer
-// a remote one gets. Compare with d4r-bench-resolve's round trip to see what the transport costs.
+// a remote one gets, and the check that lets the daemon send a kept reply again (still_ready: the
+// release files' stats, PRAGMA data_version, the object's stat). Compare with d4r-bench-resolve's
+// round trip to see what the transport costs.
 // usage: d4r-bench-core [ITERATIONS=20000]
 
 #include "daemon/kernel_core.hpp"
@@ -64,6 +66,23 @@ int main(int argc, char** argv)
   query.accept_path = true;
   measure(**core, query, 10); // imports the object into the cache
   Figures path = measure(**core, query, iterations);
+  std::shared_ptr<const ReadyCheck> check = (*core)->resolve(query).check;
+  if (!check) {
+    std::fprintf(stderr, "d4r-bench-core: a warm path answer came without a ReadyCheck\n");
+    return 1;
+  }
+  std::vector<double> checks;
+  checks.reserve(static_cast<size_t>(iterations));
+  for (int i = 0; i < iterations; ++i) {
+    Clock::time_point begin = Clock::now();
+    const bool ready = (*core)->still_ready(*check);
+    checks.push_back(std::chrono::duration<double, std::micro>(Clock::now() - begin).count());
+    if (!ready) {
+      std::fprintf(stderr, "d4r-bench-core: the kept answer stopped holding\n");
+      return 1;
+    }
+  }
+  std::sort(checks.begin(), checks.end());
   query.accept_path = false;
   Figures bytes = measure(**core, query, iterations);
   std::printf("d4r-bench-core: %d warm resolves of d4r_test_layer (gfx1101, 10 KiB object)\n",
@@ -72,6 +91,8 @@ int main(int argc, char** argv)
               path.p99_us, path.per_second);
   std::printf("core resolve, bytes answer  p50 %6.1f us   p99 %6.1f us   %8.0f /s\n", bytes.p50_us,
               bytes.p99_us, bytes.per_second);
+  std::printf("kept answer check           p50 %6.1f us   p99 %6.1f us\n", checks[checks.size() / 2],
+              checks[checks.size() * 99 / 100]);
   std::printf("ratio bytes / path (p50): %.2fx\n", bytes.p50_us / std::max(0.001, path.p50_us));
   core->reset();
   std::filesystem::remove_all(dir);

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 
 namespace d4r::daemon {
@@ -22,6 +23,24 @@ TEST(WarmQueries, OnlyAReadyAnswerMakesAKeyWarm)
   // A purge, a quarantine or a rebuild makes the next answer something else: forgotten at once.
   warm.note("a", false);
   EXPECT_FALSE(warm.contains("a"));
+}
+
+TEST(WarmQueries, AKeptReplyGoesWithAnyOtherAnswer)
+{
+  WarmQueries warm;
+  auto kept = std::make_shared<const WarmAnswer>(
+      WarmAnswer{::d4r::kernel::v1::ResolveReply(), std::make_shared<const ReadyCheck>()});
+  warm.note("a", true, kept);
+  EXPECT_EQ(warm.answer("a"), kept);
+  EXPECT_EQ(warm.answer("b"), nullptr);
+  // READY again without a check (answered anew): still warm, nothing kept.
+  warm.note("a", true);
+  EXPECT_TRUE(warm.contains("a"));
+  EXPECT_EQ(warm.answer("a"), nullptr);
+  warm.note("a", true, kept);
+  warm.note("a", false);
+  EXPECT_FALSE(warm.contains("a"));
+  EXPECT_EQ(warm.answer("a"), nullptr);
 }
 
 TEST(WarmQueries, TheSetIsBounded)
