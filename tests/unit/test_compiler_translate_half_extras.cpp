@@ -248,6 +248,20 @@ const Value k_values[] = {
      "tanh(-0) = -0"},
     {"mov.b16 %rs1, 0x7c00;\n tanh.approx.f16 %rs3, %rs1;\n cvt.u32.u16 %r9, %rs3;", 0x3c00,
      "tanh(inf) = 1"},
+    {"mov.b16 %rs1, 0x39f8;\n tanh.approx.f16 %rs3, %rs1;\n cvt.u32.u16 %r9, %rs3;", 0x390f,
+     "tanh(0.74609375) = 0.6328128 truncates to 0x3910, the H200 gives 0x390f (measured table)"},
+    {"mov.b16 %rs1, 0xb9f8;\n tanh.approx.f16 %rs3, %rs1;\n cvt.u32.u16 %r9, %rs3;", 0xb90f,
+     "the table keeps tanh odd, as the H200"},
+    {"mov.b16 %rs1, 0x39f9;\n tanh.approx.f16 %rs3, %rs1;\n cvt.u32.u16 %r9, %rs3;", 0x3910,
+     "the next f16 follows the rule (tanh truncated), as the H200"},
+    {"mov.b16 %rs1, 0x4429;\n tanh.approx.f16 %rs3, %rs1;\n cvt.u32.u16 %r9, %rs3;", 0x3bfe,
+     "tanh(4.16015625) = 0.9995131 truncates to 0x3bff, the H200 gives 0x3bfe (measured table)"},
+    {"mov.b16 %rs1, 0x3f3f;\n tanh.approx.bf16 %rs3, %rs1;\n cvt.u32.u16 %r9, %rs3;", 0x3f21,
+     "bf16 tanh(0.74609375): 0x3f22 by the rule, the H200 gives 0x3f21 (measured table)"},
+    {"mov.b16 %rs1, 0x3f40;\n tanh.approx.bf16 %rs3, %rs1;\n cvt.u32.u16 %r9, %rs3;", 0x3f22,
+     "bf16 tanh(0.75) by the rule, as the H200"},
+    {"mov.b32 %r2, 0xc42939f9;\n tanh.approx.f16x2 %r9, %r2;", 0xbbfe3910,
+     "f16x2: the upper half -4.16015625 from the table, the lower 0x39f9 by the rule (H200)"},
 };
 
 TEST(TranslateHalfExtras, HostValuesFromTheIsaRules)
