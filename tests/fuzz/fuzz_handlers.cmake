@@ -23,7 +23,7 @@ set(d4r_fuzz_handlers_sources
   daemon/toolchain_probe.cpp daemon/warm_queries.cpp daemon/wire.cpp daemon/worker_runner.cpp
   daemon/release/manifest.cpp daemon/release/directory_selection.cpp
   daemon/release/authorization.cpp daemon/release/gpu_detection.cpp
-  daemon/release/release_file.cpp daemon/release/release_catalog.cpp
+  daemon/release/release_file.cpp daemon/release/release_catalog.cpp daemon/release/file_probe.cpp
   cache/cache.cpp cache/db.cpp cache/file_ops.cpp cache/schema.cpp cache/store.cpp)
 list(TRANSFORM d4r_fuzz_handlers_sources PREPEND ${PROJECT_SOURCE_DIR}/)
 add_executable(fuzz_handlers EXCLUDE_FROM_ALL ${d4r_fuzz_handlers_sources})
