@@ -11,11 +11,6 @@ namespace {
 // KFD numbers its nodes from 0; the bridge looks at the first 16.
 constexpr int k_max_nodes = 16;
 
-struct NodeProperties {
-  uint64_t simd_count = 0;
-  uint64_t gfx_target_version = 0;
-};
-
 std::optional<uint64_t> parse_number(std::string_view text)
 {
   uint64_t value = 0;
@@ -27,13 +22,13 @@ std::optional<uint64_t> parse_number(std::string_view text)
 }
 
 // nullopt when the node's file cannot be read (a missing or unreadable node is skipped).
-std::optional<NodeProperties> read_node(const std::filesystem::path& file)
+std::optional<KfdNode> read_node(const std::filesystem::path& file)
 {
   std::ifstream stream(file);
   if (!stream) {
     return std::nullopt;
   }
-  NodeProperties node;
+  KfdNode node;
   std::string line;
   while (std::getline(stream, line)) {
     std::string_view view = line;
@@ -66,22 +61,39 @@ std::string arch_from_gfx_target_version(uint32_t version)
          std::string(step, result.ptr);
 }
 
-Expected<std::string> detect_gpu_arch(const std::filesystem::path& topology_root)
+std::vector<KfdNode> read_kfd_nodes(const std::filesystem::path& topology_root)
 {
-  std::optional<NodeProperties> best;
+  std::vector<KfdNode> nodes;
   for (int index = 0; index < k_max_nodes; ++index) {
-    std::optional<NodeProperties> node =
-        read_node(topology_root / std::to_string(index) / "properties");
+    std::optional<KfdNode> node = read_node(topology_root / std::to_string(index) / "properties");
+    if (node) {
+      node->index = index;
+      nodes.push_back(*node);
+    }
+  }
+  return nodes;
+}
+
+std::optional<KfdNode> pick_gpu_node(const std::vector<KfdNode>& nodes)
+{
+  std::optional<KfdNode> best;
+  for (const KfdNode& node : nodes) {
     // CPU nodes report zeros; a version beyond 32 bits is not one KFD writes.
-    if (!node || node->simd_count == 0 || node->gfx_target_version == 0 ||
-        node->gfx_target_version > std::numeric_limits<uint32_t>::max()) {
+    if (node.simd_count == 0 || node.gfx_target_version == 0 ||
+        node.gfx_target_version > std::numeric_limits<uint32_t>::max()) {
       continue;
     }
     // Strictly more SIMDs replaces: the first node wins a tie, as in the bridge.
-    if (!best || node->simd_count > best->simd_count) {
+    if (!best || node.simd_count > best->simd_count) {
       best = node;
     }
   }
+  return best;
+}
+
+Expected<std::string> detect_gpu_arch(const std::filesystem::path& topology_root)
+{
+  std::optional<KfdNode> best = pick_gpu_node(read_kfd_nodes(topology_root));
   if (!best) {
     return make_error(ErrorCode::not_found, "kfd: no gpu node (simd_count and gfx_target_version "
                                             "non-zero) in nodes 0-15 under " +
