@@ -42,6 +42,25 @@ ErrorCode code_of(int rc)
   return ErrorCode::internal;
 }
 
+// A read-only connection to a WAL database creates its -wal and -shm files when they are not
+// there. Without a -wal file (no writer has it open, the last one checkpointed it away) the main
+// file holds everything, so it is opened immutable: no locks, no files made.
+std::string read_only_uri(const std::filesystem::path& path)
+{
+  std::string uri = "file:";
+  for (char c : path.string()) {
+    if (c == '%' || c == '?' || c == '#') {
+      static constexpr char k_hex[] = "0123456789abcdef";
+      uri += {'%', k_hex[(c >> 4) & 0xf], k_hex[c & 0xf]};
+    } else {
+      uri += c;
+    }
+  }
+  std::error_code ec;
+  const bool wal = std::filesystem::exists(path.string() + "-wal", ec);
+  return uri + (wal ? "?mode=ro" : "?immutable=1");
+}
+
 bool is_busy(int rc)
 {
   return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
@@ -145,8 +164,15 @@ Database::~Database()
 Expected<std::unique_ptr<Database>> Database::open(const DatabaseOptions& options)
 {
   sqlite3* handle = nullptr;
-  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
-  const int rc = sqlite3_open_v2(options.path.c_str(), &handle, flags, nullptr);
+  std::error_code exists_error;
+  if (options.read_only && !std::filesystem::exists(options.path, exists_error)) {
+    return make_error(ErrorCode::not_found, "cache: " + options.path.string() + ": no such file");
+  }
+  const int flags = options.read_only
+                        ? SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+                        : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+  const std::string name = options.read_only ? read_only_uri(options.path) : options.path.string();
+  const int rc = sqlite3_open_v2(name.c_str(), &handle, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string reason = handle != nullptr ? sqlite3_errmsg(handle) : sqlite3_errstr(rc);
     sqlite3_close(handle);
@@ -154,6 +180,11 @@ Expected<std::unique_ptr<Database>> Database::open(const DatabaseOptions& option
                       "cache: cannot open " + options.path.string() + ": " + reason);
   }
   std::unique_ptr<Database> database(new Database(handle, options.path));
+  if (options.read_only) {
+    sqlite3_extended_result_codes(handle, 1);
+    database->set_busy_timeout(options.busy_timeout_ms);
+    return database;
+  }
   TRY(database->configure(options.busy_timeout_ms));
   return database;
 }

@@ -54,6 +54,9 @@ private:
 struct DatabaseOptions {
   std::filesystem::path path;
   int busy_timeout_ms = 5000;
+  // Opens an existing file for reading only and leaves its journal mode alone (d4r-kernel doctor
+  // looks at a store without writing to it); not_found when there is no file.
+  bool read_only = false;
 };
 
 class Database {

@@ -128,6 +128,11 @@ Expected<void> migrate_step(db::Database& database, int64_t target_version)
 
 } // namespace
 
+Expected<int64_t> read_schema_version(db::Database& database)
+{
+  return read_version(database);
+}
+
 Expected<void> migrate(db::Database& database)
 {
   // A quick look first: an index at the current version needs no write lock.

@@ -9,6 +9,9 @@ namespace d4r::cache {
 
 inline constexpr int64_t k_schema_version = 3;
 
+// The version the index records; 0 when it records none (a fresh file). Writes nothing.
+[[nodiscard]] Expected<int64_t> read_schema_version(db::Database& database);
+
 // Brings the index up to k_schema_version. An index written by a newer build is refused.
 [[nodiscard]] Expected<void> migrate(db::Database& database);
 
