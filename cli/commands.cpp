@@ -2,6 +2,7 @@
 
 #include "cli/code_object_file.hpp"
 #include "cli/daemon_client.hpp"
+#include "cli/doctor.hpp"
 #include "cli/exit_code.hpp"
 #include "cli/help.hpp"
 #include "cli/output.hpp"
@@ -370,6 +371,8 @@ int run_command(const ParsedCommand& parsed, Io& io)
           return run_ptx_translate(global, cmd, io);
         } else if constexpr (std::is_same_v<T, PtxRunCommand>) {
           return run_ptx_run(global, cmd, io);
+        } else if constexpr (std::is_same_v<T, DoctorCommand>) {
+          return run_doctor(doctor_inputs_from_process(global, cmd), global.json, io.out);
         } else {
           static_assert(std::is_same_v<T, PurgeCommand>, "every command is handled");
           return run_purge(global, cmd, io);

@@ -9,6 +9,7 @@ namespace d4r::cli {
 enum class ExitCode : int {
   success = 0,     // the command did what it was asked; resolve: READY
   not_found = 1,   // resolve: NOT_FOUND
+  problems = 1,    // doctor: a check FAILed (the same status: each command has its own 1)
   usage = 2,       // bad command line, or purge on a non-terminal without --yes
   pending = 3,     // resolve: PENDING (still building when the wait budget ran out)
   rejected = 4,    // resolve: REJECTED

@@ -17,6 +17,8 @@ commands:
   purge     remove cached kernels
   ptx       inspect a PTX file, fatbin or DLL locally: modules, hashes, entries; or
             rewrite one of its modules with a recipe's passes
+  doctor    check this machine's setup (GPU, toolchains, socket, units, release, cache,
+            environment) and say what to fix
   help      help on a command (also: d4r-kernel COMMAND --help)
 
 global options (allowed anywhere on the line):
@@ -29,7 +31,7 @@ global options (allowed anywhere on the line):
 
 exit status:
   0  success (resolve: READY)
-  1  resolve: NOT_FOUND
+  1  resolve: NOT_FOUND; doctor: a check FAILed
   2  usage error (bad option or value; purge without --yes when stdin is not a terminal)
   3  resolve: PENDING (still building when the wait budget ran out)
   4  resolve: REJECTED
@@ -142,10 +144,40 @@ exit status: 0 success, 1 run: an output differs from its expected file, 2 usage
   kernel failed on the CPU (a trap, a deadlock)
 )";
 
+constexpr std::string_view k_doctor_help =
+    R"(usage: d4r-kernel doctor [--cache-dir DIR] [--native-dir DIR] [--kfd-topology DIR]
+                         [--kfd-device PATH] [--worker PATH] [--json]
+
+Checks what a d4r-kerneld setup most often gets wrong, one line per finding:
+  ok|warn|FAIL  AREA: what was found  -- what to do
+  gpu        /dev/kfd readable and writable, the KFD topology's GPU nodes
+             (gfx_target_version) and the one the daemon picks, D4R_GPU_ARCH
+  toolchain  d4r-kernel-worker found, the backend of the target, ROCm comgr and the ISAs it knows
+  socket     the socket path (the CLI's rule; games use the default), a socket, yours, mode 0600
+  daemon     a Status RPC within 2 s (--timeout-ms): the daemon's version
+  units      d4r-kerneld.socket and .service installed (~/.config/systemd/user,
+             ~/.local/share/systemd/user, /etc/systemd/user, /usr/local/lib/systemd/user,
+             /usr/lib/systemd/user), the socket enabled, ExecStart an executable
+  release    the release directory's folder per mode, its manifest and accuracy markers
+  cache      the cache root and each mode's store writable, its index's integrity, its size
+  env        the D4R_* variables a game started here sends (as the client library reads
+             them) against the daemon's reading, misspelt names, ~/.config/d4r-kerneld/env
+
+The paths are the daemon's: its configuration is computed from this environment as d4r-kerneld
+computes its own (a running daemon's answer wins for the target, release and cache), and the
+options override them as the daemon's flags of the same names do. Nothing is written; the cache
+index is opened read-only.
+
+exit status: 0 no check FAILed (warnings allowed), 1 a check FAILed, 2 usage error
+)";
+
 } // namespace
 
 std::string help_text(std::string_view topic)
 {
+  if (topic == "doctor") {
+    return std::string(k_doctor_help);
+  }
   if (topic == "status") {
     return std::string(k_status_help);
   }

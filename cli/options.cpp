@@ -42,8 +42,13 @@ constexpr OptionSpec k_ptx_options[] = {
     {"--max-decompressed", true},
 };
 
-constexpr std::string_view k_commands[] = {"help",   "status", "resolve", "build",
-                                           "import", "list",   "purge",   "ptx"};
+constexpr OptionSpec k_doctor_options[] = {
+    {"--cache-dir", true}, {"--native-dir", true}, {"--kfd-topology", true},
+    {"--kfd-device", true}, {"--worker", true},
+};
+
+constexpr std::string_view k_commands[] = {"help", "status", "resolve", "build", "import",
+                                           "list", "purge",  "ptx",     "doctor"};
 
 std::span<const OptionSpec> options_of(std::string_view command)
 {
@@ -61,6 +66,9 @@ std::span<const OptionSpec> options_of(std::string_view command)
   }
   if (command == "ptx") {
     return k_ptx_options;
+  }
+  if (command == "doctor") {
+    return k_doctor_options;
   }
   return {};
 }
@@ -98,7 +106,7 @@ Expected<void> add_positional(RawArgs& raw, const std::string& arg)
   if (!is_command(arg)) {
     return make_error(ErrorCode::invalid_argument,
                       "unknown command '" + arg.substr(0, 64) +
-                          "' (expected status, resolve, build, import, list, purge, ptx or help)");
+                          "' (expected status, resolve, build, import, list, purge, ptx, doctor or help)");
   }
   raw.command = arg;
   return {};
@@ -497,6 +505,25 @@ Expected<Command> build_ptx(const RawArgs& raw)
   return cmd;
 }
 
+// `doctor` with the daemon's path flags; each value must name something.
+Expected<Command> build_doctor(const RawArgs& raw)
+{
+  TRY(expect_positionals(raw, 0));
+  DoctorCommand cmd;
+  for (const auto& [name, value] : raw.options) {
+    if (value.empty()) {
+      return make_error(ErrorCode::invalid_argument, name + ": the path is empty");
+    }
+    std::string& field = name == "--cache-dir"      ? cmd.cache_dir
+                         : name == "--native-dir"   ? cmd.native_dir
+                         : name == "--kfd-topology" ? cmd.kfd_topology
+                         : name == "--kfd-device"   ? cmd.kfd_device
+                                                    : cmd.worker;
+    field = value;
+  }
+  return cmd;
+}
+
 Expected<Command> build_command(const RawArgs& raw)
 {
   if (raw.command == "help") {
@@ -532,6 +559,9 @@ Expected<Command> build_command(const RawArgs& raw)
   }
   if (raw.command == "ptx") {
     return build_ptx(raw);
+  }
+  if (raw.command == "doctor") {
+    return build_doctor(raw);
   }
   return build_list_or_purge(raw);
 }

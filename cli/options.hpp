@@ -95,10 +95,20 @@ struct PtxRunCommand {
   std::optional<uint64_t> module_hash;
 };
 
+// `doctor [--cache-dir DIR] [--native-dir DIR] [--kfd-topology DIR] [--kfd-device PATH]
+// [--worker PATH]`: local checks (cli/doctor.hpp); the paths as the daemon's flags of those names.
+struct DoctorCommand {
+  std::string cache_dir;
+  std::string native_dir;
+  std::string kfd_topology;
+  std::string kfd_device; // empty: /dev/kfd
+  std::string worker;
+};
+
 using Command =
     std::variant<HelpCommand, VersionCommand, StatusCommand, ResolveCommand, ImportCommand,
                  ListCommand, PurgeCommand, PtxInspectCommand, PtxRewriteCommand,
-                 PtxTranslateCommand, PtxRunCommand>;
+                 PtxTranslateCommand, PtxRunCommand, DoctorCommand>;
 
 struct ParsedCommand {
   GlobalOptions global;

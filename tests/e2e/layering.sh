@@ -2,13 +2,14 @@
 # layering.sh SOURCE_DIR: the dependency rules of STYLE.md rule 1, checked over #include lines.
 # compiler/ knows no gRPC, protobuf or SQLite; cache/ no gRPC, protobuf or LLVM; util/ includes no
 # other folder of the project; client/ and cli/ reach the daemon only through proto/ (cli/ may also
-# use compiler/ for local work such as `ptx inspect`, as rule 1 allows); only cache/db.cpp includes
+# use compiler/ for local work such as `ptx inspect`, as rule 1 allows, and cli/doctor* the daemon's
+# readers, below); only cache/db.cpp includes
 # sqlite3.h.
 set -u
 cd "$1" || exit 1
 failures=0
-forbid() { # forbid FOLDER REGEX WHY
-  hits=$(grep -rnE "^[[:space:]]*#[[:space:]]*include[[:space:]]*[<\"]($2)" "$1" 2>/dev/null)
+forbid() { # forbid FOLDER REGEX WHY [EXCLUDED FILE GLOB]
+  hits=$(grep -rnE --exclude="${4:-/}" "^[[:space:]]*#[[:space:]]*include[[:space:]]*[<\"]($2)" "$1" 2>/dev/null)
   if [ -n "$hits" ]; then
     echo "FAIL: $3"
     echo "$hits"
@@ -23,7 +24,12 @@ forbid util 'compiler/|cache/|daemon/|client/|cli/|proto/|d4r/kernel/v1|llvm/|sq
   "util/ includes no other folder"
 forbid client 'compiler/|cache/|daemon/|cli/|llvm/|sqlite3' "client/ uses only proto/ and util/"
 forbid cli 'cache/|daemon/|client/|llvm/|sqlite3' \
-  "cli/ talks to the daemon over proto/ and uses compiler/ only locally"
+  "cli/ talks to the daemon over proto/ and uses compiler/ only locally" 'doctor*'
+# `doctor` answers with the daemon's own readers, so that it cannot disagree with the daemon: the
+# daemon's configuration, KFD detection, toolchain probe and release readers, the cache's read-only
+# inspection, the client's reading of the environment; never the cache's writers or SQLite.
+forbid cli 'daemon/(server|kernel_core|kernel_service|housekeeping)|cache/(cache|store|db)\.hpp|client/client\.hpp|llvm/|sqlite3' \
+  "cli/doctor* reads through the daemon's readers and cache/inspect.hpp only"
 sqlite_users=$(grep -rlE '#[[:space:]]*include[[:space:]]*<sqlite3.h>' --include='*.cpp' --include='*.hpp' \
   util proto compiler cache daemon client cli kernels 2>/dev/null | grep -v '^cache/db.cpp$')
 if [ -n "$sqlite_users" ]; then
