@@ -753,16 +753,17 @@ Expected<void> Parser::check_tensor_maps()
       return std::unexpected(error("tensormap global=" + std::to_string(index) + " is not a buffer param"));
     }
     const BufferSpec& buffer = m_case.params[static_cast<size_t>(index)].arg.buffer;
-    uint64_t last = (spec.dims[0] - 1) * static_cast<uint64_t>(element_size(spec.type));
+    // A store or reduction writes whole 16-byte chunks along dimension 0, past the tensor's last
+    // element when its row is not a multiple of 16 bytes (tma_diag_chunk_*): the buffer holds them.
+    uint64_t end = (spec.dims[0] * static_cast<uint64_t>(element_size(spec.type)) + 15) / 16 * 16;
     for (int i = 1; i < spec.rank; ++i) {
       const uint64_t stride = spec.strides[static_cast<size_t>(i - 1)];
       if (stride % 16 != 0 || stride == 0) {
         return std::unexpected(error("tensormap strides are positive multiples of 16"));
       }
-      last += (spec.dims[static_cast<size_t>(i)] - 1) * stride;
+      end += (spec.dims[static_cast<size_t>(i)] - 1) * stride;
     }
-    if (last + static_cast<uint64_t>(element_size(spec.type)) >
-        static_cast<uint64_t>(buffer.count * element_size(buffer.type))) {
+    if (end > static_cast<uint64_t>(buffer.count * element_size(buffer.type))) {
       return std::unexpected(error("tensormap reaches past its buffer (param " + std::to_string(index) + ")"));
     }
   }

@@ -52,6 +52,8 @@ typedef struct {
   int64_t count[5];    /* elements in the shared box */
   int64_t stride[5];   /* bytes; stride[0] is the element size */
   int64_t row;         /* bytes from one shared row (dimension 0) to the next */
+  int64_t reach0;      /* indices along dimension 0 that are written or read: dim[0], or for a
+                          store or reduction up to the end of the last 16-byte chunk */
   uint32_t swizzle;
   uint32_t type;
   uint32_t fill;
@@ -117,6 +119,7 @@ D4R_INLINE int read_box(Box* box, const uint8_t* bytes, int32_t rank, const int3
     box->stride[i] = i == 0 ? box->size : (used ? (int64_t)map->global_stride[i - 1] : 0);
     box->elements *= box->count[i];
   }
+  box->reach0 = box->dim[0];
   box->row = box->count[0] * box->size;
   if (box->swizzle != D4R_TMAP_SWIZZLE_NONE) {
     const int64_t span = (int64_t)16 << box->swizzle; /* 32, 64, 128 */
@@ -126,6 +129,17 @@ D4R_INLINE int read_box(Box* box, const uint8_t* bytes, int32_t rank, const int3
     box->row = span;
   }
   return (box->start[0] * box->size) % 16 == 0;
+}
+
+/* A store or reduction writes whole 16-byte chunks along dimension 0: when a row's bytes are not a
+ * multiple of 16, the elements past the tensor in its last chunk (the row's padding up to the
+ * stride) are written too, the last row's as well (tma_diag_chunk_store, tma_diag_chunk_reduce;
+ * Triton issue 11583 says the same of stores): up to 15 bytes past the tensor, which the golden
+ * format's buffers hold (launch_case.cpp). A load fills those elements like any outside the
+ * tensor (tma_diag_chunk_load). */
+D4R_INLINE void write_whole_chunks(Box* box)
+{
+  box->reach0 = (box->dim[0] * box->size + 15) / 16 * 16 / box->size;
 }
 
 /* Whether a store or reduction box starts at a negative coordinate: the H200 stops such a box
@@ -152,7 +166,8 @@ D4R_INLINE uint32_t swizzled(uint32_t window, int64_t linear, uint32_t mode)
 }
 
 /* Element e of the box (dimension 0 fastest): its shared byte offset from `window` and its global
- * address, or null when it lies outside the tensor. */
+ * address, or null when it lies outside the tensor (for a store or reduction: outside its rows
+ * rounded up to 16 bytes). */
 D4R_INLINE uint8_t* element_at(const Box* box, int64_t e, uint32_t window, uint32_t* shared_offset)
 {
   const int64_t linear = e / box->count[0] * box->row + e % box->count[0] * box->size;
@@ -163,7 +178,7 @@ D4R_INLINE uint8_t* element_at(const Box* box, int64_t e, uint32_t window, uint3
     const int64_t k = e % box->count[i];
     e /= box->count[i];
     const int64_t index = box->start[i] + k * box->step[i];
-    inside &= index >= 0 && index < box->dim[i];
+    inside &= index >= 0 && index < (i == 0 ? box->reach0 : box->dim[i]);
     offset += index * box->stride[i];
   }
   return inside ? box->global + offset : (uint8_t*)0;
@@ -250,6 +265,7 @@ D4R_API int32_t __d4r_ptx_tensor_store(const uint8_t* shared, uint32_t window, c
   if (!read_box(&box, map, rank, coords) || starts_below(&box)) {
     return -1;
   }
+  write_whole_chunks(&box);
   for (int64_t e = 0; e < box.elements; ++e) {
     uint32_t offset = 0;
     uint8_t* target = element_at(&box, e, window, &offset);
@@ -263,7 +279,9 @@ D4R_API int32_t __d4r_ptx_tensor_store(const uint8_t* shared, uint32_t window, c
 enum { OP_ADD, OP_MIN, OP_MAX, OP_INC, OP_DEC, OP_AND, OP_OR, OP_XOR };
 
 /* The new value of one element: `old` combined with `value`; 0 in *ok for a combination the
- * element type does not have. Integer min/max compare as the type's signedness. */
+ * element type does not have (what the H200 recorded: add on u32 s32 u64 f32 f64 f16 bf16, min/max
+ * on u32 s32 u64 s64 f16 bf16, inc/dec on u32, and/or/xor on u32 s32 u64; tma_diag_r_*,
+ * tma_trap_reduce_2d_*). Integer min/max compare as the type's signedness. */
 D4R_INLINE uint64_t combine(uint32_t type, int32_t op, uint64_t old, uint64_t value, int* ok)
 {
   const int wide = type == D4R_TMAP_U64 || type == D4R_TMAP_S64;
@@ -276,7 +294,8 @@ D4R_INLINE uint64_t combine(uint32_t type, int32_t op, uint64_t old, uint64_t va
     const int less = (wide && !is_signed) ? old < value : a < b;
     return (op == OP_MIN) == less ? old : value & mask;
   }
-  if (integer && op >= OP_AND) {
+  /* and/or/xor on an s64 map stop the H200 (tma_trap_reduce_2d_s64_*), on u64 they do not */
+  if (integer && op >= OP_AND && type != D4R_TMAP_S64) {
     return op == OP_AND ? old & value : op == OP_OR ? old | value : old ^ value;
   }
   if (integer && op == OP_ADD && type != D4R_TMAP_S64) {
@@ -351,6 +370,7 @@ D4R_API int32_t __d4r_ptx_tensor_reduce(const uint8_t* shared, uint32_t window, 
   if (!ok) {
     return -1; /* checked before any element changes */
   }
+  write_whole_chunks(&box);
   for (int64_t e = 0; e < box.elements; ++e) {
     uint32_t offset = 0;
     uint8_t* target = element_at(&box, e, window, &offset);

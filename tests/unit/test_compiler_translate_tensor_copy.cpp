@@ -542,6 +542,38 @@ TEST(TranslateTensorCopy, MapsTheLibraryCannotUseTrap)
   wide.replace(wide.find("u32 33"), 6, "u32 81");
   CaseRun too_wide = run_case(wide);
   EXPECT_NE(too_wide.error.find("trap"), std::string::npos) << too_wide.error;
+  // and/or/xor on s64 stop the H200 (tma_trap_reduce_2d_s64_*); min does not.
+  std::string s64 = reduce;
+  s64.replace(s64.find("type=s32"), 8, "type=s64");
+  s64.replace(s64.find("strides=64"), 10, "strides=128");
+  s64.replace(s64.find("inout s32 32"), 12, "inout s64 32");
+  s64.replace(s64.find("u32 32 random"), 6, "u32 64");
+  s64.replace(s64.find("u32 128\n"), 8, "u32 256\n");
+  std::string s64_and = s64;
+  s64_and.replace(s64_and.find("const 3"), 7, "const 5");
+  EXPECT_NE(run_case(s64_and).error.find("trap"), std::string::npos);
+  std::string s64_min = s64;
+  s64_min.replace(s64_min.find("const 3"), 7, "const 1");
+  EXPECT_EQ(run_case(s64_min).error, "");
+}
+
+TEST(TranslateTensorCopy, StoresWriteWholeChunksOfTheRow)
+{
+  // Rows of 30 u16 (60 bytes) at a 64-byte stride: a store writes elements 30 and 31 too, the
+  // rest of the row's last 16-byte chunk (tma_diag_chunk_store), and nothing past it.
+  CaseRun run = run_case("ptx = tests/ptx/isa/tensor_copies.sm_90.ptx\nkernel = tma_store_2d\nblock = 32 1 1\n"
+                         "param = tensormap global=1 type=u16 dims=30,2 strides=64 box=16,2\n"
+                         "param = buffer inout u16 64 const 7\nparam = buffer in u32 16 const 0x00010001\n"
+                         "param = u32 64\nparam = buffer in s32 2 list 16 0\nparam = u32 1\n");
+  ASSERT_TRUE(run.host != nullptr);
+  ASSERT_EQ(run.error, "");
+  std::vector<uint16_t> tensor(64);
+  std::memcpy(tensor.data(), run.host->output_bytes(0).data(), 128);
+  for (int row = 0; row < 2; ++row) {
+    for (int x = 0; x < 32; ++x) {
+      EXPECT_EQ(tensor[static_cast<size_t>(row * 32 + x)], x >= 16 ? 1 : 7) << row << " " << x;
+    }
+  }
 }
 
 TEST(TranslateTensorCopy, BoxesThatStopTheH200Trap)
