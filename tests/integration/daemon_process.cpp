@@ -134,6 +134,10 @@ bool DaemonProcess::start()
   for (int attempt = 0; attempt < 600; ++attempt) {
     int status = 0;
     if (waitpid(m_pid, &status, WNOHANG) == m_pid) {
+      // 127 is our own exec failure (a binary missing, e.g. while it is being linked again).
+      std::fprintf(stderr, "daemon_process: %s before it served (%s %d)\n", args[0].c_str(),
+                   WIFEXITED(status) ? "exit status" : "signal",
+                   WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
       m_pid = -1;
       return false;
     }
