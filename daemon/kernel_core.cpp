@@ -159,7 +159,6 @@ Expected<std::unique_ptr<KernelCore>> KernelCore::create(const DaemonConfig& con
   options.root = config.cache_dir;
   options.max_bytes_per_mode = config.cache_max_bytes;
   options.trash_grace = std::chrono::seconds(config.cache_trash_grace_seconds);
-  options.trash_grace = std::chrono::seconds(config.cache_trash_grace_seconds);
   TRY_ASSIGN(std::unique_ptr<cache::Cache> cache, cache::Cache::open(options));
   for (const std::string& note : cache->recovery_notes()) {
     spdlog::error("{}", note);
