@@ -296,9 +296,12 @@ D4R_API double __d4r_ptx_rcp_approx_ftz_f64(double x)
  * tanh(x) already rounds below it), +-1 from |x| >= 8, else tanh(x) rounded to f32 and then
  * truncated (toward zero) to the half format, except on 48 f16 and 2 bf16 inputs (24 and 1
  * magnitudes, both signs), which take the H200's measured result from a table
- * (d4r_tanh_*_measured). There the hardware's own approximation of tanh (ptxas 13 emits
- * MUFU.TANH.F16 / MUFU.TANH.BF16, the f32 unit's function with a half-format result) lies within
- * 2^-19 of tanh(x) but on the other side of a half-format boundary, one unit off. Rounding to
+ * (d4r_tanh_*_measured). Why: the H200's half result is its own tanh.approx.f32 of x (widened
+ * exactly) truncated to the half format, on every input of both formats (tanh_halves_f32; ptxas
+ * 13 emits MUFU.TANH.F16 / MUFU.TANH.BF16, the f32 unit's function with a half-format result).
+ * That f32 approximation is within 2^-16.6 of tanh here but not tanh rounded; on those 50 inputs
+ * (2^-20.9 to 2^-16.9 off) it lies on the other side of a half-format boundary, one unit off.
+ * Without the table, exactness needs the hardware's f32 approximation itself. Rounding to
  * nearest once missed 22% of the f16 inputs and 3% of the bf16 ones.
  * Special values are exact: ex2(-inf) = +0, ex2(+-0) = 1, ex2(+inf) = +inf, tanh(+-0) = +-0,
  * tanh(+-inf) = +-1; NaN gives the canonical 0x7fff. The bf16 ex2 exists only with .ftz:
@@ -350,7 +353,9 @@ D4R_INLINE uint16_t d4r_tanh_half(const D4rFormat* f, uint16_t h)
  * recorded from tests/ptx/isa/half_extras.cu. To regenerate: decompress those outputs (zstd -d),
  * compare each tanh element with d4r_tanh_half (without these tables) over the 65536 patterns;
  * the patterns that differ are the entries, all within 2^-8 <= |x| < 8 (and the test
- * half_approx_exhaustive, compared exactly, fails on any entry that is wrong or missing). */
+ * half_approx_exhaustive, compared exactly, fails on any entry that is wrong or missing). The
+ * same entries follow from tanh_halves_f32 (the H200's tanh.approx.f32 on these inputs, truncated
+ * to the half format). */
 D4R_INLINE uint16_t d4r_tanh_f16_measured(uint16_t magnitude)
 {
   switch (magnitude) {
