@@ -103,15 +103,15 @@ D4R_INLINE int32_t im2col_copy(int kind, uint8_t* shared, uint32_t window, const
     at[s] = coords[s + 1];
   }
   at[spatial] = coords[rank - 1];
-  /* What stops the H200 (an illegal instruction), each seen in a recorded case: a box starting
-   * outside its bounding box (tma_im2col_3d_f32_startout); an offset wider than the rank's
-   * corner field, 16/8/5 bits for 3D/4D/5D (tma_im2col_4d_f16_negoff: 0xffff); a store or
-   * reduction at a negative coordinate (tma_im2col_store_3d_f32) or over a map whose lower
-   * corner is negative (tma_im2col_store_3d_f32_lowneg, _wrapneg: every pixel inside). */
-  const int32_t offset_limit = rank == 3 ? 1 << 16 : rank == 4 ? 1 << 8 : 1 << 5;
+  /* What stops the H200 (an illegal instruction), each seen in recorded cases: a box starting
+   * outside its bounding box along a spatial dimension (tma_im2col_3d_start_{past,below}_*; an
+   * image past the last is fine: tma_im2col_3d_start_n_past), and a store or reduction over a
+   * bounding box that leaves the tensor, a negative lower corner or a positive upper one
+   * (tma_im2col_store_3d_f32_lowneg, _wrapneg, _store_3d_upper_pos: every pixel inside), or at a
+   * negative coordinate. Offsets are not limited (up to 0x8000: tma_im2col_*_off*). */
   for (int s = 0; s < spatial; ++s) {
-    if (at[s] < low[s] || at[s] > high[s] || offsets[s] < 0 || offsets[s] >= offset_limit ||
-        (kind != KIND_LOAD && low[s] < 0)) {
+    if (at[s] < low[s] || at[s] > high[s] ||
+        (kind != KIND_LOAD && (map->lower_corner[s] < 0 || map->upper_corner[s] > 0))) {
       return -1;
     }
   }
@@ -129,11 +129,24 @@ D4R_INLINE int32_t im2col_copy(int kind, uint8_t* shared, uint32_t window, const
   if (row == 0 || row > pitch) {
     return -1;
   }
+  /* The offsets as the H200 (driver 580's JIT) applies them: fields of 16 bits in 3D, 8 bits in
+   * 4D (256 acts as 0: tma_im2col_4d_off256), and 5 bits packed W + (H << 5) + (D << 10) in 5D,
+   * so a W offset of 32 moves H by one (tma_im2col_5d_off32). */
+  int32_t o[3] = {offsets[0] & 0xffff, 0, 0};
+  if (rank == 4) {
+    o[0] = offsets[0] & 0xff;
+    o[1] = offsets[1] & 0xff;
+  } else if (rank == 5) {
+    const uint32_t packed = (uint32_t)offsets[0] + ((uint32_t)offsets[1] << 5) + ((uint32_t)offsets[2] << 10);
+    o[0] = (int32_t)(packed & 31);
+    o[1] = (int32_t)((packed >> 5) & 31);
+    o[2] = (int32_t)((packed >> 10) & 31);
+  }
   int32_t total = 0;
   for (uint32_t k = 0; k < map->pixels_per_column; ++k) {
     int32_t c[5] = {coords[0], 0, 0, 0, 0};
     for (int s = 0; s < spatial; ++s) {
-      c[s + 1] = (int32_t)(at[s] + offsets[s]);
+      c[s + 1] = (int32_t)(at[s] + o[s]);
     }
     c[rank - 1] = (int32_t)at[spatial];
     int32_t bytes_done = 0;

@@ -195,6 +195,14 @@ std::vector<uint8_t> model_loads(const CaseRun& run)
     for (size_t s = 0; s < spatial; ++s) {
       o[s] = offsets[block * spatial + s];
     }
+    // The H200's offset fields: 8 bits each in 4D; 5D packs W + (H << 5) + (D << 10) in 5-bit
+    // fields, a carry out of W moving H (tma_im2col_4d_off256, tma_im2col_5d_off32).
+    if (spatial == 2) {
+      o = {o[0] % 256, o[1] % 256, 0};
+    } else if (spatial == 3) {
+      const int64_t packed = o[0] + o[1] * 32 + o[2] * 1024;
+      o = {packed % 32, packed / 32 % 32, packed / 1024 % 32};
+    }
     const std::vector<Pixel> pixels = traversal(map, coords.data() + block * map.rank);
     for (size_t k = 0; k < pixels.size(); ++k) {
       for (int64_t j = 0; j < map.channels; ++j) {
