@@ -372,6 +372,13 @@ const std::vector<Probe>& probes()
       {"`st`", "st.global.L2::cache_hint.u32 [%rd1], %r1, %rd3;", true},
       {"`st.async`",
        "st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%rd1], %r1, [%rd2];", false},
+      {"`st.async`",
+       ".version 8.1\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 out)\n"
+       ".reqnctapercluster 1, 1, 1\n{\n  .reg .b32 %r<3>;\n  .shared .align 8 .b64 bar;\n"
+       "  .shared .align 16 .b8 buf[16];\n  mov.u32 %r1, buf;\n  mov.u32 %r2, bar;\n"
+       "  st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%r1], {%r1, %r1, %r2, "
+       "%r2}, [%r2];\n  ret;\n}\n",
+       true},
       {"`multimem.ld_reduce`, `multimem.st`, `multimem.red`",
        "multimem.ld_reduce.relaxed.sys.global.add.u32 %r1, [%rd2];", false},
       {"`prefetch`", "prefetch.global.L2::evict_last [%rd2];", true},
@@ -532,6 +539,13 @@ const std::vector<Probe>& probes()
        "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%rd1], "
        "%r1, [%rd2];",
        false},
+      {"`red.async`",
+       ".version 8.1\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 out)\n"
+       ".reqnctapercluster 1, 1, 1\n{\n  .reg .b32 %r<3>;\n  .shared .align 8 .b64 bar;\n"
+       "  .shared .align 4 .b32 word;\n  mov.u32 %r1, word;\n  mov.u32 %r2, bar;\n"
+       "  red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.inc.u32 [%r1], "
+       "%r2, [%r2];\n  ret;\n}\n",
+       true},
       {"`vote`", "vote.sync.uni.pred %p1, !%p2, 0xffffffff;\n  vote.ballot.b32 %r1, %p1;", true},
       {"`match`", "match.all.sync.b64 %r1|%p1, %rd3, 0xffffffff;", true},
       {"`activemask`", "activemask.b32 %r1;", true},
