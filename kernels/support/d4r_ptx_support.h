@@ -26,7 +26,8 @@
  *   default environment (round to nearest, subnormals kept) for f32 and f64.
  *
  * The approximate instructions (*_approx_*, tanh, ex2, lg2, sin, cos) are accurate to about 1 ulp
- * of f32, well inside PTX's stated bounds; results are compared with a tolerance, never bit for bit.
+ * of f32, well inside PTX's stated bounds; f32 results are compared with a tolerance (the half
+ * forms of tanh follow the H200 bit for bit: approx.c).
  */
 #ifndef D4R_PTX_SUPPORT_H
 #define D4R_PTX_SUPPORT_H
@@ -171,6 +172,27 @@ uint16_t __d4r_ptx_minmax_f16(uint16_t a, uint16_t b, int is_max, int ftz, int n
 uint16_t __d4r_ptx_minmax_bf16(uint16_t a, uint16_t b, int is_max, int nan, int xorsign);
 float __d4r_ptx_minmax_xorsign_f32(float a, float b, int is_max, int ftz, int nan);
 uint32_t __d4r_ptx_cvt_tf32_f32(float x, int mode, int relu, int satfinite); /* f32 layout */
+
+/* ---- tensor_copy.c, tensor_copy_im2col.c: cp.async.bulk.tensor and cp.reduce.async.bulk.tensor
+ * over our tensor-map layout (compiler/translate/tensor_map_layout.hpp): the bytes done, or -1
+ * where the H200 stops such a copy (the caller traps) ---- */
+int32_t __d4r_ptx_tensor_load(uint8_t* shared, uint32_t window, const uint8_t* map, int32_t rank,
+                              int32_t c0, int32_t c1, int32_t c2, int32_t c3, int32_t c4);
+int32_t __d4r_ptx_tensor_store(const uint8_t* shared, uint32_t window, const uint8_t* map,
+                               int32_t rank, int32_t c0, int32_t c1, int32_t c2, int32_t c3,
+                               int32_t c4);
+int32_t __d4r_ptx_tensor_reduce(const uint8_t* shared, uint32_t window, const uint8_t* map,
+                                int32_t rank, int32_t op, int32_t c0, int32_t c1, int32_t c2,
+                                int32_t c3, int32_t c4);
+int32_t __d4r_ptx_tensor_load_im2col(uint8_t* shared, uint32_t window, const uint8_t* map,
+                                     int32_t rank, int32_t c0, int32_t c1, int32_t c2, int32_t c3,
+                                     int32_t c4, int32_t o1, int32_t o2, int32_t o3);
+int32_t __d4r_ptx_tensor_store_im2col(const uint8_t* shared, uint32_t window, const uint8_t* map,
+                                      int32_t rank, int32_t c0, int32_t c1, int32_t c2,
+                                      int32_t c3, int32_t c4);
+int32_t __d4r_ptx_tensor_reduce_im2col(const uint8_t* shared, uint32_t window, const uint8_t* map,
+                                       int32_t rank, int32_t op, int32_t c0, int32_t c1,
+                                       int32_t c2, int32_t c3, int32_t c4);
 
 #ifdef __cplusplus
 }

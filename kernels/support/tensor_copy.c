@@ -34,15 +34,6 @@
 
 #include "../../compiler/translate/tensor_map_layout.hpp"
 
-int32_t __d4r_ptx_tensor_load(uint8_t* shared, uint32_t window, const uint8_t* map, int32_t rank,
-                              int32_t c0, int32_t c1, int32_t c2, int32_t c3, int32_t c4);
-int32_t __d4r_ptx_tensor_store(const uint8_t* shared, uint32_t window, const uint8_t* map,
-                               int32_t rank, int32_t c0, int32_t c1, int32_t c2, int32_t c3,
-                               int32_t c4);
-int32_t __d4r_ptx_tensor_reduce(const uint8_t* shared, uint32_t window, const uint8_t* map,
-                                int32_t rank, int32_t op, int32_t c0, int32_t c1, int32_t c2,
-                                int32_t c3, int32_t c4);
-
 /* The box of one instruction, read from the map once. */
 typedef struct {
   uint8_t* global;

@@ -33,24 +33,6 @@
 
 #include "../../compiler/translate/tensor_map_layout.hpp"
 
-int32_t __d4r_ptx_tensor_load(uint8_t* shared, uint32_t window, const uint8_t* map, int32_t rank,
-                              int32_t c0, int32_t c1, int32_t c2, int32_t c3, int32_t c4);
-int32_t __d4r_ptx_tensor_store(const uint8_t* shared, uint32_t window, const uint8_t* map,
-                               int32_t rank, int32_t c0, int32_t c1, int32_t c2, int32_t c3,
-                               int32_t c4);
-int32_t __d4r_ptx_tensor_reduce(const uint8_t* shared, uint32_t window, const uint8_t* map,
-                                int32_t rank, int32_t op, int32_t c0, int32_t c1, int32_t c2,
-                                int32_t c3, int32_t c4);
-int32_t __d4r_ptx_tensor_load_im2col(uint8_t* shared, uint32_t window, const uint8_t* map,
-                                     int32_t rank, int32_t c0, int32_t c1, int32_t c2, int32_t c3,
-                                     int32_t c4, int32_t o1, int32_t o2, int32_t o3);
-int32_t __d4r_ptx_tensor_store_im2col(const uint8_t* shared, uint32_t window, const uint8_t* map,
-                                      int32_t rank, int32_t c0, int32_t c1, int32_t c2,
-                                      int32_t c3, int32_t c4);
-int32_t __d4r_ptx_tensor_reduce_im2col(const uint8_t* shared, uint32_t window, const uint8_t* map,
-                                       int32_t rank, int32_t op, int32_t c0, int32_t c1,
-                                       int32_t c2, int32_t c3, int32_t c4);
-
 enum { KIND_LOAD, KIND_STORE, KIND_REDUCE };
 
 /* Bytes of one element of the map's type (0: a type the tile copy rejects too). */
