@@ -107,6 +107,26 @@ Expected<PurgeResult> Cache::purge(Mode mode)
   return with_store(mode, [&](Store& store) { return store.purge(); });
 }
 
+Expected<PurgeResult> Cache::purge_where(Mode mode, const PurgeFilter& filter)
+{
+  return with_store(mode, [&](Store& store) { return store.purge_where(filter); });
+}
+
+Expected<int64_t> Cache::add_pin(Mode mode, const PinRule& rule)
+{
+  return with_store(mode, [&](Store& store) { return store.add_pin(rule); });
+}
+
+Expected<bool> Cache::remove_pin(Mode mode, const PinRule& rule)
+{
+  return with_store(mode, [&](Store& store) { return store.remove_pin(rule); });
+}
+
+Expected<std::vector<PinRule>> Cache::pins(Mode mode)
+{
+  return with_store(mode, [&](Store& store) { return store.pins(); });
+}
+
 Expected<StoreStats> Cache::stats(Mode mode)
 {
   return with_store(mode, [&](Store& store) { return store.stats(); });

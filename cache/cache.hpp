@@ -3,6 +3,7 @@
 // content-addressed by SHA-256, written with write-fsync-rename before the index row commits, and
 // verified on every read. The Cache facade owns the stores and serialises each one's access.
 
+#include "cache/pin_rule.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
 #include "util/kernel_identity.hpp"
@@ -59,6 +60,7 @@ struct Entry {
   std::string source;
   int64_t created_unix_ms = 0;
   int64_t last_used_unix_ms = 0;
+  bool pinned = false; // a pin matches it (pin_rule.hpp)
 };
 
 struct StoreStats {
@@ -83,6 +85,7 @@ struct StoreStats {
 struct PurgeResult {
   int64_t removed_entries = 0;
   int64_t removed_bytes = 0;
+  int64_t kept_pinned = 0; // entries a filtered purge left because a pin matches them
 };
 
 struct StoreOptions {
@@ -131,6 +134,13 @@ public:
                                      const std::string& metadata, const std::string& source);
   [[nodiscard]] Expected<std::vector<Entry>> list();
   [[nodiscard]] Expected<PurgeResult> purge();
+  // Only the entries the filter selects (pin_rule.hpp); pinned ones stay unless it is forced.
+  [[nodiscard]] Expected<PurgeResult> purge_where(const PurgeFilter& filter);
+  // Pins (pin_rule.hpp): add returns how many entries the rule matches now; remove whether the
+  // rule was there. Eviction skips every entry a pin matches.
+  [[nodiscard]] Expected<int64_t> add_pin(const PinRule& rule);
+  [[nodiscard]] Expected<bool> remove_pin(const PinRule& rule);
+  [[nodiscard]] Expected<std::vector<PinRule>> pins();
   [[nodiscard]] Expected<StoreStats> stats();
   // Removes object files that no index row names and that are older than min_age (a crash
   // between the rename and the index commit leaves such files behind), temp files older than
@@ -186,6 +196,10 @@ public:
                                      const std::string& metadata, const std::string& source);
   [[nodiscard]] Expected<std::vector<Entry>> list(Mode mode);
   [[nodiscard]] Expected<PurgeResult> purge(Mode mode);
+  [[nodiscard]] Expected<PurgeResult> purge_where(Mode mode, const PurgeFilter& filter);
+  [[nodiscard]] Expected<int64_t> add_pin(Mode mode, const PinRule& rule);
+  [[nodiscard]] Expected<bool> remove_pin(Mode mode, const PinRule& rule);
+  [[nodiscard]] Expected<std::vector<PinRule>> pins(Mode mode);
   [[nodiscard]] Expected<StoreStats> stats(Mode mode);
   [[nodiscard]] Expected<int64_t> collect_garbage(Mode mode, std::chrono::seconds min_age);
   [[nodiscard]] Expected<int64_t> collect_trash(Mode mode);

@@ -85,10 +85,27 @@ static constexpr char k_v3_seed_counter[] =
 constexpr std::array<const char*, 3> k_v3_steps = {k_v3_create_trash, k_v3_index_removed,
                                                    k_v3_seed_counter};
 
+// Version 4. Pins (cache/pins.hpp): rules naming a kernel, a module hash or both whose entries
+// the size cap and purge leave alone. Rules rather than a flag per row, so that an object rebuilt
+// or imported again under a pinned name or module is pinned without being pinned anew.
+static constexpr char k_v4_create_pins[] =
+    "CREATE TABLE IF NOT EXISTS pins ("
+    "id INTEGER PRIMARY KEY, "
+    "kernel TEXT NOT NULL, "
+    "any_hash INTEGER NOT NULL, "
+    "module_hash INTEGER NOT NULL, "
+    "label TEXT NOT NULL, "
+    "created_ms INTEGER NOT NULL, "
+    "UNIQUE (kernel, any_hash, module_hash))";
+static constexpr char k_v4_index_last_used[] =
+    "CREATE INDEX IF NOT EXISTS entries_last_used ON entries (last_used_ms)";
+
+constexpr std::array<const char*, 2> k_v4_steps = {k_v4_create_pins, k_v4_index_last_used};
+
 // Index i holds the statements that take the schema from version i to version i + 1.
-constexpr std::array<std::span<const char* const>, 3> k_migrations = {
+constexpr std::array<std::span<const char* const>, 4> k_migrations = {
     std::span<const char* const>(k_v1_steps), std::span<const char* const>(k_v2_steps),
-    std::span<const char* const>(k_v3_steps)};
+    std::span<const char* const>(k_v3_steps), std::span<const char* const>(k_v4_steps)};
 
 static_assert(k_migrations.size() == k_schema_version);
 

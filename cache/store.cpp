@@ -22,6 +22,7 @@
 
 #include "cache/db.hpp"
 #include "cache/file_ops.hpp"
+#include "cache/pins.hpp"
 #include "cache/schema.hpp"
 
 #include <algorithm>
@@ -79,16 +80,23 @@ static constexpr char k_count_objects_named[] = "SELECT COUNT(size) FROM objects
 static constexpr char k_delete_entries_named[] = "DELETE FROM entries WHERE digest = ?";
 static constexpr char k_delete_object[] = "DELETE FROM objects WHERE digest = ?";
 static constexpr char k_total_bytes[] = "SELECT COALESCE(SUM(size), 0) FROM objects";
+// Pinned entries are never evicted: past the cap with only pinned ones left, the store stays over.
 static constexpr char k_select_least_recent[] =
-    "SELECT id, digest FROM entries WHERE id != ? AND digest != ? "
-    "ORDER BY use_seq ASC, id ASC LIMIT 1";
+    "SELECT id, digest FROM entries WHERE id != ? AND digest != ? AND NOT " D4R_CACHE_ENTRY_PINNED
+    " ORDER BY use_seq ASC, id ASC LIMIT 1";
 static constexpr char k_delete_entry[] = "DELETE FROM entries WHERE id = ?";
 static constexpr char k_count_entries[] = "SELECT COUNT(id) FROM entries";
 static constexpr char k_select_counters[] = "SELECT name, value FROM counters ORDER BY name";
 static constexpr char k_select_all_entries[] =
     "SELECT module_hash, kernel, target, variant, toolchain, recipe, digest, size, source, "
-    "created_ms, last_used_ms FROM entries "
+    "created_ms, last_used_ms, " D4R_CACHE_ENTRY_PINNED " FROM entries "
     "ORDER BY kernel, target, module_hash, variant, toolchain, recipe";
+// A filtered purge (purge_where): ?1 the last-use bound, ?2 whether pinned entries go too.
+static constexpr char k_select_purgeable[] =
+    "SELECT id, digest FROM entries WHERE last_used_ms < ?1 AND (?2 = 1 OR NOT "
+    D4R_CACHE_ENTRY_PINNED ") ORDER BY id";
+static constexpr char k_count_pinned[] =
+    "SELECT COUNT(id) FROM entries WHERE " D4R_CACHE_ENTRY_PINNED;
 static constexpr char k_delete_all_entries[] = "DELETE FROM entries";
 static constexpr char k_delete_all_objects[] = "DELETE FROM objects";
 static constexpr char k_select_object_size[] = "SELECT size FROM objects WHERE digest = ?";
@@ -984,6 +992,7 @@ Expected<std::vector<Entry>> Store::list()
     entry.source = select->column_text(8);
     entry.created_unix_ms = select->column_int64(9);
     entry.last_used_unix_ms = select->column_int64(10);
+    entry.pinned = select->column_int64(11) != 0;
     entries.push_back(std::move(entry));
   }
   select->reset();
@@ -1038,6 +1047,70 @@ Expected<PurgeResult> Store::purge()
   TRY(remove_objects->run());
   TRY(transaction.commit());
   return result;
+}
+
+// Removes the entries `filter` selects in one transaction, each object going when its last row
+// does (to the trash, as after an eviction). Unlike purge() it leaves files no row names to
+// collect_garbage. begin_write writes this process's pending uses first, so last_used is current.
+Expected<PurgeResult> Store::purge_where(const PurgeFilter& filter)
+{
+  db::Database& database = *m_impl->database;
+  db::Transaction transaction(database);
+  TRY(m_impl->begin_write(transaction));
+  TRY_ASSIGN(const int64_t bytes_before, m_impl->single_int(k_total_bytes));
+  TRY_ASSIGN(db::Statement* select, database.cached(k_select_purgeable));
+  select->bind_int64(1, filter.unused_since_unix_ms.value_or(INT64_MAX));
+  select->bind_int64(2, filter.force ? 1 : 0);
+  std::vector<std::pair<int64_t, Sha256>> doomed;
+  while (true) {
+    Expected<bool> row = select->step();
+    Expected<Sha256> digest = row && *row ? digest_column(database, *select, 1) : Sha256{};
+    if (!row || !digest) {
+      select->reset();
+      return std::unexpected(!row ? row.error() : digest.error());
+    }
+    if (!*row) {
+      break;
+    }
+    doomed.emplace_back(select->column_int64(0), *digest);
+  }
+  select->reset();
+  for (const auto& [id, digest] : doomed) {
+    TRY_ASSIGN(db::Statement* remove, database.cached(k_delete_entry));
+    remove->bind_int64(1, id);
+    TRY(remove->run());
+    TRY(m_impl->release_if_unreferenced(digest));
+  }
+  PurgeResult result;
+  result.removed_entries = static_cast<int64_t>(doomed.size());
+  TRY_ASSIGN(const int64_t bytes_after, m_impl->single_int(k_total_bytes));
+  result.removed_bytes = bytes_before - bytes_after;
+  TRY_ASSIGN(result.kept_pinned, m_impl->single_int(k_count_pinned));
+  TRY(transaction.commit());
+  return result;
+}
+
+Expected<int64_t> Store::add_pin(const PinRule& rule)
+{
+  db::Transaction transaction(*m_impl->database);
+  TRY(m_impl->begin_write(transaction));
+  TRY_ASSIGN(const int64_t matched, pins::add(*m_impl->database, rule, now_unix_ms()));
+  TRY(transaction.commit());
+  return matched;
+}
+
+Expected<bool> Store::remove_pin(const PinRule& rule)
+{
+  db::Transaction transaction(*m_impl->database);
+  TRY(m_impl->begin_write(transaction));
+  TRY_ASSIGN(const bool removed, pins::remove(*m_impl->database, rule));
+  TRY(transaction.commit());
+  return removed;
+}
+
+Expected<std::vector<PinRule>> Store::pins()
+{
+  return pins::list(*m_impl->database);
 }
 
 Expected<StoreStats> Store::stats()
