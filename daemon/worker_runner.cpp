@@ -1,6 +1,7 @@
 #include "daemon/worker_runner.hpp"
 
 #include "compiler/worker/job_file.hpp"
+#include "daemon/worker_sandbox.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -125,6 +126,8 @@ private:
 struct ChildPlan {
   std::vector<std::string> args;
   std::vector<char*> argv;
+  std::vector<char*> envp; // the daemon's environment with TMPDIR in the scratch folder
+  const WorkerSandbox* sandbox = nullptr;
   rlimit cpu{};
   rlimit memory{};
   rlimit file_size{};
@@ -176,7 +179,12 @@ struct ChildPlan {
   }
   // Descriptors another thread opened without O_CLOEXEC must not reach the worker.
   ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
-  ::execve(plan.argv[0], plan.argv.data(), environ);
+  // Last, so that the steps above need nothing it refuses (daemon/worker_sandbox.hpp).
+  if (int error = enter_worker_sandbox(*plan.sandbox); error != 0) {
+    errno = error;
+    child_fail(plan);
+  }
+  ::execve(plan.argv[0], plan.argv.data(), plan.envp.data());
   child_fail(plan);
 }
 
@@ -245,7 +253,18 @@ Expected<Spawned> spawn_worker(const std::filesystem::path& binary,
   }
   TRY_ASSIGN(Pipe output, make_pipe());
   TRY_ASSIGN(Pipe exec_error, make_pipe());
+  // The job file lies in the run's scratch folder: the one place the worker may write.
+  TRY_ASSIGN(WorkerSandbox sandbox, prepare_worker_sandbox(job_file.parent_path()));
   ChildPlan plan = make_plan(binary, job_file, limits);
+  plan.sandbox = &sandbox;
+  for (char** variable = environ; *variable != nullptr; ++variable) {
+    if (std::string_view(*variable).starts_with("TMPDIR=")) {
+      continue;
+    }
+    plan.envp.push_back(*variable);
+  }
+  plan.envp.push_back(sandbox.tmpdir.data());
+  plan.envp.push_back(nullptr);
   plan.stdin_fd = dev_null.get();
   plan.output_fd = output.write.get();
   plan.exec_error_fd = exec_error.write.get();

@@ -19,7 +19,10 @@ constexpr std::array<std::pair<SourceLanguage, std::string_view>, 4> k_languages
     {SourceLanguage::ptx, "ptx"},
 }};
 
-constexpr std::array<std::string_view, 5> k_faults = {"", "crash", "hang", "sleep", "memory"};
+// The last four try what the sandbox refuses (compiler/worker/worker_sandbox.hpp).
+constexpr std::array<std::string_view, 9> k_faults = {"",      "crash",  "hang", "sleep",
+                                                      "memory", "socket", "ptrace", "exec",
+                                                      "write_outside"};
 
 std::string_view language_name(SourceLanguage language)
 {

@@ -50,7 +50,7 @@ struct WorkerJob {
   std::string backend;
   CompileJob compile;
   std::filesystem::path output;
-  std::string fault; // "", crash, hang, sleep, memory (tests only)
+  std::string fault; // "", crash, hang, sleep, memory, socket, ptrace, exec, write_outside (tests)
   std::filesystem::path clang; // empty: BackendOptions' default
 };
 

@@ -10,6 +10,7 @@
 #include "compiler/backends/backend_factory.hpp"
 #include "compiler/worker/job_file.hpp"
 #include "compiler/worker/toolchains.hpp"
+#include "compiler/worker/worker_sandbox.hpp"
 #include "util/kernel_identity.hpp"
 
 #include <unistd.h>
@@ -24,6 +25,7 @@
 #include <map>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -221,10 +223,18 @@ int run(int argc, char** argv)
     print_error(job.error().message);
     return exit_code(WorkerExit::bad_job);
   }
+  // Before any input is parsed (compiler/worker/worker_sandbox.hpp).
+  if (d4r::Expected<void> banned = d4r::compiler::forbid_exec(*job); !banned) {
+    print_error(banned.error().message);
+    return exit_code(WorkerExit::bad_job);
+  }
   if (!job->fault.empty()) {
     if (!faults_enabled()) {
       print_error("job file " + std::string(argv[1]) + ": fault injection is disabled");
       return exit_code(WorkerExit::bad_job);
+    }
+    if (std::optional<int> code = d4r::compiler::run_sandbox_fault(*job)) {
+      return *code;
     }
     inject_fault(job->fault);
   }

@@ -5,6 +5,7 @@ d4r_test(test_worker
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/test_worker_job_file.cpp
     ${CMAKE_CURRENT_LIST_DIR}/test_worker_runner.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/test_worker_sandbox.cpp
   LIBS d4r_daemon_core
   TIMEOUT 300)
 add_dependencies(test_worker d4r-kernel-worker)
