@@ -2,7 +2,7 @@
 //
 //   d4r-ptxgen-check --first N --count N [--gpu RESULTS]... [--targets gfx1100,gfx1201]
 //                    [--module N] [--show N] [--write-digests FILE] [--min-ops N --max-ops N] [--version N]
-//                    [--executor 0] [--reduce SLOT]
+//                    [--executor 0] [--reduce SLOT] [--write-executor FILE]
 //
 // Runs the programs of the seed range on the CPU executor (in modules of --module programs),
 // compares them with the GPU's results slot by slot and prints, for each differing program, the
@@ -15,6 +15,7 @@
 #include "tests/random/random_check.hpp"
 
 #include <cstdio>
+#include <iterator>
 #include <cstdlib>
 #include <map>
 #include <sstream>
@@ -33,6 +34,7 @@ struct Arguments {
   std::vector<std::string> gpu;
   std::vector<std::string> targets;
   std::string write_digests;
+  std::string write_executor; // the executor's results as a results file
   int reduce_slot = -1;
   std::string child_target;
   bool executor = true;
@@ -61,6 +63,8 @@ bool parse(int argc, char** argv, Arguments& args)
       }
     } else if (arg == "--write-digests") {
       args.write_digests = value;
+    } else if (arg == "--write-executor") {
+      args.write_executor = value;
     } else if (arg == "--amdgpu-child") {
       args.child_target = value;
     } else if (arg == "--min-ops") {
@@ -96,11 +100,17 @@ void compare_chunk(const std::vector<Program>& programs, const std::vector<RunRe
       std::printf("%s: EXECUTOR FAILED: %s\n", program.name.c_str(), cpu[i].message.c_str());
       continue;
     }
+    for (const int slot : failed_waits(program, cpu[i])) {
+      ++summary.executor_failed;
+      std::printf("%s: EXECUTOR WAIT FAILED: slot %d: %s\n", program.name.c_str(), slot,
+                  program.slots[static_cast<size_t>(slot)].text.c_str());
+    }
     const auto found = gpu.find(program.seed);
     if (found == gpu.end()) {
       continue;
     }
-    if (found->second.status != RunStatus::ok || found->second.slots != program.slots.size()) {
+    if (found->second.status != RunStatus::ok || found->second.slots != program.slots.size() ||
+        (found->second.slot_digests.empty() && static_cast<int>(found->second.threads) != program.threads)) {
       ++summary.gpu_failed;
       std::printf("%s: GPU record unusable (status %u, %u slots, generator has %zu)\n", program.name.c_str(),
                   static_cast<unsigned>(found->second.status), found->second.slots, program.slots.size());
@@ -170,6 +180,7 @@ int main(int argc, char** argv)
   }
   Summary summary;
   std::vector<RunRecord> digests;
+  std::vector<RunRecord> executor_records;
   int64_t translate_failures = 0;
   for (int64_t done = 0; done < args.count; done += args.module) {
     const uint64_t start = args.first + static_cast<uint64_t>(done);
@@ -177,7 +188,11 @@ int main(int argc, char** argv)
     const std::vector<Program> programs = generate_range(start, length, args.options);
     summary.programs += static_cast<int64_t>(programs.size()); // built for the targets even when not run
     if (args.executor) {
-      compare_chunk(programs, run_on_executor(programs), gpu, args, summary);
+      std::vector<RunRecord> cpu = run_on_executor(programs);
+      compare_chunk(programs, cpu, gpu, args, summary);
+      if (!args.write_executor.empty()) {
+        executor_records.insert(executor_records.end(), std::make_move_iterator(cpu.begin()), std::make_move_iterator(cpu.end()));
+      }
     }
     for (const Program& program : programs) {
       if (gpu.count(program.seed) != 0) {
@@ -207,6 +222,10 @@ int main(int argc, char** argv)
   for (const auto& [form, entry] : summary.local) {
     std::printf("\nLOCAL FORM %s: %lld slots; first:\n%s", form.c_str(), static_cast<long long>(entry.first),
                 entry.second.c_str());
+  }
+  if (!args.write_executor.empty() && !write_results(args.write_executor, args.options.version, executor_records)) {
+    std::fprintf(stderr, "cannot write %s\n", args.write_executor.c_str());
+    return 1;
   }
   if (!args.write_digests.empty() && !write_results(args.write_digests, args.options.version, digests, true)) {
     std::fprintf(stderr, "cannot write %s\n", args.write_digests.c_str());

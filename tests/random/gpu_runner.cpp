@@ -47,7 +47,8 @@ bool load_module(const std::string& ptx, CUmodule* module, std::string* log)
   return true;
 }
 
-// One launch: inputs in, zeroed outputs, 1 block of k_threads; false if the launch failed.
+// One launch: inputs in, zeroed outputs, 1 block of the program's threads; false if the launch
+// failed. A kernel with .reqnctapercluster is launched in clusters by the driver itself.
 bool launch(CUfunction function, const Program& program, std::vector<unsigned char>& output, std::string* log)
 {
   const size_t in_bytes = program.inputs.size() * 8;
@@ -65,7 +66,7 @@ bool launch(CUfunction function, const Program& program, std::vector<unsigned ch
   }
   void* params[] = {&in, &out};
   if (result == CUDA_SUCCESS) {
-    result = cuLaunchKernel(function, 1, 1, 1, k_threads, 1, 1, 0, nullptr, params, nullptr);
+    result = cuLaunchKernel(function, 1, 1, 1, static_cast<unsigned>(program.threads), 1, 1, 0, nullptr, params, nullptr);
   }
   if (result == CUDA_SUCCESS) {
     result = cuCtxSynchronize();
@@ -145,6 +146,7 @@ int main(int argc, char** argv)
     RunRecord record;
     record.seed = program.seed;
     record.slots = static_cast<uint32_t>(program.slots.size());
+    record.threads = static_cast<uint32_t>(program.threads);
     CUmodule module = whole;
     if (!whole_loaded && !load_module(module_text(std::span<const Program>(&program, 1)), &module, &log)) {
       std::fprintf(stderr, "%s: %s\n", program.name.c_str(), log.c_str());

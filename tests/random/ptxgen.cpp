@@ -150,6 +150,15 @@ int Builder::add_slot(const std::string& text, SlotType type, const std::vector<
   return static_cast<int>(m_program.slots.size()) - 1;
 }
 
+void Builder::traced_cross(const std::string& text, const std::string& dest, int bits, SlotType type,
+                           const std::vector<Src>& sources)
+{
+  const int slot = add_slot(text, type, sources);
+  m_program.slots[static_cast<size_t>(slot)].cross = true;
+  trace_store(dest, bits, type);
+  pool(bits).push_back(Reg{dest, slot});
+}
+
 void Builder::trace_store(const std::string& dest, int bits, SlotType type)
 {
   const std::string offset = dec(static_cast<int64_t>(m_program.slots.size() - 1) * 8);
@@ -190,7 +199,13 @@ void Builder::prologue(int64_t slots)
   emit("ld.param.u64 %oa, [p_out];");
   emit("cvta.to.global.u64 %ia, %ia;");
   emit("cvta.to.global.u64 %oa, %oa;");
+  if (m_version >= 3) {
+    emit("mov.b64 %ib, %ia;"); // the input buffer's start: the block's words follow the threads'
+  }
   emit("mov.u32 %tx, %tid.x;");
+  if (m_version >= 3) {
+    emit("setp.eq.u32 %pe, %tx, 0;"); // the thread that issues the block's bulk copies
+  }
   emit("mul.wide.u32 %ta, %tx, " + dec(k_input_words * 8) + ";");
   emit("add.s64 %ia, %ia, %ta;");
   emit("mul.wide.u32 %ta, %tx, " + dec(slots * 8) + ";");
@@ -266,7 +281,7 @@ void Builder::shared_exchange()
   emit("st.shared.b" + dec(bits) + " [%sa], " + value.text + ";");
   emit("bar.sync 0;");
   emit("add.u32 %ts, %tx, " + dec(static_cast<int64_t>(distance)) + ";");
-  emit("and.b32 %ts, %ts, 31;");
+  emit("and.b32 %ts, %ts, " + dec(m_threads - 1) + ";");
   emit("shl.b32 %ts, %ts, 3;");
   emit("add.u32 %ts, %ts, %sb;");
   const std::string dest = fresh(bits);
@@ -398,7 +413,9 @@ void Builder::one_op()
       {&Builder::op_cvt_float, 4, false},     {&Builder::op_cvt_half, 4, false},
       {&Builder::op_cvt_fp8, 3, false},       {&Builder::op_mov_pack, 2, false},
       {&Builder::op_special_reg, 1, false},   {&Builder::op_load, 3, false, 2},   {&Builder::op_shfl, 4, true},
-      {&Builder::op_vote, 2, true}};
+      {&Builder::op_vote, 2, true},           {&Builder::op_mma, 4, true, 3},     {&Builder::op_fp8_chain, 2, false, 3},
+      {&Builder::op_int_more, 3, false, 3},   {&Builder::op_half_minmax, 2, false, 3},
+      {&Builder::op_warp_more, 2, true, 3}};
   int total = 0;
   auto weight_of = [&](const Weighted& family) {
     return (family.whole_warp && m_in_branch) || family.since > m_version ? 0 : family.weight;
@@ -445,6 +462,11 @@ SlotType input_type(ValueClass value_class, int bits)
 void Builder::build(const Options& options)
 {
   m_version = options.version;
+  if (m_version >= 3) {
+    m_threads = m_rng.chance(1, 3) ? k_warpgroup_threads : k_threads;
+    m_cluster = m_rng.chance(1, 3);
+  }
+  m_program.threads = m_threads;
   // Inputs: word i is loaded as 16, 32 or 64 bits; its class decides the values each thread gets.
   static const ValueClass k_classes32[] = {ValueClass::int32, ValueClass::f32, ValueClass::f16,
                                            ValueClass::bf16, ValueClass::bits};
@@ -459,8 +481,8 @@ void Builder::build(const Options& options)
                  : kind == 64 ? k_classes64[m_rng.below(std::size(k_classes64))]
                               : k_classes16[m_rng.below(std::size(k_classes16))];
   }
-  m_program.inputs.resize(static_cast<size_t>(k_threads) * k_input_words);
-  for (int thread = 0; thread < k_threads; ++thread) {
+  m_program.inputs.resize(static_cast<size_t>(m_threads) * k_input_words);
+  for (int thread = 0; thread < m_threads; ++thread) {
     for (int i = 0; i < k_input_words; ++i) {
       m_program.inputs[static_cast<size_t>(thread) * k_input_words + i] = input_word(m_rng, classes[i]);
     }
@@ -494,9 +516,26 @@ void Builder::build(const Options& options)
       barrier_reduction();
     } else if (what == 5 && m_version >= 2) {
       shared_reduction();
+    } else if (what >= 6 && what <= 9 && m_version >= 3 && !m_in_branch) {
+      if (what == 6) {
+        m_threads == k_warpgroup_threads ? wgmma_region() : one_op();
+      } else if (what == 7) {
+        bulk_load_region();
+      } else if (what == 8) {
+        bulk_store_region();
+      } else {
+        m_cluster ? async_store_region() : one_op();
+      }
     } else {
       one_op();
     }
+  }
+  // Every warpgroup program has a wgmma, every cluster program an st.async/red.async region.
+  if (m_threads == k_warpgroup_threads && m_wgmma_regions == 0) {
+    wgmma_region();
+  }
+  if (m_cluster && m_async_regions == 0) {
+    async_store_region();
   }
 }
 
@@ -508,7 +547,10 @@ std::string Builder::declarations() const
   text += "  .reg .b32 %r<" + dec(std::max(m_count32, 1)) + ">;\n";
   text += "  .reg .b64 %d<" + dec(std::max(m_count64, 1)) + ">;\n";
   text += "  .reg .pred %pl;\n  .reg .b32 %t, %tx, %ts, %sa, %sb, %lane;\n  .reg .b64 %ia, %oa, %ta;\n";
-  text += "  .shared .align 8 .b8 smem[" + dec(k_threads * 8) + "];\n";
+  text += "  .shared .align 8 .b8 smem[" + dec(m_threads * 8) + "];\n";
+  if (m_version >= 3) {
+    text += "  .reg .pred %pe, %pw;\n  .reg .b32 %tw, %tv, %tu, %q0, %q1, %q2, %q3;\n  .reg .b64 %ib, %tb, %tc;\n" + m_shared;
+  }
   return text;
 }
 
@@ -527,7 +569,10 @@ Program generate(uint64_t seed, const Options& options)
   builder.m_body.clear();
   builder.prologue(static_cast<int64_t>(program.slots.size()));
   const std::string prologue = builder.m_body;
-  program.entry = ".visible .entry " + program.name + "(\n  .param .u64 p_in,\n  .param .u64 p_out\n)\n{\n" +
+  program.inputs.insert(program.inputs.end(), builder.m_block.begin(), builder.m_block.end());
+  // st.async and red.async need a launch in clusters (of one CTA: the own CTA's shared memory).
+  const std::string cluster = builder.m_cluster ? " .reqnctapercluster 1, 1, 1" : "";
+  program.entry = ".visible .entry " + program.name + "(\n  .param .u64 p_in,\n  .param .u64 p_out\n)" + cluster + "\n{\n" +
                   builder.declarations() + prologue + body + "  ret;\n}\n";
   return program;
 }
@@ -536,7 +581,8 @@ std::string module_text(std::span<const Program> programs)
 {
   const int version = programs.empty() ? k_generator_version : programs.front().version;
   std::string text = "// Generated by tests/random (d4r ptxgen, version " + dec(version) +
-                     "): random traced programs.\n.version 8.5\n.target sm_90\n.address_size 64\n\n";
+                     "): random traced programs.\n.version 8.5\n.target " +
+                     std::string(version >= 3 ? "sm_90a" : "sm_90") + "\n.address_size 64\n\n";
   for (const Program& program : programs) {
     text += program.entry + "\n";
   }
@@ -545,7 +591,7 @@ std::string module_text(std::span<const Program> programs)
 
 int64_t output_bytes(const Program& program)
 {
-  return static_cast<int64_t>(k_threads) * static_cast<int64_t>(program.slots.size()) * 8;
+  return static_cast<int64_t>(program.threads) * static_cast<int64_t>(program.slots.size()) * 8;
 }
 
 const char* to_string(SlotType type)

@@ -23,12 +23,18 @@ namespace d4r::ptxgen {
 //     masks), shared memory, bar.red, branches and loops. Recorded on the H200.
 //  2: version 1 without the forms where the H200 deviates from the ISA (a guarded testp, a guarded
 //     set with a 16/64-bit source), plus loads of every width and vector (.nc too), red.shared
-//     reductions and cvt .relu to f16. NOT yet recorded: its first H200 run timed out
-//     (tests/random/README.md).
+//     reductions and cvt .relu to f16. Recorded on the H200 (tests/random/README.md).
+//  3: version 2 plus the sm_90a forms (modules `.target sm_90a`): a third of the programs are a
+//     warpgroup (128 threads) with wgmma.mma_async dense and .sp of every type family from shared
+//     memory descriptors and register fragments; mma.sync of every type family; cp.async.bulk
+//     global <-> shared with mbarrier waits and bulk groups, cp.reduce.async.bulk; st.async and
+//     red.async in kernels requiring clusters of one CTA; FP8 conversion chains; szext, bmsk,
+//     cvt.pack, cvt .tf32, packed 16x2 integers, half min/max, redux/match/elect.
 inline constexpr int k_generator_version = 2; // the default: the one the CI batch holds
-inline constexpr int k_latest_version = 2;
+inline constexpr int k_latest_version = 3;
 
 inline constexpr int k_threads = 32;     // one warp, one block: warp operations see a full warp
+inline constexpr int k_warpgroup_threads = 128; // version 3's wgmma programs: one warpgroup
 inline constexpr int k_input_words = 16; // u64 input words per thread
 
 // How a slot's bytes are read (little-endian, zero-filled to 8 bytes).
@@ -42,6 +48,7 @@ struct Slot {
   std::vector<int> control; // slots of the predicates of the branches around it (and, for a
                             // carry-in instruction, the slot of the chain's previous instruction)
   bool in_loop = false;     // written in a loop: its sources show their final values only
+  bool cross = false;       // reads other threads' values (through memory or a matrix operation)
 };
 
 struct Program {
@@ -50,7 +57,11 @@ struct Program {
   std::string name;                // the .entry's name: "r<seed>"
   std::string entry;               // the .entry text
   std::vector<Slot> slots;
-  std::vector<uint64_t> inputs;    // k_threads * k_input_words, thread-major
+  int threads = k_threads;         // one block of this many threads (32, or 128 from version 3)
+  // threads * k_input_words words, thread-major, then (version 3) the block's words: the
+  // material of wgmma's shared-memory image, sparsity metadata, and zeroed room that bulk
+  // copies write.
+  std::vector<uint64_t> inputs;
 };
 
 struct Options {
@@ -61,10 +72,11 @@ struct Options {
 
 [[nodiscard]] Program generate(uint64_t seed, const Options& options = {});
 
-// The module: header (.version 8.5, .target sm_90, .address_size 64) and the entries in order.
+// The module: header (.version 8.5, .target sm_90 (sm_90a from version 3), .address_size 64) and
+// the entries in order.
 [[nodiscard]] std::string module_text(std::span<const Program> programs);
 
-// Output bytes of one program: k_threads * slots * 8.
+// Output bytes of one program: threads * slots * 8.
 [[nodiscard]] int64_t output_bytes(const Program& program);
 
 [[nodiscard]] const char* to_string(SlotType type);

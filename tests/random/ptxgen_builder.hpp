@@ -36,6 +36,18 @@ private:
   bool m_in_loop = false;
   int m_version = k_generator_version; // Options::version
   std::vector<int> m_control;          // Slot::control of the code being written
+  // Version 3 (ptxgen_ops_tensor.cpp, ptxgen_ops_async.cpp).
+  int m_threads = k_threads;
+  bool m_cluster = false;            // `.reqnctapercluster 1, 1, 1`: st.async and red.async allowed
+  std::vector<uint64_t> m_block;     // the block's input words (after the threads' words)
+  std::string m_shared;              // extra .shared declarations
+  int m_barriers = 0;                // mbarriers declared (one per region: each waits on phase 0)
+  int m_wgmma_family = -1;           // the type family of the image material (-1: no image yet)
+  int64_t m_image_words = -1;        // where the image material starts in m_block (u64 words)
+  int64_t m_meta_words = -1;         // where the sparsity metadata starts in m_block
+  int m_staging = 0;                 // bulk-copy staging buffers declared
+  int m_regions3 = 0;                // version 3 regions written (wgmma, bulk, async)
+  int m_wgmma_regions = 0, m_async_regions = 0;
 
   // Registers and operands.
   std::vector<Reg>& pool(int bits);
@@ -52,6 +64,9 @@ private:
               std::vector<Src> sources, bool guardable = true);
   void trace_store(const std::string& dest, int bits, SlotType type);
   int add_slot(const std::string& text, SlotType type, const std::vector<Src>& sources);
+  // A slot of a result that reads other threads' values (Slot::cross): dest is stored and pooled.
+  void traced_cross(const std::string& text, const std::string& dest, int bits, SlotType type,
+                    const std::vector<Src>& sources);
   void emit(const std::string& line) { m_body += "  " + line + "\n"; }
 
   // Program parts.
@@ -95,6 +110,23 @@ private:
   void shared_reduction();
   void op_shfl();
   void op_vote();
+
+  // Version 3 (ptxgen_ops_mma.cpp, ptxgen_ops_tensor.cpp, ptxgen_ops_async.cpp, ptxgen_ops_more.cpp).
+  void op_mma();
+  void op_fp8_chain();
+  void op_int_more();
+  void op_half_minmax();
+  void op_warp_more();
+  void wgmma_region();
+  void fill_image();
+  Src image_value(); // a traced load of an image word (after the image is written)
+  void bulk_load_region();
+  void bulk_store_region();
+  void async_store_region();
+  std::string new_barrier();              // declares an mbarrier, returns its name
+  void barrier_wait(const std::string& barrier); // every thread waits for phase 0, traced
+  int64_t block_words(int64_t words);     // reserves zeroed block words; their byte offset from %ib
+  std::vector<Src> fragment(int count, char kind); // `count` 32-bit registers of the pools
 
   std::string declarations() const;
   friend Program generate(uint64_t seed, const Options& options);

@@ -35,6 +35,7 @@ std::vector<RunRecord> run_module(const std::vector<Program>& programs, bool* tr
   for (size_t i = 0; i < programs.size(); ++i) {
     records[i].seed = programs[i].seed;
     records[i].slots = static_cast<uint32_t>(programs[i].slots.size());
+    records[i].threads = static_cast<uint32_t>(programs[i].threads);
   }
   std::string log;
   compiler::PtxBuild build;
@@ -56,7 +57,7 @@ std::vector<RunRecord> run_module(const std::vector<Program>& programs, bool* tr
     const uint64_t pointers[2] = {reinterpret_cast<uint64_t>(inputs.data()),
                                   reinterpret_cast<uint64_t>(record.output.data())};
     compiler::cpu::LaunchShape shape;
-    shape.block = {static_cast<uint32_t>(k_threads), 1, 1};
+    shape.block = {static_cast<uint32_t>(programs[i].threads), 1, 1};
     Expected<compiler::cpu::LaunchStats> stats = (*executor)->launch(
         programs[i].name, shape, std::span<const std::byte>(reinterpret_cast<const std::byte*>(pointers), sizeof pointers));
     if (!stats) {
@@ -106,7 +107,7 @@ Difference first_difference(const Program& program, const RunRecord& gpu, const 
 {
   const uint32_t slots = static_cast<uint32_t>(program.slots.size());
   for (int slot = 0; slot < static_cast<int>(slots); ++slot) {
-    for (int thread = 0; thread < k_threads; ++thread) {
+    for (int thread = 0; thread < program.threads; ++thread) {
       const uint64_t g = slot_value(gpu, slots, thread, slot), c = slot_value(cpu, slots, thread, slot);
       if (g != c) {
         return Difference{slot, thread, g, c};
@@ -123,7 +124,7 @@ std::vector<Difference> local_differences(const Program& program, const RunRecor
     return slot_value(gpu, slots, thread, slot) == slot_value(cpu, slots, thread, slot);
   };
   auto same_everywhere = [&](int slot) {
-    for (int thread = 0; thread < k_threads; ++thread) {
+    for (int thread = 0; thread < program.threads; ++thread) {
       if (!same(slot, thread)) {
         return false;
       }
@@ -138,9 +139,9 @@ std::vector<Difference> local_differences(const Program& program, const RunRecor
     if (!text.empty() && text[0] == '@') {
       text = text.substr(text.find(' ') + 1);
     }
-    const bool cross = text.starts_with("shfl") || text.starts_with("vote") || text.starts_with("bar.red") ||
+    const bool cross = info.cross || text.starts_with("shfl") || text.starts_with("vote") || text.starts_with("bar.red") ||
                        text.starts_with("ld.shared") || text.starts_with("activemask");
-    for (int thread = 0; thread < k_threads; ++thread) {
+    for (int thread = 0; thread < program.threads; ++thread) {
       if (same(slot, thread)) {
         continue;
       }
@@ -159,6 +160,24 @@ std::vector<Difference> local_differences(const Program& program, const RunRecor
     all_same_so_far = all_same_so_far && same_everywhere(slot);
   }
   return differences;
+}
+
+std::vector<int> failed_waits(const Program& program, const RunRecord& record)
+{
+  std::vector<int> failed;
+  const uint32_t slots = static_cast<uint32_t>(program.slots.size());
+  for (int slot = 0; slot < static_cast<int>(slots); ++slot) {
+    if (!program.slots[static_cast<size_t>(slot)].text.ends_with("(phase 0 completed)")) {
+      continue;
+    }
+    for (int thread = 0; thread < program.threads; ++thread) {
+      if ((slot_value(record, slots, thread, slot) & 0xffffffff) != 1) {
+        failed.push_back(slot);
+        break;
+      }
+    }
+  }
+  return failed;
 }
 
 Difference first_digest_difference(const Program& program, const RunRecord& gpu, const RunRecord& cpu)
@@ -231,7 +250,7 @@ std::string reproducer(const Program& program, const Difference& difference, con
   if (body[0] == '@') {
     body = body.substr(body.find(' ') + 1);
   }
-  if (body.starts_with("shfl") || body.starts_with("vote") || body.starts_with("bar") || body.starts_with("ld.") ||
+  if (slot.cross || body.starts_with("shfl") || body.starts_with("vote") || body.starts_with("bar") || body.starts_with("ld.") ||
       body.starts_with("activemask") || body.find(".cc") != std::string::npos || body.starts_with("addc") ||
       body.starts_with("subc") || body.starts_with("madc")) {
     return {}; // reads other threads, memory or the carry flag

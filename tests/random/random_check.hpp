@@ -38,6 +38,11 @@ struct Difference {
 // not just downstream of one. One Difference per slot, its lowest such thread.
 [[nodiscard]] std::vector<Difference> local_differences(const Program& program, const RunRecord& gpu, const RunRecord& cpu);
 
+// The slots of mbarrier waits (version 3: "(phase 0 completed)") that are 0 in some thread of
+// `record`: a phase that never completed, so the region's copies did not all arrive. A
+// well-defined program has none, on the GPU and on the executor.
+[[nodiscard]] std::vector<int> failed_waits(const Program& program, const RunRecord& record);
+
 // A few lines: the program, the slot's instruction, its inputs (values of the source slots in
 // `values_of`, the GPU's output where there is one), and both results.
 [[nodiscard]] std::string describe(const Program& program, const Difference& difference, const RunRecord& values_of);

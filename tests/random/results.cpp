@@ -15,9 +15,9 @@ struct FileCloser {
 };
 using File = std::unique_ptr<std::FILE, FileCloser>;
 
-constexpr char k_magic[8] = {'D', '4', 'R', 'P', 'T', 'X', 'G', '1'};
+constexpr char k_magic[8] = {'D', '4', 'R', 'P', 'T', 'X', 'G', '2'};
+constexpr char k_old_magic[8] = {'D', '4', 'R', 'P', 'T', 'X', 'G', '1'}; // 32 threads, no field
 constexpr char k_digest_magic[8] = {'D', '4', 'R', 'P', 'T', 'X', 'D', '1'};
-constexpr size_t k_threads = 32;
 
 template <typename T>
 bool put(std::FILE* file, T value)
@@ -36,9 +36,10 @@ bool get(std::FILE* file, T& value)
 std::vector<uint32_t> slot_digests(const std::vector<unsigned char>& output, uint32_t slots)
 {
   std::vector<uint32_t> digests(slots);
+  const size_t threads = slots == 0 ? 0 : output.size() / (static_cast<size_t>(slots) * 8);
   for (uint32_t slot = 0; slot < slots; ++slot) {
     uint64_t hash = 0xcbf29ce484222325ULL;
-    for (size_t thread = 0; thread < k_threads; ++thread) {
+    for (size_t thread = 0; thread < threads; ++thread) {
       const size_t at = (thread * slots + slot) * 8;
       for (size_t i = 0; i < 8 && at + i < output.size(); ++i) {
         hash = (hash ^ output[at + i]) * 0x100000001b3ULL;
@@ -59,7 +60,8 @@ bool write_results(const std::string& path, int version, const std::vector<RunRe
               put(file.get(), static_cast<uint32_t>(records.size()));
   for (const RunRecord& record : records) {
     good = good && put(file.get(), record.seed) && put(file.get(), static_cast<uint32_t>(record.status)) &&
-           put(file.get(), record.slots) && put(file.get(), record.digest);
+           put(file.get(), record.slots) && (digests_only || put(file.get(), record.threads)) &&
+           put(file.get(), record.digest);
     if (record.status == RunStatus::ok && digests_only) {
       const std::vector<uint32_t> digests = slot_digests(record.output, record.slots);
       good = good && std::fwrite(digests.data(), 4, digests.size(), file.get()) == digests.size();
@@ -81,7 +83,8 @@ std::vector<RunRecord> read_results(const std::string& path, int* version, std::
   uint32_t file_version = 0, count = 0;
   const bool read_magic = std::fread(magic, 1, 8, file.get()) == 8;
   const bool digests_only = read_magic && std::memcmp(magic, k_digest_magic, 8) == 0;
-  if (!read_magic || (!digests_only && std::memcmp(magic, k_magic, 8) != 0) ||
+  const bool old = read_magic && std::memcmp(magic, k_old_magic, 8) == 0;
+  if (!read_magic || (!digests_only && !old && std::memcmp(magic, k_magic, 8) != 0) ||
       !get(file.get(), file_version) || !get(file.get(), count)) {
     *error = path + ": not a results file";
     return {};
@@ -91,7 +94,8 @@ std::vector<RunRecord> read_results(const std::string& path, int* version, std::
   for (RunRecord& record : records) {
     uint32_t status = 0;
     if (!get(file.get(), record.seed) || !get(file.get(), status) || !get(file.get(), record.slots) ||
-        !get(file.get(), record.digest) || status > 3) {
+        (!digests_only && !old && !get(file.get(), record.threads)) || !get(file.get(), record.digest) || status > 3 ||
+        record.threads == 0 || record.threads > 1024) {
       *error = path + ": truncated record";
       return {};
     }
@@ -103,8 +107,7 @@ std::vector<RunRecord> read_results(const std::string& path, int* version, std::
         return {};
       }
     } else if (record.status == RunStatus::ok) {
-      // The thread count is the generator's constant: 32 threads of 8-byte slots.
-      record.output.resize(static_cast<size_t>(record.slots) * k_threads * 8);
+      record.output.resize(static_cast<size_t>(record.slots) * record.threads * 8);
       if (std::fread(record.output.data(), 1, record.output.size(), file.get()) != record.output.size()) {
         *error = path + ": truncated output";
         return {};

@@ -21,8 +21,12 @@ module_timeout="${MODULE_TIMEOUT:-300}"
 cuda="${CUDA_HOME:-/usr/local/cuda}"
 work="$(mktemp -d)"
 src="$root/tests/random"
-"${CXX:-g++}" -std=c++2b -O2 -I"$root" -I"$cuda/include" "$src/gpu_runner.cpp" "$src/ptxgen.cpp" \
-  "$src/ptxgen_values.cpp" "$src/ptxgen_ops_int.cpp" "$src/ptxgen_ops_float.cpp" "$src/ptxgen_ops_misc.cpp" \
+# Every generator file (ptxgen*.cpp but the d4r-ptxgen tool's main).
+generator=()
+for f in "$src"/ptxgen*.cpp; do
+  [ "$(basename "$f")" = ptxgen_main.cpp ] || generator+=("$f")
+done
+"${CXX:-g++}" -std=c++2b -O2 -I"$root" -I"$cuda/include" "$src/gpu_runner.cpp" "${generator[@]}" \
   "$src/results.cpp" -L"$cuda/lib64/stubs" -lcuda -o "$work/ptxgen-gpu" || exit 1
 mkdir -p "$out"
 starts=()

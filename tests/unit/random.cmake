@@ -9,6 +9,10 @@ add_library(d4r_ptxgen STATIC
   ${PROJECT_SOURCE_DIR}/tests/random/ptxgen_ops_int.cpp
   ${PROJECT_SOURCE_DIR}/tests/random/ptxgen_ops_float.cpp
   ${PROJECT_SOURCE_DIR}/tests/random/ptxgen_ops_misc.cpp
+  ${PROJECT_SOURCE_DIR}/tests/random/ptxgen_ops_mma.cpp
+  ${PROJECT_SOURCE_DIR}/tests/random/ptxgen_ops_more.cpp
+  ${PROJECT_SOURCE_DIR}/tests/random/ptxgen_ops_tensor.cpp
+  ${PROJECT_SOURCE_DIR}/tests/random/ptxgen_ops_async.cpp
   ${PROJECT_SOURCE_DIR}/tests/random/results.cpp)
 target_include_directories(d4r_ptxgen PUBLIC ${PROJECT_SOURCE_DIR})
 d4r_warnings(d4r_ptxgen)
@@ -24,7 +28,7 @@ d4r_warnings(d4r-ptxgen-check)
 # The checked-in H200 batch replayed on the executor, and a fresh batch run and built for
 # gfx1100/gfx1201 (through d4r-ptxgen-check --amdgpu-child, so that a crash is counted, not fatal).
 d4r_test(test_random_programs
-  TIMEOUT 120
+  TIMEOUT 240
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_random_programs.cpp
   LIBS d4r_ptxgen_check)
 add_dependencies(test_random_programs d4r-ptxgen-check)

@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -90,6 +91,157 @@ TEST(RandomPrograms, ExecutorMatchesTheH200Batch)
   std::printf("random batch: %zu programs, %lld known differences\n", programs.size(), static_cast<long long>(known_seen));
 }
 
+// Version 3's sm_90a forms: each one is emitted by some program of a small seed range (a line
+// starting with the prefix and holding one of the spellings); the first program holding each
+// runs on the executor (every mbarrier wait completes) and builds for gfx1100 and gfx1201.
+struct Form {
+  const char* name;
+  const char* prefix;
+  std::vector<const char*> any;
+};
+
+const std::vector<Form>& version3_forms()
+{
+  static const std::vector<Form> forms = {
+      {"wgmma f16 -> f32", "wgmma.mma_async.sync", {"k16.f32.f16.f16 "}},
+      {"wgmma f16 -> f16", "wgmma.mma_async.sync", {"k16.f16.f16.f16 "}},
+      {"wgmma bf16", "wgmma.mma_async.sync", {"k16.f32.bf16.bf16 "}},
+      {"wgmma tf32", "wgmma.mma_async.sync", {"k8.f32.tf32.tf32 "}},
+      {"wgmma FP8", "wgmma.mma_async.sync", {"k32.f32.e", "k32.f16.e"}},
+      {"wgmma s8/u8", "wgmma.mma_async.sync", {"k32.s32.", "k32.satfinite.s32."}},
+      {"wgmma b1", "wgmma.mma_async.sync", {"k256.s32.b1.b1.and.popc "}},
+      {"wgmma A in registers", "wgmma.mma_async", {"}, {%r"}},
+      {"wgmma transposed", "wgmma.mma_async", {", 1;"}},
+      {"wgmma.sp f16/bf16", "wgmma.mma_async.sp", {"k32.f32.f16", "k32.f16.f16", "k32.f32.bf16"}},
+      {"wgmma.sp tf32", "wgmma.mma_async.sp", {"k16.f32.tf32"}},
+      {"wgmma.sp FP8", "wgmma.mma_async.sp", {"k64.f32.e", "k64.f16.e"}},
+      {"wgmma.sp s8/u8", "wgmma.mma_async.sp", {"k64.s32.", "k64.satfinite.s32."}},
+      {"wgmma.wait_group", "wgmma.wait_group.sync.aligned", {" 0;"}},
+      {"128-byte swizzle descriptor", "or.b64 %t", {", 0x4", ", 0x5", ", 0x6", ", 0x7"}},
+      {"bulk copy global -> shared", "@%pe cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes", {" ["}},
+      {"bulk copy with a cache hint", "@%pe cp.async.bulk.shared::cluster.global", {".L2::cache_hint"}},
+      {"bulk copy shared -> global", "@%pe cp.async.bulk.global.shared::cta.bulk_group", {" ["}},
+      {"bulk reduction", "@%pe cp.reduce.async.bulk.global.shared::cta.bulk_group", {"."}},
+      {"bulk wait_group.read", "@%pe cp.async.bulk.wait_group.read", {" 0;"}},
+      {"mbarrier wait", "mbarrier.try_wait.parity.shared::cta.b64", {"[mb"}},
+      {"st.async scalar", "st.async", {".b32 [", ".u32 [", ".s32 [", ".f32 [", ".b64 [", ".u64 [", ".s64 [", ".f64 ["}},
+      {"st.async vector", "st.async", {".v2.", ".v4."}},
+      {"st.async generic", "st.async.mbarrier", {"["}},
+      {"red.async", "red.async.relaxed.cluster", {"["}},
+      {"mapa", "mapa.shared::cluster.u32", {", 0;"}},
+      {"cluster of one CTA", ")", {".reqnctapercluster 1, 1, 1"}},
+      {"mma.sync f16", "mma.sync.aligned.m16n8k16.row.col.f32.f16", {"."}},
+      {"mma.sync bf16", "mma.sync.aligned.m16n8k", {".f32.bf16.bf16.f32"}},
+      {"mma.sync tf32", "mma.sync.aligned.m16n8k", {".f32.tf32.tf32.f32"}},
+      {"mma.sync FP8", "mma.sync.aligned.m16n8k32.row.col.f32.e", {"."}},
+      {"mma.sync f64", "mma.sync.aligned.m8n8k4.row.col.f64", {"."}},
+      {"mma.sync int8", "mma.sync.aligned.m16n8k32.row.col", {".s32.s8.", ".s32.u8."}},
+      {"mma.sync int4", "mma.sync.aligned.m16n8k64.row.col", {"4.s32"}},
+      {"mma.sync b1", "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32", {".and.popc", ".xor.popc"}},
+      {"FP8 chain", "cvt.rn.satfinite", {".e4m3x2.f16x2", ".e5m2x2.f16x2"}},
+      {"redux.sync", "redux.sync", {"0xffffffff"}},
+      {"match.any.sync", "match.any.sync", {"0xffffffff"}},
+      {"match.all.sync", "match.all.sync", {"0xffffffff"}},
+      {"elect.sync", "elect.sync", {"0xffffffff"}},
+      {"szext", "szext", {"."}},
+      {"bmsk", "bmsk", {"."}},
+      {"fns", "fns.b32", {" "}},
+      {"cvt.pack.sat", "cvt.pack.sat", {"."}},
+      {"cvt .tf32", "cvt.r", {".tf32.f32"}},
+      {"packed 16x2 integers", "", {"16x2 %r"}},
+      {"half min/max .xorsign.abs", "m", {".xorsign.abs.f16", ".xorsign.abs.bf16"}},
+  };
+  return forms;
+}
+
+bool holds(const std::string& entry, const Form& form)
+{
+  std::istringstream lines(entry);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const size_t start = line.find_first_not_of(' ');
+    if (start == std::string::npos || line.compare(start, std::strlen(form.prefix), form.prefix) != 0) {
+      continue;
+    }
+    for (const char* spelling : form.any) {
+      if (line.find(spelling) != std::string::npos) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+TEST(RandomPrograms, Version3EmitsTheSm90aForms)
+{
+  Options options;
+  options.version = 3;
+  const std::vector<Program> programs = generate_range(1, 200, options);
+  EXPECT_NE(module_text(programs).find(".target sm_90a\n"), std::string::npos);
+  std::vector<uint64_t> chosen;
+  int64_t warpgroups = 0;
+  for (const Program& program : programs) {
+    warpgroups += program.threads == k_warpgroup_threads ? 1 : 0;
+    EXPECT_TRUE(program.threads == k_threads || program.threads == k_warpgroup_threads) << program.name;
+    EXPECT_EQ(program.inputs.size() >= static_cast<size_t>(program.threads) * k_input_words, true) << program.name;
+  }
+  EXPECT_GE(warpgroups, 40) << "a third of version 3's programs are warpgroups";
+  // Which program holds which form; then a greedy cover (few programs to run and build).
+  const std::vector<Form>& forms = version3_forms();
+  std::vector<std::vector<bool>> has(programs.size(), std::vector<bool>(forms.size()));
+  std::vector<bool> covered(forms.size(), false);
+  for (size_t f = 0; f < forms.size(); ++f) {
+    bool any = false;
+    for (size_t p = 0; p < programs.size(); ++p) {
+      has[p][f] = holds(programs[p].entry, forms[f]);
+      any = any || has[p][f];
+    }
+    if (!any) {
+      ADD_FAILURE() << "no program of seeds 1..200 (version 3) emits " << forms[f].name;
+      covered[f] = true;
+    }
+  }
+  for (;;) {
+    size_t best = 0, best_count = 0;
+    for (size_t p = 0; p < programs.size(); ++p) {
+      size_t count = 0;
+      for (size_t f = 0; f < forms.size(); ++f) {
+        count += has[p][f] && !covered[f] ? 1 : 0;
+      }
+      if (count > best_count) {
+        best = p;
+        best_count = count;
+      }
+    }
+    if (best_count == 0) {
+      break;
+    }
+    chosen.push_back(programs[best].seed);
+    for (size_t f = 0; f < forms.size(); ++f) {
+      covered[f] = covered[f] || has[best][f];
+    }
+  }
+  // The programs holding them: run on the executor, every wait completed, built for AMDGPU.
+  std::vector<Program> run;
+  for (const uint64_t seed : chosen) {
+    run.push_back(programs[static_cast<size_t>(seed - 1)]);
+  }
+  const std::vector<RunRecord> cpu = run_on_executor(run);
+  for (size_t i = 0; i < run.size(); ++i) {
+    ASSERT_EQ(cpu[i].status, RunStatus::ok) << run[i].name << ": " << cpu[i].message;
+    EXPECT_EQ(cpu[i].output.size(), static_cast<size_t>(output_bytes(run[i])));
+    EXPECT_TRUE(failed_waits(run[i], cpu[i]).empty()) << run[i].name << ": an mbarrier phase did not complete";
+  }
+  const std::string self = std::string(D4R_BINARY_DIR) + "/tests/d4r-ptxgen-check";
+  for (const uint64_t seed : chosen) {
+    for (const TranslateFailure& failure : translate_for_targets(self, seed, 1, options, {"gfx1100", "gfx1201"})) {
+      ADD_FAILURE() << failure.target << " r" << failure.seed << ": " << failure.message;
+    }
+  }
+  std::printf("version 3 forms: %zu forms in %zu programs of seeds 1..200 (%lld warpgroups)\n", version3_forms().size(),
+              chosen.size(), static_cast<long long>(warpgroups));
+}
+
 TEST(RandomPrograms, FreshBatchRunsAndTranslates)
 {
   const char* env = std::getenv("D4R_RANDOM_SEED");
@@ -111,6 +263,7 @@ TEST(RandomPrograms, FreshBatchRunsAndTranslates)
     uint64_t loaded = 0;
     std::memcpy(&loaded, cpu[i].output.data() + 7 * 8, 8);
     EXPECT_EQ(loaded, programs[i].inputs[7]) << programs[i].name;
+    EXPECT_TRUE(failed_waits(programs[i], cpu[i]).empty()) << programs[i].name << ": an mbarrier phase did not complete";
   }
   const std::string self = std::string(D4R_BINARY_DIR) + "/tests/d4r-ptxgen-check";
   for (const TranslateFailure& failure : translate_for_targets(self, first, count, options, {"gfx1100", "gfx1201"})) {
