@@ -1,5 +1,6 @@
 #include "daemon/connection_gate.hpp"
 
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,8 +9,9 @@
 
 namespace d4r::daemon {
 
-ConnectionGate::ConnectionGate(int64_t max_served, std::chrono::milliseconds silent_limit)
-    : m_max_served(max_served), m_silent_limit(silent_limit)
+ConnectionGate::ConnectionGate(int64_t max_served, std::chrono::milliseconds silent_limit,
+                               ConnectionActivity* activity)
+    : m_max_served(max_served), m_silent_limit(silent_limit), m_activity(activity)
 {
 }
 
@@ -72,13 +74,48 @@ int ConnectionGate::next_deadline_ms(Clock::time_point now) const
   return static_cast<int>(std::clamp<int64_t>(left.count(), 0, 60'000));
 }
 
-bool ConnectionGate::admit_served(int fd)
+int64_t ConnectionGate::served() const
 {
-  if (static_cast<int64_t>(m_served.size()) >= m_max_served) {
+  return static_cast<int64_t>(
+      std::count_if(m_served.begin(), m_served.end(), [](const Served& s) { return !s.shut_down; }));
+}
+
+bool ConnectionGate::evict_idlest(Clock::time_point now)
+{
+  if (m_activity == nullptr) {
+    return false;
+  }
+  Served* idlest = nullptr;
+  Clock::time_point idlest_since = now - k_min_idle;
+  for (Served& served : m_served) {
+    std::optional<Clock::time_point> since = served.shut_down ? std::nullopt
+                                                               : m_activity->idle_since(served.fd);
+    if (since && *since <= idlest_since) {
+      idlest = &served;
+      idlest_since = *since;
+    }
+  }
+  if (idlest == nullptr) {
+    return false;
+  }
+  // Not close(): gRPC owns the descriptor and closes it once it sees the hang-up; a number closed
+  // under it could be reused by the next accept and then closed by gRPC.
+  ::shutdown(idlest->fd, SHUT_RDWR);
+  idlest->shut_down = true;
+  return true;
+}
+
+bool ConnectionGate::admit_served(int fd, Clock::time_point now, bool& evicted)
+{
+  evicted = false;
+  if (served() >= m_max_served) {
     prune_served();
   }
-  if (static_cast<int64_t>(m_served.size()) >= m_max_served) {
-    return false;
+  if (served() >= m_max_served) {
+    evicted = evict_idlest(now);
+    if (!evicted) {
+      return false;
+    }
   }
   struct stat info {};
   if (fstat(fd, &info) != 0) {
@@ -87,6 +124,9 @@ bool ConnectionGate::admit_served(int fd)
   // A served entry whose number this new connection reuses is gone: gRPC closed it.
   std::erase_if(m_served, [fd](const Served& served) { return served.fd == fd; });
   m_served.push_back({fd, info.st_dev, info.st_ino});
+  if (m_activity != nullptr) {
+    m_activity->adopted(fd, now);
+  }
   return true;
 }
 

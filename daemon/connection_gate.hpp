@@ -5,7 +5,13 @@
 // buffers, and a real client (whose preface follows its connect at once) is not queued behind
 // them. Silent connections are closed after their time limit, and the oldest goes first when as
 // many wait as gRPC may serve. A connection that speaks is handed to gRPC while fewer than
-// max_served are open there; past that it is closed at once ("connection limit").
+// max_served are open there. When all are taken, the one idle longest (no call in flight for at
+// least k_min_idle, by connection_activity.hpp) is shut down to make room: gRPC sees the hang-up
+// and closes it, and its client reconnects on its next call. Only when every served connection is
+// busy, or was idle for less, is the new one closed at once ("connection limit"): idle clients
+// that connect and never call can no longer hold every slot for --idle-connection-ms.
+
+#include "daemon/connection_activity.hpp"
 
 #include <sys/types.h>
 
@@ -22,7 +28,13 @@ class ConnectionGate {
 public:
   using Clock = std::chrono::steady_clock;
 
-  ConnectionGate(int64_t max_served, std::chrono::milliseconds silent_limit);
+  // A served connection idle for less than this is not sent away for a new one: clients that
+  // call now and then would otherwise take each other's connection in turn.
+  static constexpr std::chrono::milliseconds k_min_idle{1000};
+
+  // `activity` (may be null: then no served connection is ever taken for a new one) outlives it.
+  ConnectionGate(int64_t max_served, std::chrono::milliseconds silent_limit,
+                 ConnectionActivity* activity = nullptr);
   ~ConnectionGate(); // closes the silent connections
   ConnectionGate(const ConnectionGate&) = delete;
   ConnectionGate& operator=(const ConnectionGate&) = delete;
@@ -39,10 +51,12 @@ public:
   // Milliseconds until the oldest silent connection's limit (-1: none waits).
   [[nodiscard]] int next_deadline_ms(Clock::time_point now) const;
 
-  // Counts a connection handed to gRPC, or false when max_served are open there (gRPC closes
-  // its connections itself: those gone are found by their descriptors' identity).
-  [[nodiscard]] bool admit_served(int fd);
-  [[nodiscard]] int64_t served() const { return static_cast<int64_t>(m_served.size()); }
+  // Counts a connection handed to gRPC, or false when max_served are open there and none can be
+  // sent away (gRPC closes its connections itself: those gone are found by their descriptors'
+  // identity). `evicted` is set when the longest-idle one was shut down to make room.
+  [[nodiscard]] bool admit_served(int fd, Clock::time_point now, bool& evicted);
+  // Open in gRPC and not being sent away.
+  [[nodiscard]] int64_t served() const;
 
 private:
   struct Silent {
@@ -54,11 +68,14 @@ private:
     int fd;
     dev_t device;
     ino_t inode;
+    bool shut_down = false; // sent away for a new connection; gRPC has yet to close it
   };
   void prune_served();
+  bool evict_idlest(Clock::time_point now);
 
   int64_t m_max_served;
   std::chrono::milliseconds m_silent_limit;
+  ConnectionActivity* m_activity;
   std::deque<Silent> m_silent; // oldest first
   std::vector<Served> m_served;
 };

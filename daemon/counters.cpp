@@ -51,6 +51,8 @@ const char* to_string(Counter counter)
     return "closed.silent_connection";
   case Counter::closed_idle_for_memory:
     return "closed.idle_for_memory";
+  case Counter::closed_idle_for_connection:
+    return "closed.idle_for_connection";
   case Counter::warmup_dropped:
     return "warmup_dropped";
   case Counter::pending:

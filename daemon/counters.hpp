@@ -34,6 +34,7 @@ enum class Counter {
   rejected_connection_limit,   // a connection closed at once: --max-connections served already
   closed_silent_connection,    // a connection that sent nothing within --silent-connection-ms
   closed_idle_for_memory,      // gRPC sent an idle connection away to free transport memory
+  closed_idle_for_connection,  // the longest-idle connection sent away: --max-connections were served
   warmup_dropped,              // a Prepare's warm-up not queued: the request queue was full
   pending,
   cache_corrupt_object,

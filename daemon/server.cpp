@@ -36,7 +36,7 @@ int to_int(int64_t value)
 Server::Server(KernelCore& core, TaskPool& pool)
     : m_core(core), m_service(core, pool),
       m_gate(core.config().max_connections,
-             std::chrono::milliseconds(core.config().silent_connection_ms))
+             std::chrono::milliseconds(core.config().silent_connection_ms), &m_activity)
 {
 }
 
@@ -53,6 +53,10 @@ Expected<std::unique_ptr<Server>> Server::start(KernelCore& core, TaskPool& pool
   grpc::EnableDefaultHealthCheckService(true);
   grpc::ServerBuilder builder;
   builder.RegisterService(&server->m_service);
+  // Counts the calls on each connection, so that the gate can tell the idle ones.
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> creators;
+  creators.push_back(server->m_activity.interceptor_factory());
+  builder.experimental().SetInterceptorCreators(std::move(creators));
   builder.SetMaxReceiveMessageSize(to_int(max_message_bytes));
   builder.SetMaxSendMessageSize(INT_MAX);
   // What gRPC holds for calls it is still receiving: the read buffers of every connection and the
@@ -111,12 +115,17 @@ void Server::accept_connection(const Listener& listener)
 
 void Server::adopt_connection(int connection_fd)
 {
-  if (!m_gate.admit_served(connection_fd)) {
+  bool evicted = false;
+  bool admitted = m_gate.admit_served(connection_fd, std::chrono::steady_clock::now(), evicted);
+  if (evicted) {
+    m_core.counters().add(Counter::closed_idle_for_connection);
+  }
+  if (!admitted) {
     m_core.counters().add(Counter::rejected_connection_limit);
     auto now = std::chrono::steady_clock::now();
     if (now - m_limit_logged_at >= k_log_interval) {
-      spdlog::warn("connection limit: {} connections served already (--max-connections); "
-                   "closing new ones",
+      spdlog::warn("connection limit: {} connections served already (--max-connections), none "
+                   "idle for 1 s or more; closing new ones",
                    m_gate.served());
       m_limit_logged_at = now;
     }

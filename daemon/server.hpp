@@ -35,6 +35,7 @@ private:
 
   KernelCore& m_core;
   KernelService m_service;
+  ConnectionActivity m_activity; // before m_gate, which reads it
   ConnectionGate m_gate;
   bool m_accept_paused = false;
   int64_t m_failed_accepts = 0;
