@@ -1,6 +1,7 @@
 #include "cli/commands.hpp"
 
 #include "cli/code_object_file.hpp"
+#include "cli/config_command.hpp"
 #include "cli/daemon_client.hpp"
 #include "cli/doctor.hpp"
 #include "cli/exit_code.hpp"
@@ -371,6 +372,8 @@ int run_command(const ParsedCommand& parsed, Io& io)
           return run_ptx_translate(global, cmd, io);
         } else if constexpr (std::is_same_v<T, PtxRunCommand>) {
           return run_ptx_run(global, cmd, io);
+        } else if constexpr (std::is_same_v<T, ConfigCommand>) {
+          return run_config(config_inputs_from_process(global, cmd), global.json, io.out);
         } else if constexpr (std::is_same_v<T, DoctorCommand>) {
           return run_doctor(doctor_inputs_from_process(global, cmd), global.json, io.out);
         } else {

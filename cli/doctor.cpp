@@ -69,10 +69,11 @@ std::vector<std::string> daemon_flags(const DoctorCommand& command)
   return flags;
 }
 
-// The environment without the switches parse_config may refuse (their check says why).
+// The environment without the switches parse_config may refuse (their check says why), and
+// without the config file (its check says why): XDG_CONFIG_HOME comes first and names no file.
 std::vector<std::string> without_switches(const std::vector<std::string>& environment)
 {
-  std::vector<std::string> kept;
+  std::vector<std::string> kept = {"XDG_CONFIG_HOME=/dev/null/no-config"};
   for (const std::string& entry : environment) {
     if (!entry.starts_with("D4R_PREFER_ACCURACY=") &&
         !entry.starts_with("D4R_ZLUDA_WMMA_FP8_NATIVE=") &&

@@ -1,12 +1,16 @@
 // The doctor's environment checks: the D4R_* variables a game started from this environment sends
 // (as the client library reads them, client/client_options.hpp) against what d4r-kerneld reads
-// from the same text (daemon/config.hpp), misspelt names, and the daemon's own environment file
-// (~/.config/d4r-kerneld/env, which its unit loads).
+// from the same text (daemon/config.hpp), both through util/settings.hpp; misspelt names (the
+// names of util/variables.hpp), the config file (~/.config/d4r-kerneld/config) and the daemon's
+// own environment file (~/.config/d4r-kerneld/env, which its unit loads).
 
 #include "cli/doctor_checks.hpp"
 
 #include "client/client_options.hpp"
+#include "util/boolean_spelling.hpp"
 #include "util/kernel_identity.hpp"
+#include "util/settings.hpp"
+#include "util/variables.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -16,24 +20,7 @@ namespace d4r::cli::doctor {
 
 namespace {
 
-// Read by the client library (games), the daemon or the CLI.
-constexpr std::string_view k_our_variables[] = {
-    "D4R_PREFER_ACCURACY", "D4R_ZLUDA_WMMA_FP8_NATIVE", "D4R_NATIVE_SWIN_ENCODERS",
-    "D4R_GPU_ARCH",        "D4R_ZLUDA_NATIVE_DIR",      "D4R_KERNELD_SOCKET",
-};
-// Read by d4r itself (its CUDA bridge and ZLUDA build; ../shared/reference/d4r-contract.md).
-constexpr std::string_view k_d4r_variables[] = {
-    "D4R_HIP_DEVICE",         "D4R_ZLUDA_IGNORE_DENORMAL", "D4R_ELIDE_NGX_SYNC",
-    "D4R_SUST_KINDS",         "D4R_TEX_SRC",               "D4R_ZLUDA_EXTRA_BC",
-    "D4R_TEX_ACCURACY_WAVE64", "D4R_CUDA_REPLAY_DUMP_DIR",  "D4R_CUDA_LAUNCH_STATS",
-    "D4R_CUDA_KERNEL_PROFILE", "D4R_ZLUDA_CACHE_HOME",      "D4R_CUDA_CAPTURE",
-    "D4R_CUDA_CAPTURE_DIR",
-};
-
-bool listed(std::span<const std::string_view> names, std::string_view name)
-{
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
+const std::string k_spellings(k_boolean_spellings);
 
 size_t edit_distance(std::string_view a, std::string_view b)
 {
@@ -67,15 +54,18 @@ std::optional<std::string_view> closest_known(std::string_view name)
 {
   std::optional<std::string_view> best;
   size_t best_distance = 0;
-  for (std::span<const std::string_view> names : {std::span<const std::string_view>(k_our_variables),
-                                                  std::span<const std::string_view>(k_d4r_variables)}) {
-    for (std::string_view known : names) {
-      size_t distance = edit_distance(upper(name), known);
-      if (!best || distance < best_distance) {
-        best = known;
-        best_distance = distance;
-      }
+  auto consider = [&](std::string_view known) {
+    size_t distance = edit_distance(upper(name), known);
+    if (!best || distance < best_distance) {
+      best = known;
+      best_distance = distance;
     }
+  };
+  for (const VariableInfo& known : k_variables) {
+    consider(known.name);
+  }
+  for (std::string_view known : k_d4r_bridge_variables) {
+    consider(known);
   }
   const size_t allowed = std::max<size_t>(2, name.size() / 6);
   return best && best_distance <= allowed ? best : std::nullopt;
@@ -85,7 +75,7 @@ std::optional<std::string_view> closest_known(std::string_view name)
 void check_name(Context& context, const std::string& area, const std::string& name,
                 const std::string& where)
 {
-  if (listed(k_our_variables, name) || listed(k_d4r_variables, name)) {
+  if (is_known_variable(name)) {
     return;
   }
   std::optional<std::string_view> known = closest_known(name);
@@ -117,31 +107,34 @@ void check_switch(Context& context, const SwitchView& view, const std::string& v
 {
   const std::string entry = std::string(view.name) + "=" + value;
   auto reading = [&view](const daemon::DaemonConfig& config) {
-    if (view.name == "D4R_PREFER_ACCURACY") {
+    if (view.name == k_env_prefer_accuracy) {
       return config.default_mode == Mode::accuracy;
     }
-    return view.name == "D4R_ZLUDA_WMMA_FP8_NATIVE" ? config.fp8_native
-                                                     : config.native_swin_encoders;
+    return view.name == k_env_native_fp8 ? config.fp8_native : config.native_swin_encoders;
   };
   auto word = [&view](bool on) {
-    if (view.name == "D4R_PREFER_ACCURACY") {
+    if (view.name == k_env_prefer_accuracy) {
       return std::string(on ? "accuracy" : "fast");
     }
     return std::string(on ? "on" : "off");
   };
+  if (!parse_boolean(value)) {
+    context.warn("env", entry + ": not a switch value; a game logs it and reads " +
+                            word(view.game) + ", d4r-kerneld refuses to start with it",
+                 "write " + k_spellings);
+    return;
+  }
   Expected<daemon::DaemonConfig> daemon = daemon_reading(entry);
   if (!daemon) {
-    context.warn("env", entry + ": not a switch value; a game reads it as " + word(view.game) +
-                            ", d4r-kerneld refuses to start with it",
-                 "write 1 or 0");
+    context.fail("env", entry + ": d4r-kerneld refuses it: " + daemon.error().message,
+                 "report this: the daemon and the client read switches with one parser");
     return;
   }
   const bool daemon_on = reading(*daemon);
   if (daemon_on != view.game) {
     context.warn("env", entry + ": a game reads it as " + word(view.game) + ", d4r-kerneld as " +
                             word(daemon_on),
-                 "write " + std::string(daemon_on ? "1" : "0") +
-                     ": the game's hook reads only that spelling so");
+                 "report this: the daemon and the client read switches with one parser");
     return;
   }
   context.ok("env", entry + ": " + word(view.game) + " (game and daemon agree)");
@@ -149,16 +142,20 @@ void check_switch(Context& context, const SwitchView& view, const std::string& v
 
 void check_values(Context& context)
 {
-  Expected<client::ClientOptions> game = client::read_options(nullptr);
+  // As a game's client reads them; what it would log about them is this check's to say.
+  d4rk_options options;
+  d4rk_options_init(&options);
+  options.log_fn = [](void*, const char*) {};
+  Expected<client::ClientOptions> game = client::read_options(&options);
   if (!game) {
     context.fail("env", game.error().message, "report this: the client's defaults are refused");
     return;
   }
   const client::Selection& selection = game->selection;
   const SwitchView switches[] = {
-      {"D4R_PREFER_ACCURACY", selection.mode == Mode::accuracy},
-      {"D4R_ZLUDA_WMMA_FP8_NATIVE", selection.fp8_native},
-      {"D4R_NATIVE_SWIN_ENCODERS", selection.native_swin_encoders},
+      {k_env_prefer_accuracy, selection.mode == Mode::accuracy},
+      {k_env_native_fp8, selection.fp8_native},
+      {k_env_native_swin_encoders, selection.native_swin_encoders},
   };
   for (const SwitchView& view : switches) {
     if (std::optional<std::string> value = lookup(context.inputs.environment, view.name)) {
@@ -184,6 +181,28 @@ void check_values(Context& context)
                         ", native Swin encoders " +
                         (selection.native_swin_encoders ? "on" : "off") + ", target " +
                         (selection.target.empty() ? "the daemon's" : selection.target));
+}
+
+// $XDG_CONFIG_HOME/d4r-kerneld/config: d4r's [Kernels] switches for games and the daemon, read by
+// the code both use (util/settings.hpp).
+void check_config_file(Context& context)
+{
+  Settings settings = read_settings({}, environment_from_entries(context.inputs.environment));
+  if (!settings.config_present) {
+    return;
+  }
+  const std::string path = settings.config_path->string();
+  for (const std::string& problem : settings.problems) {
+    context.fail("config file", problem + ": d4r-kerneld refuses to start, a game ignores it",
+                 "fix that line (switches take " + k_spellings + ")");
+  }
+  for (const std::string& note : settings.notes) {
+    context.ok("config file", note);
+  }
+  if (settings.problems.empty()) {
+    context.ok("config file", path + ": d4r-kerneld and games accept it (d4r-kernel config "
+                                     "shows what each setting comes from)");
+  }
 }
 
 // ~/.config/d4r-kerneld/env: the daemon's environment under systemd (EnvironmentFile=).
@@ -215,7 +234,7 @@ void check_env_file(Context& context)
   if (!parsed) {
     context.fail("env file", file.string() + ": d4r-kerneld refuses to start: " +
                                  parsed.error().message,
-                 "fix that line (switches take 1 or 0)");
+                 "fix that line (switches take " + k_spellings + ")");
     return;
   }
   context.ok("env file", file.string() + ": " + std::to_string(entries.size() - 1) +
@@ -238,6 +257,7 @@ void check_environment(Context& context)
     check_name(context, "env", name, "");
   }
   check_values(context);
+  check_config_file(context);
   check_env_file(context);
 }
 

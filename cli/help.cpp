@@ -1,5 +1,7 @@
 #include "cli/help.hpp"
 
+#include "cli/config_options.hpp"
+
 namespace d4r::cli {
 
 namespace {
@@ -17,13 +19,16 @@ commands:
   purge     remove cached kernels
   ptx       inspect a PTX file, fatbin or DLL locally: modules, hashes, entries; or
             rewrite one of its modules with a recipe's passes
+  config    every setting (socket, [Kernels] switches, target) and where it came from:
+            flag, environment, $XDG_CONFIG_HOME/d4r-kerneld/config or default
   doctor    check this machine's setup (GPU, toolchains, socket, units, release, cache,
             environment) and say what to fix
   help      help on a command (also: d4r-kernel COMMAND --help)
 
 global options (allowed anywhere on the line):
-  --socket PATH     the daemon's socket (default: $D4R_KERNELD_SOCKET, else
-                    $XDG_RUNTIME_DIR/d4r-kerneld/socket, else /run/user/UID/d4r-kerneld/socket)
+  --socket PATH     the daemon's socket (default: $D4R_KERNELD_SOCKET, else the rule games and
+                    the daemon share: $XDG_RUNTIME_DIR/d4r-kerneld/socket, else
+                    /run/user/UID/d4r-kerneld/socket)
   --json            print one JSON document on stdout instead of tables
   --timeout-ms N    give up on the daemon after N ms (default 5000; import: 600000)
   -h, --help        this help, or a command's help
@@ -31,7 +36,7 @@ global options (allowed anywhere on the line):
 
 exit status:
   0  success (resolve: READY)
-  1  resolve: NOT_FOUND; doctor: a check FAILed
+  1  resolve: NOT_FOUND; doctor: a check FAILed; config: a value was not understood
   2  usage error (bad option or value; purge without --yes when stdin is not a terminal)
   3  resolve: PENDING (still building when the wait budget ran out)
   4  resolve: REJECTED
@@ -177,6 +182,9 @@ std::string help_text(std::string_view topic)
 {
   if (topic == "doctor") {
     return std::string(k_doctor_help);
+  }
+  if (topic == "config") {
+    return std::string(config_help());
   }
   if (topic == "status") {
     return std::string(k_status_help);

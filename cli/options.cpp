@@ -1,6 +1,9 @@
 #include "cli/options.hpp"
 
 #include "util/digest.hpp"
+#include "util/environment.hpp"
+#include "util/socket_path.hpp"
+#include "util/variables.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -47,8 +50,12 @@ constexpr OptionSpec k_doctor_options[] = {
     {"--kfd-device", true}, {"--worker", true},
 };
 
+constexpr OptionSpec k_config_options[] = {
+    {"--mode", true}, {"--no-fp8", false}, {"--no-swin-encoders", false}, {"--target", true},
+};
+
 constexpr std::string_view k_commands[] = {"help", "status", "resolve", "build", "import",
-                                           "list", "purge",  "ptx",     "doctor"};
+                                           "list", "purge",  "ptx",     "doctor",  "config"};
 
 std::span<const OptionSpec> options_of(std::string_view command)
 {
@@ -66,6 +73,9 @@ std::span<const OptionSpec> options_of(std::string_view command)
   }
   if (command == "ptx") {
     return k_ptx_options;
+  }
+  if (command == "config") {
+    return k_config_options;
   }
   if (command == "doctor") {
     return k_doctor_options;
@@ -560,6 +570,10 @@ Expected<Command> build_command(const RawArgs& raw)
   if (raw.command == "ptx") {
     return build_ptx(raw);
   }
+  if (raw.command == "config") {
+    TRY_ASSIGN(ConfigCommand config, parse_config_command(raw.options, raw.positionals));
+    return config;
+  }
   if (raw.command == "doctor") {
     return build_doctor(raw);
   }
@@ -570,23 +584,19 @@ Expected<Command> build_command(const RawArgs& raw)
 
 Environment environment_from_process()
 {
+  const EnvironmentMap process = d4r::environment_from_process();
   Environment env;
-  if (const char* socket = std::getenv("D4R_KERNELD_SOCKET")) {
-    env.kerneld_socket = socket;
-  }
-  if (const char* runtime_dir = std::getenv("XDG_RUNTIME_DIR")) {
-    env.xdg_runtime_dir = runtime_dir;
-  }
+  env.kerneld_socket = environment_value(process, k_env_kerneld_socket).value_or("");
+  env.xdg_runtime_dir = environment_value(process, "XDG_RUNTIME_DIR").value_or("");
   env.uid = static_cast<uint32_t>(getuid());
   return env;
 }
 
 std::string default_socket_path(const Environment& env)
 {
-  if (env.xdg_runtime_dir.starts_with("/")) {
-    return (std::filesystem::path(env.xdg_runtime_dir) / "d4r-kerneld" / "socket").string();
-  }
-  return "/run/user/" + std::to_string(env.uid) + "/d4r-kerneld/socket";
+  EnvironmentMap map;
+  map.emplace("XDG_RUNTIME_DIR", env.xdg_runtime_dir);
+  return d4r::default_socket_path(map, env.uid);
 }
 
 Expected<ParsedCommand> parse_command_line(std::span<const std::string> args,
@@ -604,6 +614,7 @@ Expected<ParsedCommand> parse_command_line(std::span<const std::string> args,
     return make_error(ErrorCode::invalid_argument, "--socket: the path is empty");
   }
   if (raw.socket) {
+    parsed.global.socket_given = true;
     parsed.global.socket = *raw.socket;
   } else if (!env.kerneld_socket.empty()) {
     parsed.global.socket = env.kerneld_socket;

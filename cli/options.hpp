@@ -3,6 +3,7 @@
 // every check that can be made locally (hash, kernel name, target, mode, numbers) is made here, so
 // a typo is a usage error (exit 2) and never a round trip.
 
+#include "cli/config_options.hpp"
 #include "util/error.hpp"
 #include "util/kernel_identity.hpp"
 
@@ -23,6 +24,7 @@ struct GlobalOptions {
   std::string socket; // resolved: --socket, else D4R_KERNELD_SOCKET, else the default path
   bool json = false;
   int64_t timeout_ms = k_default_timeout_ms;
+  bool socket_given = false;  // --socket was on the line (`config` says where the socket came from)
   bool timeout_given = false; // --timeout-ms was on the line (import has a longer default)
 };
 
@@ -108,7 +110,7 @@ struct DoctorCommand {
 using Command =
     std::variant<HelpCommand, VersionCommand, StatusCommand, ResolveCommand, ImportCommand,
                  ListCommand, PurgeCommand, PtxInspectCommand, PtxRewriteCommand,
-                 PtxTranslateCommand, PtxRunCommand, DoctorCommand>;
+                 PtxTranslateCommand, PtxRunCommand, ConfigCommand, DoctorCommand>;
 
 struct ParsedCommand {
   GlobalOptions global;
@@ -124,8 +126,9 @@ struct Environment {
 
 [[nodiscard]] Environment environment_from_process();
 
-// $XDG_RUNTIME_DIR/d4r-kerneld/socket, or /run/user/<uid>/d4r-kerneld/socket when it is unset or
-// not absolute (the XDG spec says to ignore a relative value).
+// The daemon's and games' rule (util/socket_path.hpp): $XDG_RUNTIME_DIR/d4r-kerneld/socket, or
+// /run/user/<uid>/d4r-kerneld/socket when it is unset or not absolute (the XDG spec says to ignore
+// a relative value).
 [[nodiscard]] std::string default_socket_path(const Environment& env);
 
 // Parses the arguments after argv[0]. Global options may appear anywhere, before or after the

@@ -1,10 +1,13 @@
 #include "client/client_options.hpp"
 
+#include "util/environment.hpp"
+#include "util/settings.hpp"
+#include "util/socket_path.hpp"
+
 #include <algorithm>
 #include <cstddef>
-#include <cstdlib>
+#include <cstdio>
 #include <cstring>
-#include <strings.h>
 #include <unistd.h>
 
 namespace d4r::client {
@@ -21,52 +24,52 @@ d4rk_options copy_sized(const d4rk_options& given)
   return options;
 }
 
-const char* environment(const char* name)
+// The C options' explicit choices: they win over the environment and the config file.
+SwitchFlags flags_of(const d4rk_options& options)
 {
-  const char* value = std::getenv(name);
-  return value ? value : "";
+  SwitchFlags flags;
+  if (options.mode == D4RK_MODE_ACCURACY || options.mode == D4RK_MODE_FAST) {
+    flags[static_cast<size_t>(Switch::prefer_accuracy)] = {options.mode == D4RK_MODE_ACCURACY,
+                                                           "d4rk_options.mode"};
+  }
+  auto set = [&flags](Switch id, int32_t value, const char* field) {
+    if (value == D4RK_SWITCH_ON || value == D4RK_SWITCH_OFF) {
+      flags[static_cast<size_t>(id)] = {value == D4RK_SWITCH_ON, field};
+    }
+  };
+  set(Switch::native_fp8, options.fp8_native, "d4rk_options.fp8_native");
+  set(Switch::native_swin_encoders, options.native_swin_encoders,
+      "d4rk_options.native_swin_encoders");
+  return flags;
 }
 
-bool switch_from_environment(const char* name, bool swin_spelling)
+// A value the game's environment or config file spells in no known way is used as if unset (the
+// next source serves), and said once: the game must not get the fast set silently.
+void log_problem(const d4rk_options& options, const std::string& problem)
 {
-  const char* value = environment(name);
-  if (std::strcmp(value, "0") == 0) {
-    return false;
+  const std::string message = "settings: " + problem + "; ignored";
+  if (options.log_fn) {
+    options.log_fn(options.log_user_data, message.c_str());
+    return;
   }
-  // d4r's NativeSwinEncoders switch also takes words; the FP8 switch is only ever 0 or 1.
-  return !(swin_spelling && (strcasecmp(value, "false") == 0 || strcasecmp(value, "off") == 0));
+  std::fprintf(stderr, "d4r-kernel-client: %s\n", message.c_str());
 }
 
-bool read_switch(int32_t value, const char* variable, bool swin_spelling)
-{
-  if (value == D4RK_SWITCH_OFF) {
-    return false;
-  }
-  if (value == D4RK_SWITCH_ON) {
-    return true;
-  }
-  return switch_from_environment(variable, swin_spelling);
-}
-
-Selection read_selection(const d4rk_options& options)
+Selection read_selection(const d4rk_options& options, const EnvironmentMap& environment)
 {
   Selection selection;
   if (options.target) {
     selection.target = options.target;
-  } else if (std::string_view arch = environment("D4R_GPU_ARCH"); arch.starts_with("gfx")) {
-    selection.target = arch;
+  } else if (std::optional<std::string> arch = gpu_arch_from_environment(environment)) {
+    selection.target = *arch;
   }
-  if (options.mode == D4RK_MODE_ACCURACY) {
-    selection.mode = Mode::accuracy;
-  } else if (options.mode == D4RK_MODE_FAST) {
-    selection.mode = Mode::fast;
-  } else {
-    bool accuracy = std::strcmp(environment("D4R_PREFER_ACCURACY"), "1") == 0;
-    selection.mode = accuracy ? Mode::accuracy : Mode::fast;
+  Settings settings = read_settings(flags_of(options), environment);
+  for (const std::string& problem : settings.problems) {
+    log_problem(options, problem);
   }
-  selection.fp8_native = read_switch(options.fp8_native, "D4R_ZLUDA_WMMA_FP8_NATIVE", false);
-  selection.native_swin_encoders =
-      read_switch(options.native_swin_encoders, "D4R_NATIVE_SWIN_ENCODERS", true);
+  selection.mode = settings.at(Switch::prefer_accuracy).value ? Mode::accuracy : Mode::fast;
+  selection.fp8_native = settings.at(Switch::native_fp8).value;
+  selection.native_swin_encoders = settings.at(Switch::native_swin_encoders).value;
   return selection;
 }
 
@@ -74,11 +77,7 @@ Selection read_selection(const d4rk_options& options)
 
 std::string default_socket_path()
 {
-  std::string runtime_dir = environment("XDG_RUNTIME_DIR");
-  if (runtime_dir.empty()) {
-    runtime_dir = "/run/user/" + std::to_string(getuid());
-  }
-  return runtime_dir + "/d4r-kerneld/socket";
+  return d4r::default_socket_path(environment_from_process(), static_cast<uint32_t>(getuid()));
 }
 
 Expected<ClientOptions> read_options(const d4rk_options* given)
@@ -100,12 +99,14 @@ Expected<ClientOptions> read_options(const d4rk_options* given)
                         "client options: unknown switch value " + std::to_string(value));
     }
   }
+  const EnvironmentMap environment = environment_from_process();
   ClientOptions result;
-  result.socket_path =
-      options.socket_path && *options.socket_path ? options.socket_path : default_socket_path();
+  result.socket_path = options.socket_path && *options.socket_path
+                           ? std::string(options.socket_path)
+                           : d4r::default_socket_path(environment, static_cast<uint32_t>(getuid()));
   int64_t budget = options.budget_ms == 0 ? D4RK_DEFAULT_BUDGET_MS : options.budget_ms;
   result.budget_ms = std::min<int64_t>(budget, D4RK_MAX_BUDGET_MS);
-  result.selection = read_selection(options);
+  result.selection = read_selection(options, environment);
   result.log_fn = options.log_fn;
   result.log_user_data = options.log_user_data;
   result.memo = (options.flags & D4RK_FLAG_NO_MEMO) == 0;

@@ -1,7 +1,8 @@
 #pragma once
 // The client's settings in C++ form: the C options struct read field by field (up to its
-// struct_size), with the game's environment filling what the caller left to it, as d4r's CUDA
-// bridge reads those variables (../shared/reference/d4r-contract.md, section 2).
+// struct_size), with the game's environment and then the user's config file filling what the
+// caller left to it (util/settings.hpp: the same reading as the daemon's and the CLI's; the
+// variables as d4r's CUDA bridge names them, ../shared/reference/d4r-contract.md, section 2).
 
 #include "client/d4r_kernel_client.h"
 #include "util/error.hpp"
@@ -34,7 +35,8 @@ struct ClientOptions {
 // NULL options: every default. Refuses a struct_size of 0 (the caller forgot to set it).
 [[nodiscard]] Expected<ClientOptions> read_options(const d4rk_options* options);
 
-// $XDG_RUNTIME_DIR/d4r-kerneld/socket, or /run/user/<uid>/d4r-kerneld/socket without it.
+// This process's socket rule (util/socket_path.hpp): $XDG_RUNTIME_DIR/d4r-kerneld/socket, or
+// /run/user/<uid>/d4r-kerneld/socket without it.
 [[nodiscard]] std::string default_socket_path();
 
 } // namespace d4r::client

@@ -42,7 +42,10 @@ extern "C" {
 #define D4RK_ERROR_INTERNAL (-3)         /* an unexpected library failure: nothing was done */
 
 /* d4rk_options.mode */
-#define D4RK_MODE_FROM_ENVIRONMENT 0 /* D4R_PREFER_ACCURACY=1: accuracy, otherwise fast */
+/* FROM_ENVIRONMENT (and D4RK_SWITCH_FROM_ENVIRONMENT): the game's D4R_* variable, else the [Kernels]
+ * key of $XDG_CONFIG_HOME/d4r-kerneld/config (else ~/.config/...), else d4r's default. A switch
+ * reads 1/true/on/yes and 0/false/off/no in any case; any other value is logged and ignored. */
+#define D4RK_MODE_FROM_ENVIRONMENT 0 /* D4R_PREFER_ACCURACY / PreferAccuracy; default fast */
 #define D4RK_MODE_FAST 1
 #define D4RK_MODE_ACCURACY 2
 
@@ -87,10 +90,10 @@ typedef struct d4rk_options {
   const char* target;      /* NULL: D4R_GPU_ARCH if it starts with "gfx", else the daemon's GPU;
                               "": the daemon's GPU */
   int32_t mode;            /* D4RK_MODE_* */
-  int32_t fp8_native;      /* D4RK_SWITCH_*; from the environment: D4R_ZLUDA_WMMA_FP8_NATIVE=0 is
-                              off, anything else on */
+  int32_t fp8_native;      /* D4RK_SWITCH_*; from the environment: D4R_ZLUDA_WMMA_FP8_NATIVE
+                              (NativeFp8), default on */
   int32_t native_swin_encoders; /* D4RK_SWITCH_*; from the environment: D4R_NATIVE_SWIN_ENCODERS
-                                   of 0, false or off is off, anything else on */
+                                   (NativeSwinEncoders), default on */
   d4rk_log_fn log_fn;      /* NULL: lines go to stderr, prefixed "d4r-kernel-client: " */
   void* log_user_data;
   uint32_t flags;          /* D4RK_FLAG_*; 0 for a hook */

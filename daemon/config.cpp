@@ -1,5 +1,10 @@
 #include "daemon/config.hpp"
 
+#include "util/environment.hpp"
+#include "util/settings.hpp"
+#include "util/socket_path.hpp"
+#include "util/variables.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,43 +17,19 @@ namespace d4r::daemon {
 
 namespace {
 
-using Environment = std::map<std::string, std::string, std::less<>>;
+using Environment = EnvironmentMap;
 
 // What the transport needs beside one largest upload: the message's framing and other calls.
 constexpr int64_t k_transport_headroom = 4LL << 20;
 
 Environment to_map(const std::vector<std::string>& environment)
 {
-  Environment map;
-  for (const std::string& entry : environment) {
-    size_t equals = entry.find('=');
-    if (equals != std::string::npos) {
-      map.emplace(entry.substr(0, equals), entry.substr(equals + 1));
-    }
-  }
-  return map;
+  return environment_from_entries(environment);
 }
 
 std::optional<std::string> lookup(const Environment& env, std::string_view name)
 {
-  auto it = env.find(name);
-  if (it == env.end() || it->second.empty()) {
-    return std::nullopt;
-  }
-  return it->second;
-}
-
-// d4r's switches take 0/1; accept the usual spellings and refuse anything else loudly.
-Expected<bool> parse_switch(std::string_view name, std::string_view value)
-{
-  if (value == "1" || value == "true" || value == "on" || value == "yes") {
-    return true;
-  }
-  if (value == "0" || value == "false" || value == "off" || value == "no") {
-    return false;
-  }
-  return make_error(ErrorCode::invalid_argument,
-                    std::string(name) + "=" + std::string(value) + ": expected 0 or 1");
+  return environment_value(env, name);
 }
 
 Expected<int64_t> parse_size(std::string_view flag, std::string_view text)
@@ -81,22 +62,19 @@ Expected<void> apply_environment(const Environment& env, DaemonConfig& config)
   } else if (std::optional<std::string> home = lookup(env, "HOME")) {
     config.cache_dir = std::filesystem::path(*home) / ".cache" / "d4r-kerneld";
   }
-  if (std::optional<std::string> native = lookup(env, "D4R_ZLUDA_NATIVE_DIR")) {
+  if (std::optional<std::string> native = lookup(env, k_env_native_dir)) {
     config.native_dir = *native;
   }
-  if (std::optional<std::string> arch = lookup(env, "D4R_GPU_ARCH"); arch && arch->starts_with("gfx")) {
-    config.gpu_arch = *arch;
+  config.gpu_arch = gpu_arch_from_environment(env);
+  // The switches as games read them (util/settings.hpp): the environment over the config file.
+  // A value in no known spelling refuses to start, loudly, rather than serve another set.
+  Settings settings = read_settings({}, env);
+  if (!settings.problems.empty()) {
+    return make_error(ErrorCode::invalid_argument, settings.problems.front());
   }
-  if (std::optional<std::string> accuracy = lookup(env, "D4R_PREFER_ACCURACY")) {
-    TRY_ASSIGN(bool prefer, parse_switch("D4R_PREFER_ACCURACY", *accuracy));
-    config.default_mode = prefer ? Mode::accuracy : Mode::fast;
-  }
-  if (std::optional<std::string> fp8 = lookup(env, "D4R_ZLUDA_WMMA_FP8_NATIVE")) {
-    TRY_ASSIGN(config.fp8_native, parse_switch("D4R_ZLUDA_WMMA_FP8_NATIVE", *fp8));
-  }
-  if (std::optional<std::string> swin = lookup(env, "D4R_NATIVE_SWIN_ENCODERS")) {
-    TRY_ASSIGN(config.native_swin_encoders, parse_switch("D4R_NATIVE_SWIN_ENCODERS", *swin));
-  }
+  config.default_mode = settings.at(Switch::prefer_accuracy).value ? Mode::accuracy : Mode::fast;
+  config.fp8_native = settings.at(Switch::native_fp8).value;
+  config.native_swin_encoders = settings.at(Switch::native_swin_encoders).value;
   return {};
 }
 
@@ -234,11 +212,7 @@ Expected<bool> apply_flag(FlagCursor& cursor, ParsedConfig& parsed)
 
 std::filesystem::path default_socket_path(const std::vector<std::string>& environment)
 {
-  Environment env = to_map(environment);
-  if (std::optional<std::string> runtime = lookup(env, "XDG_RUNTIME_DIR")) {
-    return std::filesystem::path(*runtime) / "d4r-kerneld" / "socket";
-  }
-  return std::filesystem::path("/run/user") / std::to_string(getuid()) / "d4r-kerneld" / "socket";
+  return d4r::default_socket_path(to_map(environment), static_cast<uint32_t>(getuid()));
 }
 
 Expected<ParsedConfig> parse_config(const std::vector<std::string>& args,
@@ -296,7 +270,8 @@ Under systemd it takes its socket from d4r-kerneld.socket and reports READY/STOP
 options:
   --foreground            run attached to the terminal, logging to stderr (the default
                           when not started by systemd)
-  --socket PATH           Unix socket (default $XDG_RUNTIME_DIR/d4r-kerneld/socket)
+  --socket PATH           Unix socket (default $XDG_RUNTIME_DIR/d4r-kerneld/socket, else
+                          /run/user/UID/d4r-kerneld/socket: where games connect)
   --cache-dir DIR         cache root (default $XDG_CACHE_HOME/d4r-kerneld)
   --native-dir DIR        d4r release directory to serve (env D4R_ZLUDA_NATIVE_DIR)
   --gpu-arch gfxNNNN      GPU target instead of KFD detection (env D4R_GPU_ARCH)
@@ -341,10 +316,13 @@ on-demand builds (native sources of kernels/, compiled in isolated worker proces
   --version               print the version and exit
   -h, --help              print this help and exit
 
-environment (as d4r's CUDA bridge reads it; each request may override it):
-  D4R_PREFER_ACCURACY=1         default to the accuracy set
-  D4R_ZLUDA_WMMA_FP8_NATIVE=0   do not use the <gfx12>-fp8 folders
-  D4R_NATIVE_SWIN_ENCODERS=0    do not serve rrlite_enc1_4x4 / rrlite_enc2_4x4
+environment (as d4r's CUDA bridge reads it; each request may override it), over the [Kernels]
+keys of $XDG_CONFIG_HOME/d4r-kerneld/config (else ~/.config/d4r-kerneld/config, d4r.ini's syntax);
+switches take 1/true/on/yes or 0/false/off/no in any case, anything else refuses to start:
+  D4R_PREFER_ACCURACY=1         PreferAccuracy = true       default to the accuracy set
+  D4R_ZLUDA_WMMA_FP8_NATIVE=0   NativeFp8 = false           do not use the <gfx12>-fp8 folders
+  D4R_NATIVE_SWIN_ENCODERS=0    NativeSwinEncoders = false  do not serve rrlite_enc1_4x4 /
+                                                            rrlite_enc2_4x4
 )";
 }
 

@@ -1,6 +1,7 @@
 #pragma once
-// The daemon's configuration: command-line flags over environment variables over defaults.
-// The environment variables are the ones d4r users already set for the CUDA bridge.
+// The daemon's configuration: command-line flags over environment variables over the config file
+// over defaults. The environment variables are the ones d4r users already set for the CUDA bridge,
+// read with the client's and the CLI's code (util/settings.hpp, util/socket_path.hpp).
 
 #include "util/error.hpp"
 #include "util/kernel_identity.hpp"
@@ -19,7 +20,7 @@ struct DaemonConfig {
   std::optional<std::filesystem::path> native_dir; // --native-dir, D4R_ZLUDA_NATIVE_DIR
   std::optional<std::string> gpu_arch;      // --gpu-arch, D4R_GPU_ARCH (when it starts with gfx)
   std::filesystem::path topology_root;      // --kfd-topology (tests point it at fixture trees)
-  Mode default_mode = Mode::fast;           // D4R_PREFER_ACCURACY=1
+  Mode default_mode = Mode::fast;           // D4R_PREFER_ACCURACY, else the file's PreferAccuracy
   bool fp8_native = true;                   // D4R_ZLUDA_WMMA_FP8_NATIVE
   bool native_swin_encoders = true;         // D4R_NATIVE_SWIN_ENCODERS
   int64_t max_ptx_bytes = 64LL << 20;       // --max-ptx-bytes

@@ -104,11 +104,17 @@ bool DaemonProcess::start()
   std::vector<std::string> env;
   for (char** entry = environ; *entry != nullptr; ++entry) {
     std::string_view text(*entry);
-    if (!text.starts_with("D4R_") && !text.starts_with("LISTEN_")) {
+    if (!text.starts_with("D4R_") && !text.starts_with("LISTEN_") &&
+        !text.starts_with("XDG_CONFIG_HOME=")) {
       env.emplace_back(text);
     }
   }
   env.insert(env.end(), m_options.extra_env.begin(), m_options.extra_env.end());
+  // No config file of the user running the tests (util/config_file.hpp), unless a test names one.
+  if (std::none_of(m_options.extra_env.begin(), m_options.extra_env.end(),
+                   [](const std::string& entry) { return entry.starts_with("XDG_CONFIG_HOME="); })) {
+    env.push_back("XDG_CONFIG_HOME=" + (m_options.work_dir / "no-config").string());
+  }
   m_pid = fork();
   if (m_pid == 0) {
     if (m_options.log_file) {

@@ -19,7 +19,8 @@ using d4r::test::FakeDaemon;
 namespace pb = d4r::kernel::v1;
 
 constexpr const char* k_variables[] = {"D4R_GPU_ARCH", "D4R_PREFER_ACCURACY",
-                                       "D4R_ZLUDA_WMMA_FP8_NATIVE", "D4R_NATIVE_SWIN_ENCODERS"};
+                                       "D4R_ZLUDA_WMMA_FP8_NATIVE", "D4R_NATIVE_SWIN_ENCODERS",
+                                       "XDG_CONFIG_HOME"};
 
 class ClientSelection : public ::testing::Test {
 protected:
@@ -32,6 +33,8 @@ protected:
       unsetenv(name);
     }
     m_socket = d4r::test::fresh_temp_dir() + "/socket";
+    // No config file of the user running the tests (util/config_file.hpp).
+    setenv("XDG_CONFIG_HOME", (m_socket + ".no-config").c_str(), 1);
     m_daemon = std::make_unique<FakeDaemon>(m_socket);
     m_daemon->start();
   }
@@ -107,14 +110,15 @@ TEST_F(ClientSelection, SwinSwitchWordsAndOtherValues)
   }
 }
 
-TEST_F(ClientSelection, OnlyExactValuesSwitchModeAndFp8)
+// Every switch takes the words the daemon takes (util/boolean_spelling.hpp): `yes` is accuracy.
+TEST_F(ClientSelection, WordsSwitchModeAndFp8AsForTheDaemon)
 {
   setenv("D4R_PREFER_ACCURACY", "yes", 1);
   setenv("D4R_ZLUDA_WMMA_FP8_NATIVE", "false", 1);
   setenv("D4R_GPU_ARCH", "sm_89", 1);
   pb::Selection selection = sent_selection();
-  EXPECT_EQ(selection.mode(), pb::MODE_FAST);
-  EXPECT_TRUE(selection.fp8_native());
+  EXPECT_EQ(selection.mode(), pb::MODE_ACCURACY);
+  EXPECT_FALSE(selection.fp8_native());
   EXPECT_EQ(selection.target(), "") << "an arch not starting with gfx is ignored";
 }
 

@@ -1,0 +1,30 @@
+#pragma once
+// `d4r-kernel config [--mode fast|accuracy] [--no-fp8] [--no-swin-encoders] [--target gfxNNNN]`,
+// parsed (options.cpp hands over the command's options and positionals). The flags are resolve's:
+// they show what a request with them would ask for, and win over the environment and the file.
+
+#include "util/error.hpp"
+#include "util/kernel_identity.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace d4r::cli {
+
+struct ConfigCommand {
+  std::optional<Mode> mode; // --mode
+  bool no_fp8 = false;      // --no-fp8
+  bool no_swin_encoders = false; // --no-swin-encoders
+  std::string target;       // --target; empty: D4R_GPU_ARCH, else the daemon's GPU
+};
+
+[[nodiscard]] std::string_view config_help();
+
+[[nodiscard]] Expected<ConfigCommand>
+parse_config_command(const std::vector<std::pair<std::string, std::string>>& options,
+                     const std::vector<std::string>& positionals);
+
+} // namespace d4r::cli
