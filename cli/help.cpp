@@ -167,6 +167,7 @@ Checks what a d4r-kerneld setup most often gets wrong, one line per finding:
   cache      the cache root and each mode's store writable, its index's integrity, its size
   env        the D4R_* variables a game started here sends (as the client library reads
              them) against the daemon's reading, misspelt names, ~/.config/d4r-kerneld/env
+  config file  ~/.config/d4r-kerneld/config ($XDG_CONFIG_HOME) as games and the daemon read it
 
 The paths are the daemon's: its configuration is computed from this environment as d4r-kerneld
 computes its own (a running daemon's answer wins for the target, release and cache), and the

@@ -320,6 +320,21 @@ TEST_F(DoctorTest, MisspeltAndMisreadVariablesWarn)
   EXPECT_NE(line(CheckLevel::ok, "env", "asks for mode accuracy"), "") << m_output;
 }
 
+TEST_F(DoctorTest, TheConfigFileIsReadAsGamesAndTheDaemonReadIt)
+{
+  write_file(m_home / ".config/d4r-kerneld/config",
+             "[Kernels]\nPreferAccuracy = yes\nIgnoreDenormals = true\n");
+  ASSERT_TRUE(start_daemon());
+  EXPECT_EQ(run(), 0) << m_output;
+  EXPECT_NE(line(CheckLevel::ok, "config file", "d4r-kerneld and games accept it"), "") << m_output;
+  EXPECT_NE(line(CheckLevel::ok, "config file", "IgnoreDenormals is not read"), "") << m_output;
+  write_file(m_home / ".config/d4r-kerneld/config", "[Kernels]\nNativeFp8 = sometimes\n");
+  EXPECT_EQ(run(), 1) << m_output;
+  EXPECT_NE(line(CheckLevel::fail, "config file", ":2: NativeFp8 = sometimes: not a switch value"),
+            "")
+      << m_output;
+}
+
 TEST_F(DoctorTest, AnEnvFileTheDaemonRefusesFails)
 {
   write_file(m_home / ".config/d4r-kerneld/env", "# settings\nD4R_PREFER_ACCURACY=maybe\n");
