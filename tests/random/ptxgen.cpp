@@ -415,7 +415,7 @@ void Builder::one_op()
       {&Builder::op_special_reg, 1, false},   {&Builder::op_load, 3, false, 2},   {&Builder::op_shfl, 4, true},
       {&Builder::op_vote, 2, true},           {&Builder::op_mma, 4, true, 3},     {&Builder::op_fp8_chain, 2, false, 3},
       {&Builder::op_int_more, 3, false, 3},   {&Builder::op_half_minmax, 2, false, 3},
-      {&Builder::op_warp_more, 2, true, 3}};
+      {&Builder::op_warp_more, 2, true, 3},   {&Builder::op_video, 4, false, 3}};
   int total = 0;
   auto weight_of = [&](const Weighted& family) {
     return (family.whole_warp && m_in_branch) || family.since > m_version ? 0 : family.weight;
@@ -516,13 +516,17 @@ void Builder::build(const Options& options)
       barrier_reduction();
     } else if (what == 5 && m_version >= 2) {
       shared_reduction();
-    } else if (what >= 6 && what <= 9 && m_version >= 3 && !m_in_branch) {
+    } else if (what >= 6 && what <= 11 && m_version >= 3 && !m_in_branch) {
       if (what == 6) {
         m_threads == k_warpgroup_threads ? wgmma_region() : one_op();
       } else if (what == 7) {
         bulk_load_region();
       } else if (what == 8) {
         bulk_store_region();
+      } else if (what == 10) {
+        matrix_region();
+      } else if (what == 11) {
+        cp_async_region();
       } else {
         m_cluster ? async_store_region() : one_op();
       }

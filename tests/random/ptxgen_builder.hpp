@@ -46,6 +46,7 @@ private:
   int64_t m_image_words = -1;        // where the image material starts in m_block (u64 words)
   int64_t m_meta_words = -1;         // where the sparsity metadata starts in m_block
   int m_staging = 0;                 // bulk-copy staging buffers declared
+  bool m_smat = false;               // stmatrix's buffer declared
   int m_regions3 = 0;                // version 3 regions written (wgmma, bulk, async)
   int m_wgmma_regions = 0, m_async_regions = 0;
 
@@ -118,6 +119,9 @@ private:
   void op_half_minmax();
   void op_warp_more();
   void wgmma_region();
+  void op_video();
+  void matrix_region();
+  void cp_async_region();
   void fill_image();
   Src image_value(); // a traced load of an image word (after the image is written)
   void bulk_load_region();

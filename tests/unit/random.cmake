@@ -13,6 +13,7 @@ add_library(d4r_ptxgen STATIC
   ${PROJECT_SOURCE_DIR}/tests/random/ptxgen_ops_more.cpp
   ${PROJECT_SOURCE_DIR}/tests/random/ptxgen_ops_tensor.cpp
   ${PROJECT_SOURCE_DIR}/tests/random/ptxgen_ops_async.cpp
+  ${PROJECT_SOURCE_DIR}/tests/random/ptxgen_ops_video.cpp
   ${PROJECT_SOURCE_DIR}/tests/random/results.cpp)
 target_include_directories(d4r_ptxgen PUBLIC ${PROJECT_SOURCE_DIR})
 d4r_warnings(d4r_ptxgen)

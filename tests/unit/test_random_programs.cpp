@@ -150,6 +150,18 @@ const std::vector<Form>& version3_forms()
       {"cvt .tf32", "cvt.r", {".tf32.f32"}},
       {"packed 16x2 integers", "", {"16x2 %r"}},
       {"half min/max .xorsign.abs", "m", {".xorsign.abs.f16", ".xorsign.abs.bf16"}},
+      {"video scalar", "v", {"vadd.", "vsub.", "vabsdiff.", "vmin.", "vmax."}},
+      {"video secondary op", "v", {"32.add ", "32.min ", "32.max ", ".sat.add ", ".sat.min ", ".sat.max "}},
+      {"video shift", "vsh", {".clamp ", ".wrap "}},
+      {"video SIMD x2", "v", {"2.u32.", "2.s32."}},
+      {"video SIMD x4", "v", {"4.u32.", "4.s32."}},
+      {"ldmatrix", "ldmatrix.sync.aligned.m8n8", {".x1", ".x2", ".x4"}},
+      {"ldmatrix .trans", "ldmatrix.sync.aligned.m8n8", {".trans"}},
+      {"stmatrix", "stmatrix.sync.aligned.m8n8", {".shared.b16"}},
+      {"movmatrix", "movmatrix.sync.aligned.m8n8.trans.b16", {" "}},
+      {"cp.async", "cp.async.c", {".shared.global"}},
+      {"cp.async zero fill", "cp.async.ca.shared.global", {"4, ", "8, ", "16, "}},
+      {"cp.async.wait", "cp.async.wait", {"_group 0;", "_all;"}},
   };
   return forms;
 }
