@@ -9,6 +9,7 @@
 #include "cli/output.hpp"
 #include "cli/ptx_rewrite.hpp"
 #include "cli/ptx_translate.hpp"
+#include "cli/warm_command.hpp"
 #include "compiler/ptx/container.hpp"
 
 #include <algorithm>
@@ -374,6 +375,8 @@ int run_command(const ParsedCommand& parsed, Io& io)
           return run_ptx_run(global, cmd, io);
         } else if constexpr (std::is_same_v<T, ConfigCommand>) {
           return run_config(config_inputs_from_process(global, cmd), global.json, io.out);
+        } else if constexpr (std::is_same_v<T, WarmCommand>) {
+          return run_warm(global, cmd, io);
         } else if constexpr (std::is_same_v<T, DoctorCommand>) {
           return run_doctor(doctor_inputs_from_process(global, cmd), global.json, io.out);
         } else {

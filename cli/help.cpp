@@ -1,5 +1,7 @@
 #include "cli/help.hpp"
 
+#include "cli/warm_options.hpp"
+
 #include "cli/config_options.hpp"
 
 namespace d4r::cli {
@@ -15,6 +17,7 @@ commands:
   resolve   ask for the replacement of one kernel of one PTX module (--out saves it)
   build     build a kernel from its recipe for a target and mode (--out saves it)
   import    import a d4r release directory into the cache
+  warm      build ahead, in the daemon's background, every kernel a DLL's modules would be served
   list      the cached kernels
   purge     remove cached kernels
   ptx       inspect a PTX file, fatbin or DLL locally: modules, hashes, entries; or
@@ -42,6 +45,7 @@ exit status:
   4  resolve: REJECTED
   5  the daemon is unreachable, failed the call, or sent a reply that does not check out
   6  a local step failed (writing the --out file; ptx: reading or decoding FILE)
+  130  warm: interrupted (Ctrl-C)
 )";
 
 constexpr std::string_view k_status_help = R"(usage: d4r-kernel status [--json]
@@ -167,7 +171,6 @@ Checks what a d4r-kerneld setup most often gets wrong, one line per finding:
   cache      the cache root and each mode's store writable, its index's integrity, its size
   env        the D4R_* variables a game started here sends (as the client library reads
              them) against the daemon's reading, misspelt names, ~/.config/d4r-kerneld/env
-  config file  ~/.config/d4r-kerneld/config ($XDG_CONFIG_HOME) as games and the daemon read it
 
 The paths are the daemon's: its configuration is computed from this environment as d4r-kerneld
 computes its own (a running daemon's answer wins for the target, release and cache), and the
@@ -181,6 +184,9 @@ exit status: 0 no check FAILed (warnings allowed), 1 a check FAILed, 2 usage err
 
 std::string help_text(std::string_view topic)
 {
+  if (topic == "warm") {
+    return std::string(warm_help());
+  }
   if (topic == "doctor") {
     return std::string(k_doctor_help);
   }

@@ -54,8 +54,13 @@ constexpr OptionSpec k_config_options[] = {
     {"--mode", true}, {"--no-fp8", false}, {"--no-swin-encoders", false}, {"--target", true},
 };
 
+constexpr OptionSpec k_warm_options[] = {
+    {"--rr-dll", true}, {"--targets", true}, {"--mode", true}, {"--no-fp8", false},
+    {"--no-swin-encoders", false}, {"--max-decompressed", true},
+};
+
 constexpr std::string_view k_commands[] = {"help", "status", "resolve", "build", "import",
-                                           "list", "purge",  "ptx",     "doctor",  "config"};
+                                           "list", "purge",  "ptx",     "doctor",  "config", "warm"};
 
 std::span<const OptionSpec> options_of(std::string_view command)
 {
@@ -79,6 +84,9 @@ std::span<const OptionSpec> options_of(std::string_view command)
   }
   if (command == "doctor") {
     return k_doctor_options;
+  }
+  if (command == "warm") {
+    return k_warm_options;
   }
   return {};
 }
@@ -576,6 +584,10 @@ Expected<Command> build_command(const RawArgs& raw)
   }
   if (raw.command == "doctor") {
     return build_doctor(raw);
+  }
+  if (raw.command == "warm") {
+    TRY_ASSIGN(WarmCommand warm, parse_warm_command(raw.options, raw.positionals));
+    return warm;
   }
   return build_list_or_purge(raw);
 }

@@ -4,6 +4,7 @@
 // a typo is a usage error (exit 2) and never a round trip.
 
 #include "cli/config_options.hpp"
+#include "cli/warm_options.hpp"
 #include "util/error.hpp"
 #include "util/kernel_identity.hpp"
 
@@ -110,7 +111,8 @@ struct DoctorCommand {
 using Command =
     std::variant<HelpCommand, VersionCommand, StatusCommand, ResolveCommand, ImportCommand,
                  ListCommand, PurgeCommand, PtxInspectCommand, PtxRewriteCommand,
-                 PtxTranslateCommand, PtxRunCommand, ConfigCommand, DoctorCommand>;
+                 PtxTranslateCommand, PtxRunCommand, ConfigCommand, DoctorCommand,
+                 WarmCommand>;
 
 struct ParsedCommand {
   GlobalOptions global;

@@ -9,6 +9,7 @@
 #include "compiler/recipe.hpp"
 #include "compiler/translate/translator_fingerprint.hpp"
 #include "compiler/worker/toolchains.hpp"
+#include "daemon/build_pool.hpp"
 #include "daemon/negative_cache.hpp"
 #include "daemon/single_flight.hpp"
 #include "daemon/task_pool.hpp"
@@ -106,6 +107,8 @@ public:
   [[nodiscard]] BuildStats stats() const;
   [[nodiscard]] std::string toolchain_of(const std::string& target) const;
   [[nodiscard]] std::vector<std::string> recipe_names() const;
+  // Builds that run at once for each priority (BuildOptions::threads, build_pool.hpp).
+  [[nodiscard]] int threads() const { return m_pool.threads(); }
   void forget_failures(); // after a purge
   // Drops the builds nobody has started and kills the running ones: their waiters get failed
   // answers at once, and nothing is remembered of them. For a daemon asked to stop; not undone.
@@ -131,7 +134,7 @@ private:
   std::map<std::string, std::string> m_toolchain_of_target; // target -> fingerprint
 
   std::map<std::string, std::string> m_recipe_fingerprints; // recipe name -> digest of its inputs
-  TaskPool m_pool; // the build workers: a game's request is queued before background work
+  BuildPool m_pool; // the build workers: a game's request never waits for background work
 
   // The single-flight table and the counters: the one lock of this class.
   mutable std::mutex m_mutex;

@@ -138,6 +138,12 @@ public:
   // `d4r-kernel build`: the recipe's object for a target and mode, for any module.
   [[nodiscard]] ResolveAnswer build(const ResolveQuery& query);
   [[nodiscard]] Expected<PrepareAnswer> prepare(const PrepareQuery& query);
+  // `d4r-kernel warm` (warm_jobs.hpp; defined in kernel_core_warm.cpp): the entries of a module
+  // that resolve would serve for the selection, found as prepare() finds them but with no side
+  // effect, and whether a ptx recipe among them needs the module's upload.
+  [[nodiscard]] Expected<PrepareAnswer> warm_plan(const PrepareQuery& query) const;
+  // Builds that run at once for each priority (build_pool.hpp); 1 without recipes.
+  [[nodiscard]] int build_threads() const;
   [[nodiscard]] Expected<int64_t> put_module(uint64_t module_hash, const Sha256& digest,
                                              std::string_view ptx);
   // Before a PutModule body waits for a request thread: its share of --upload-memory, held until
@@ -157,6 +163,7 @@ public:
 
   [[nodiscard]] Counters& counters() { return m_counters; }
   [[nodiscard]] const DaemonConfig& config() const { return m_config; }
+  [[nodiscard]] const std::string& detected_target() const { return m_detected_target; }
   // One sweep of the cache root's leftovers (housekeeping.hpp), logged; the daemon runs it a
   // minute after start and then hourly on a thread of its own.
   HousekeepingReport sweep();

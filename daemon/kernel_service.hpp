@@ -6,6 +6,7 @@
 
 #include "daemon/kernel_core.hpp"
 #include "daemon/task_pool.hpp"
+#include "daemon/warm_jobs.hpp"
 #include "daemon/warm_queries.hpp"
 
 #include "d4r/kernel/v1/kernel.grpc.pb.h"
@@ -18,7 +19,10 @@ namespace pb = ::d4r::kernel::v1;
 
 class KernelService final : public pb::KernelService::CallbackService {
 public:
-  KernelService(KernelCore& core, TaskPool& pool) : m_core(core), m_pool(pool) {}
+  KernelService(KernelCore& core, TaskPool& pool)
+      : m_core(core), m_pool(pool), m_warm_jobs(core, core.build_threads())
+  {
+  }
 
   grpc::ServerUnaryReactor* Prepare(grpc::CallbackServerContext* context,
                                     const pb::PrepareRequest* request,
@@ -43,6 +47,12 @@ public:
   grpc::ServerUnaryReactor* Purge(grpc::CallbackServerContext* context,
                                   const pb::PurgeRequest* request,
                                   pb::PurgeReply* reply) override;
+  // `d4r-kernel warm` (warm_jobs.hpp): warm_service.cpp.
+  grpc::ServerUnaryReactor* Warm(grpc::CallbackServerContext* context,
+                                 const pb::WarmRequest* request, pb::WarmReply* reply) override;
+  grpc::ServerUnaryReactor* WarmStatus(grpc::CallbackServerContext* context,
+                                       const pb::WarmStatusRequest* request,
+                                       pb::WarmStatusReply* reply) override;
 
 private:
   // Queues `work` and finishes the reactor with its status; a request whose deadline passed in
@@ -66,6 +76,7 @@ private:
   KernelCore& m_core;
   TaskPool& m_pool;
   WarmQueries m_warm; // Resolve requests answered inline (warm_queries.hpp)
+  WarmJobs m_warm_jobs; // last: its drivers stop before anything they use goes
 };
 
 } // namespace d4r::daemon
