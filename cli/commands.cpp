@@ -6,6 +6,7 @@
 #include "cli/doctor.hpp"
 #include "cli/exit_code.hpp"
 #include "cli/help.hpp"
+#include "cli/metrics.hpp"
 #include "cli/output.hpp"
 #include "cli/ptx_rewrite.hpp"
 #include "cli/ptx_translate.hpp"
@@ -377,6 +378,8 @@ int run_command(const ParsedCommand& parsed, Io& io)
           return run_config(config_inputs_from_process(global, cmd), global.json, io.out);
         } else if constexpr (std::is_same_v<T, WarmCommand>) {
           return run_warm(global, cmd, io);
+        } else if constexpr (std::is_same_v<T, MetricsCommand>) {
+          return run_metrics(global, io);
         } else if constexpr (std::is_same_v<T, DoctorCommand>) {
           return run_doctor(doctor_inputs_from_process(global, cmd), global.json, io.out);
         } else {

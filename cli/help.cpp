@@ -3,6 +3,7 @@
 #include "cli/warm_options.hpp"
 
 #include "cli/config_options.hpp"
+#include "cli/metrics.hpp"
 
 namespace d4r::cli {
 
@@ -14,6 +15,7 @@ Talks to d4r-kerneld, the kernel JIT daemon, over its Unix socket.
 
 commands:
   status    the daemon's version, target, native dir, cache statistics and counters
+  metrics   the same counters as a Prometheus text-format scrape
   resolve   ask for the replacement of one kernel of one PTX module (--out saves it)
   build     build a kernel from its recipe for a target and mode (--out saves it)
   import    import a d4r release directory into the cache
@@ -52,7 +54,13 @@ constexpr std::string_view k_status_help = R"(usage: d4r-kernel status [--json]
 
 Prints the daemon's version, pid and uptime, the detected GPU target, the native (release) dir,
 per accuracy mode the cache entries, bytes and size cap, hits, misses, evictions and quarantined
-objects, and the daemon's counters.
+objects, the trash (removed objects waiting out their grace) and index replacements, and the
+daemon's counters; then per mode Resolve hits and misses, why each miss missed (new, evicted,
+stale_toolchain, stale_translator, corrupt, unlisted_hash, rejected, unsupported_instruction,
+build_failed, host_variables, tensor_maps, no_replacement, no_module, busy, in_flight, error),
+build times (average, max, a histogram) and bytes served and built; per game (the executable
+name each game's client sends; kept in the daemon, shown here, sent nowhere) hits, misses and
+builds. `d4r-kernel metrics` prints the same as a Prometheus scrape.
 )";
 
 constexpr std::string_view k_resolve_help =
@@ -195,6 +203,9 @@ std::string help_text(std::string_view topic)
   }
   if (topic == "status") {
     return std::string(k_status_help);
+  }
+  if (topic == "metrics") {
+    return std::string(metrics_help());
   }
   if (topic == "resolve") {
     return std::string(k_resolve_help);

@@ -60,7 +60,8 @@ constexpr OptionSpec k_warm_options[] = {
 };
 
 constexpr std::string_view k_commands[] = {"help", "status", "resolve", "build", "import",
-                                           "list", "purge",  "ptx",     "doctor",  "config", "warm"};
+                                           "list", "purge",  "ptx",     "doctor",  "config", "warm",
+                                           "metrics"};
 
 std::span<const OptionSpec> options_of(std::string_view command)
 {
@@ -124,7 +125,7 @@ Expected<void> add_positional(RawArgs& raw, const std::string& arg)
   if (!is_command(arg)) {
     return make_error(ErrorCode::invalid_argument,
                       "unknown command '" + arg.substr(0, 64) +
-                          "' (expected status, resolve, build, import, list, purge, ptx, doctor or help)");
+                          "' (expected status, resolve, build, import, list, purge, ptx, doctor, metrics or help)");
   }
   raw.command = arg;
   return {};
@@ -565,6 +566,10 @@ Expected<Command> build_command(const RawArgs& raw)
   if (raw.command == "status") {
     TRY(expect_positionals(raw, 0));
     return StatusCommand{};
+  }
+  if (raw.command == "metrics") {
+    TRY(expect_positionals(raw, 0));
+    return MetricsCommand{};
   }
   if (raw.command == "resolve") {
     return build_resolve(raw);

@@ -37,6 +37,8 @@ struct VersionCommand {};
 
 struct StatusCommand {};
 
+struct MetricsCommand {}; // cli/metrics.hpp
+
 struct ResolveCommand {
   uint64_t module_hash = 0;
   std::string kernel;
@@ -112,7 +114,7 @@ using Command =
     std::variant<HelpCommand, VersionCommand, StatusCommand, ResolveCommand, ImportCommand,
                  ListCommand, PurgeCommand, PtxInspectCommand, PtxRewriteCommand,
                  PtxTranslateCommand, PtxRunCommand, ConfigCommand, DoctorCommand,
-                 WarmCommand>;
+                 WarmCommand, MetricsCommand>;
 
 struct ParsedCommand {
   GlobalOptions global;

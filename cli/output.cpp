@@ -1,5 +1,6 @@
 #include "cli/output.hpp"
 
+#include "cli/telemetry_output.hpp"
 #include "util/digest.hpp"
 
 #include <algorithm>
@@ -350,6 +351,7 @@ std::string status_text(const pb::StatusReply& reply, std::string_view socket)
   }
   out += "\n" + (reply.counters().empty() ? std::string("no counters yet\n") : counters.render());
   out += builds_text(reply.builds());
+  out += telemetry_text(reply);
   return out;
 }
 
@@ -384,6 +386,7 @@ void status_json(JsonWriter& json, const pb::StatusReply& reply, std::string_vie
   }
   json.end_object();
   builds_json(json, reply.builds());
+  telemetry_json(json, reply);
   json.end_object();
 }
 

@@ -1,5 +1,6 @@
 #include "client/client.hpp"
 
+#include "client/game_name.hpp"
 #include "util/ptx_identity.hpp"
 
 #include <algorithm>
@@ -112,6 +113,7 @@ void Client::prepare(const ModuleIdentity& module)
     request.add_entries(entry);
   }
   fill_selection(m_options.selection, *request.mutable_selection());
+  request.set_game(this_game());
   grpc::ClientContext context;
   set_deadline(context, deadline);
   pb::PrepareReply reply;
@@ -195,6 +197,7 @@ ResolveResult Client::resolve(uint64_t module_hash, std::string_view kernel_name
   request.set_accept_path(true);
   request.set_mirrors_host_variables(m_options.mirrors_host_variables);
   request.set_writes_d4r_tensor_maps(m_options.writes_d4r_tensor_maps);
+  request.set_game(this_game());
   // A second request only when the object named did not read back as its digest: the daemon
   // checks it again and answers anew, within what is left of the budget.
   std::optional<std::string> damaged;

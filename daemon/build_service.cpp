@@ -187,14 +187,22 @@ Expected<BuildAnswer> BuildService::obtain(const compiler::Recipe& recipe, std::
   TRY_ASSIGN(cache::CacheKey key, key_for(recipe, kernel, target, module ? module->hash : 0));
   TRY_ASSIGN(std::optional<cache::Hit> hit, m_cache.lookup(mode, key));
   if (hit) {
-    return BuildAnswer{BuildState::ready, std::move(hit), ""};
+    if (m_options.telemetry) {
+      m_options.telemetry->misses().note_present(mode, key);
+    }
+    return BuildAnswer{BuildState::ready, std::move(hit), "", std::nullopt, false};
+  }
+  std::optional<MissReason> miss;
+  if (m_options.telemetry) {
+    miss = m_options.telemetry->misses().classify(mode, key, m_cache);
   }
   std::string text = key_text(mode, key);
   if (std::optional<std::string> reason = m_negative.find(mode, text)) {
     std::lock_guard lock(m_mutex);
     ++m_negative_hits;
-    return BuildAnswer{BuildState::failed, std::nullopt, "build failed before: " + *reason};
+    return BuildAnswer{BuildState::failed, std::nullopt, "build failed before: " + *reason, miss, false};
   }
+  bool started = false;
   std::shared_ptr<Flight> flight;
   {
     std::lock_guard lock(m_mutex);
@@ -202,7 +210,7 @@ Expected<BuildAnswer> BuildService::obtain(const compiler::Recipe& recipe, std::
     if (found == m_flights.end()) {
       if (std::optional<std::string> full = queue_full(priority)) {
         ++m_rejected_queue_full;
-        return BuildAnswer{BuildState::rejected, std::nullopt, *full};
+        return BuildAnswer{BuildState::rejected, std::nullopt, *full, miss, false};
       }
     }
     auto [it, inserted] = m_flights.try_emplace(text);
@@ -222,6 +230,7 @@ Expected<BuildAnswer> BuildService::obtain(const compiler::Recipe& recipe, std::
       ++m_queued;
       record(*job, "queued", "");
       m_pool.submit(priority, [this, job] { run_job(job); });
+      started = true;
     }
     flight = it->second;
   }
@@ -229,13 +238,14 @@ Expected<BuildAnswer> BuildService::obtain(const compiler::Recipe& recipe, std::
   if (!wait_done(flight->done, lock, std::chrono::steady_clock::now() + wait_budget, cancelled,
                  [&] { return flight->result.has_value(); })) {
     return BuildAnswer{BuildState::pending, std::nullopt,
-                       "building " + std::string(kernel) + " for " + target + " (" + to_string(mode) + ")"};
+                       "building " + std::string(kernel) + " for " + target + " (" + to_string(mode) + ")",
+                       miss, started};
   }
   const Expected<cache::Hit>& result = *flight->result;
   if (!result) {
-    return BuildAnswer{BuildState::failed, std::nullopt, result.error().message};
+    return BuildAnswer{BuildState::failed, std::nullopt, result.error().message, miss, started};
   }
-  return BuildAnswer{BuildState::ready, *result, ""};
+  return BuildAnswer{BuildState::ready, *result, "", miss, started};
 }
 
 std::optional<std::string> BuildService::queue_full(Priority priority) const
@@ -262,6 +272,16 @@ void BuildService::run_job(const std::shared_ptr<Job>& job)
     record(*job, "running", "");
   }
   Expected<cache::Hit> result = build(*job);
+  if (m_options.telemetry) {
+    m_options.telemetry->record_build(
+        job->mode,
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                              job->started),
+        result ? result->size : 0, result.has_value());
+    if (result) {
+      m_options.telemetry->misses().note_present(job->mode, job->key);
+    }
+  }
   if (!result) {
     spdlog::warn("build: {}", result.error().message);
     if (is_remembered(result.error().code)) {

@@ -12,6 +12,7 @@
 #include "daemon/build_pool.hpp"
 #include "daemon/negative_cache.hpp"
 #include "daemon/single_flight.hpp"
+#include "daemon/telemetry.hpp"
 #include "daemon/task_pool.hpp"
 #include "daemon/worker_runner.hpp"
 #include "util/error.hpp"
@@ -46,6 +47,8 @@ struct BuildOptions {
   // Unset: the worker is asked at start-up (d4r-kernel-worker --toolchains). Tests whose worker
   // is a stand-in set the table here.
   std::optional<std::vector<compiler::TargetToolchain>> toolchains;
+  // Told of each finished build and of what the store had (miss reasons); null: nothing told.
+  Telemetry* telemetry = nullptr;
 };
 
 // The PTX module a ptx recipe builds: the client's upload in the daemon's module store.
@@ -60,6 +63,8 @@ struct BuildAnswer {
   BuildState state = BuildState::failed;
   std::optional<cache::Hit> hit; // ready
   std::string reason;            // pending, failed or rejected
+  std::optional<MissReason> miss; // the store had no object: why (telemetry)
+  bool started = false;           // this call queued the build
 };
 
 struct BuildRecord {

@@ -187,7 +187,9 @@ KernelCore::KernelCore(DaemonConfig config, std::string detected_target,
     m_catalog = std::make_unique<release::ReleaseCatalog>(*m_config.native_dir);
   }
   if (!recipes.empty()) {
-    m_builds = std::make_unique<BuildService>(*m_cache, std::move(recipes), build_options(m_config));
+    BuildOptions options = build_options(m_config);
+    options.telemetry = &m_telemetry;
+    m_builds = std::make_unique<BuildService>(*m_cache, std::move(recipes), std::move(options));
   }
   // The trash is collected every half minute (or half its grace, if shorter): a purge's files
   // wait out their grace, not the hour between sweeps.
@@ -279,7 +281,7 @@ Expected<EffectiveSelection> KernelCore::effective_selection(const SelectionQuer
 
 ResolveAnswer KernelCore::resolve(const ResolveQuery& query)
 {
-  return finish([&]() -> Expected<ResolveAnswer> {
+  ResolveAnswer resolved = finish([&]() -> Expected<ResolveAnswer> {
     TRY(validate_kernel_name(query.kernel));
     TRY_ASSIGN(EffectiveSelection selection, effective_selection(query.selection));
     if (query.damaged) {
@@ -294,18 +296,38 @@ ResolveAnswer KernelCore::resolve(const ResolveQuery& query)
     }
     // A request that joins another's flight waits for it no longer than its own budget.
     std::chrono::milliseconds budget = wait_budget_of(query);
+    bool shared = false;
     std::optional<Expected<ResolveAnswer>> answer =
         m_flights.run(flight_key(query, selection), [&] { return resolve_checked(query); },
-                      std::chrono::steady_clock::now() + budget, nullptr, query.cancelled);
+                      std::chrono::steady_clock::now() + budget, &shared, query.cancelled);
     if (!answer) {
       return not_served(Outcome::pending, Counter::pending,
                         "kernel " + query.kernel + ": another request for it is being answered");
     }
+    if (shared && *answer) {
+      (*answer)->started_build = false; // the leader's request started it
+    }
     return std::move(*answer);
   }());
+  note_answer(query, resolved);
+  return resolved;
 }
 
-bool KernelCore::still_ready(const ReadyCheck& check)
+void KernelCore::note_answer(const ResolveQuery& query, const ResolveAnswer& answer)
+{
+  AnswerFacts facts;
+  facts.mode = query.selection.mode.value_or(m_config.default_mode); // as effective_selection
+  facts.game = query.game;
+  facts.background = query.background;
+  facts.counter = answer.counter;
+  facts.reason = answer.reason;
+  facts.cache_miss = answer.cache_miss;
+  facts.started_build = answer.started_build;
+  facts.bytes_served = answer.outcome == Outcome::ready ? answer.size : 0;
+  m_telemetry.record_answer(facts);
+}
+
+bool KernelCore::still_ready(const ReadyCheck& check, std::string_view game)
 {
   if (!release::probes_still_hold(check.release)) {
     return false;
@@ -315,12 +337,13 @@ bool KernelCore::still_ready(const ReadyCheck& check)
     return false; // an error is the next lookup's to report
   }
   m_counters.add(Counter::resolve_ready);
+  m_telemetry.record_kept_hit(check.mode, game, check.hit.size);
   return true;
 }
 
 ResolveAnswer KernelCore::build(const ResolveQuery& query)
 {
-  return finish([&]() -> Expected<ResolveAnswer> {
+  ResolveAnswer answer = finish([&]() -> Expected<ResolveAnswer> {
     TRY(validate_kernel_name(query.kernel));
     TRY_ASSIGN(EffectiveSelection selection, effective_selection(query.selection));
     const compiler::Recipe* recipe = m_builds ? m_builds->recipe_for(query.kernel) : nullptr;
@@ -330,6 +353,8 @@ ResolveAnswer KernelCore::build(const ResolveQuery& query)
     }
     return serve_recipe(query, selection, *recipe, false);
   }());
+  note_answer(query, answer);
+  return answer;
 }
 
 // Errors become answers: a bad request is rejected, a broken object rejected, anything else is
@@ -351,6 +376,9 @@ ResolveAnswer KernelCore::finish(Expected<ResolveAnswer> answer)
     }
     spdlog::warn("resolve: {}", error.message);
     answer = not_served(outcome, counter, error.message);
+    if (error.code == ErrorCode::corrupt) {
+      answer->cache_miss = MissReason::corrupt; // a damaged object or row, dropped
+    }
   }
   m_counters.add(answer->counter);
   return std::move(*answer);
@@ -424,10 +452,23 @@ Expected<ResolveAnswer> KernelCore::serve_recipe(const ResolveQuery& query,
     }
     // The cached object failed its digest and is quarantined with its rows: build it again.
     m_counters.add(Counter::cache_corrupt_object);
+    m_telemetry.misses().note_corrupt(selection.mode, built.hit->key);
     spdlog::error("{}", ready.error().message);
     TRY_ASSIGN(built, m_builds->obtain(recipe, query.kernel, selection.arch, selection.mode,
                                        priority, budget, module, query.cancelled));
   }
+  Expected<ResolveAnswer> answer = built_answer(query, selection, built);
+  if (answer) {
+    answer->cache_miss = built.miss;
+    answer->started_build = built.started;
+  }
+  return answer;
+}
+
+Expected<ResolveAnswer> KernelCore::built_answer(const ResolveQuery& query,
+                                                 const EffectiveSelection& selection,
+                                                 const BuildAnswer& built)
+{
   switch (built.state) {
   case BuildState::ready:
     return ready_answer(selection.mode, selection.arch, *built.hit, query);
@@ -461,11 +502,13 @@ Expected<ResolveAnswer> KernelCore::serve_release_object(const ResolveQuery& que
   if (!looked && looked.error().code == ErrorCode::corrupt) {
     // A damaged index row, dropped: the release has the object, import it again.
     m_counters.add(Counter::cache_corrupt_object);
+    m_telemetry.misses().note_corrupt(selection.mode, key);
     spdlog::error("{}", looked.error().message);
     looked = std::optional<cache::Hit>();
   }
   TRY_ASSIGN(std::optional<cache::Hit> hit, std::move(looked));
   if (hit) {
+    m_telemetry.misses().note_present(selection.mode, key);
     Expected<ResolveAnswer> ready = ready_answer(selection.mode, target, *hit, query);
     if (ready && ready->outcome == Outcome::ready && query.accept_path && hit->stamp &&
         !found.probes.empty()) {
@@ -479,8 +522,10 @@ Expected<ResolveAnswer> KernelCore::serve_release_object(const ResolveQuery& que
     }
     // The cached copy failed its digest and is quarantined: rebuild it from the release.
     m_counters.add(Counter::cache_corrupt_object);
+    m_telemetry.misses().note_corrupt(selection.mode, key);
     spdlog::error("{}", ready.error().message);
   }
+  const MissReason miss = m_telemetry.misses().classify(selection.mode, key, *m_cache);
   if (bytes.empty()) {
     TRY_ASSIGN(bytes, m_catalog->read_object(found.object_path, release::k_default_max_object_bytes,
                                              found.object_identity));
@@ -503,7 +548,12 @@ Expected<ResolveAnswer> KernelCore::serve_release_object(const ResolveQuery& que
     std::lock_guard lock(m_memo_mutex);
     m_verified.insert(inserted.digest); // we just hashed these very bytes
   }
-  return ready_answer(selection.mode, target, inserted, query);
+  m_telemetry.misses().note_present(selection.mode, key);
+  Expected<ResolveAnswer> ready = ready_answer(selection.mode, target, inserted, query);
+  if (ready) {
+    ready->cache_miss = miss;
+  }
+  return ready;
 }
 
 Expected<ResolveAnswer> KernelCore::ready_answer(Mode mode, const std::string& target,
@@ -645,6 +695,7 @@ StatusSnapshot KernelCore::status() const
     }
   }
   status.counters = m_counters.snapshot();
+  status.telemetry = m_telemetry.snapshot();
   if (m_builds) {
     status.builds = m_builds->stats();
     status.recipes = m_builds->recipe_names();
@@ -684,6 +735,7 @@ Expected<cache::PurgeResult> KernelCore::purge(std::optional<Mode> mode)
   if (m_builds) {
     m_builds->forget_failures();
   }
+  m_telemetry.misses().forget(mode);
   if (!mode) {
     // Modules are shared by both modes: a purge of everything removes them too.
     ModuleStore::Collected modules = m_modules.remove_all();

@@ -12,6 +12,7 @@
 #include "daemon/module_store.hpp"
 #include "daemon/release/release_catalog.hpp"
 #include "daemon/single_flight.hpp"
+#include "daemon/telemetry.hpp"
 #include "daemon/upload_budget.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
@@ -62,6 +63,7 @@ struct ResolveQuery {
   // The client read the object of this digest, which an answer named by path, and its bytes did
   // not match: checked again before anything is served.
   std::optional<Sha256> damaged;
+  std::string game; // the game's executable name, for telemetry only (telemetry.hpp)
   // The caller's RPC deadline (no wait goes past it, whatever the budget) and whether it went
   // away (a wait ends within k_cancel_poll once it does), so that a client that gave up does not
   // hold a request thread for the rest of a 30-minute Build budget.
@@ -93,6 +95,10 @@ struct ResolveAnswer {
   std::string metadata;                // serialised d4r.kernel.v1.LaunchMetadata
   // Set on a READY answer by path of a release object found in the cache: it may be remembered.
   std::shared_ptr<const ReadyCheck> check;
+  // Telemetry (miss_reason.hpp): why the store had no object, when this answer built or imported
+  // one; and whether this request started the build.
+  std::optional<MissReason> cache_miss;
+  bool started_build = false;
 };
 
 struct PrepareQuery {
@@ -100,6 +106,7 @@ struct PrepareQuery {
   std::optional<Sha256> module_sha256;
   std::vector<std::string> entries;
   SelectionQuery selection;
+  std::string game; // as in ResolveQuery: its warm-ups' builds count for it
 };
 
 struct PrepareAnswer {
@@ -122,6 +129,7 @@ struct StatusSnapshot {
   BuildStats builds;
   std::vector<std::string> recipes;
   std::map<std::string, std::string> toolchains; // target -> fingerprint
+  TelemetrySnapshot telemetry;
 };
 
 class KernelCore {
@@ -134,7 +142,7 @@ public:
   // Whether an answer that carried `check` is still the one resolve would give: the release files
   // read as they did (two or three stats) and the cache row is current (Cache::still_current: no
   // write since, the object file there). True counts it as a READY answer and records the use.
-  [[nodiscard]] bool still_ready(const ReadyCheck& check);
+  [[nodiscard]] bool still_ready(const ReadyCheck& check, std::string_view game = {});
   // `d4r-kernel build`: the recipe's object for a target and mode, for any module.
   [[nodiscard]] ResolveAnswer build(const ResolveQuery& query);
   [[nodiscard]] Expected<PrepareAnswer> prepare(const PrepareQuery& query);
@@ -178,7 +186,11 @@ private:
                                                      const EffectiveSelection& selection,
                                                      const compiler::Recipe& recipe,
                                                      bool check_module);
+  [[nodiscard]] Expected<ResolveAnswer> built_answer(const ResolveQuery& query,
+                                                     const EffectiveSelection& selection,
+                                                     const BuildAnswer& built);
   [[nodiscard]] ResolveAnswer finish(Expected<ResolveAnswer> answer);
+  void note_answer(const ResolveQuery& query, const ResolveAnswer& answer); // telemetry
   [[nodiscard]] bool servable(const std::string& kernel, uint64_t module_hash,
                               const EffectiveSelection& selection) const;
   [[nodiscard]] Expected<ResolveAnswer> serve_release_object(const ResolveQuery& query,
@@ -200,6 +212,7 @@ private:
 
   DaemonConfig m_config;
   std::string m_detected_target;
+  Telemetry m_telemetry; // before the cache and builds, which report to it
   std::unique_ptr<cache::Cache> m_cache;
   std::unique_ptr<release::ReleaseCatalog> m_catalog; // null without a native dir
   std::unique_ptr<BuildService> m_builds;             // null without recipes

@@ -1,5 +1,6 @@
 #include "daemon/kernel_service.hpp"
 
+#include "daemon/metrics_text.hpp"
 #include "daemon/wire.hpp"
 
 #include <algorithm>
@@ -85,7 +86,7 @@ grpc::ServerUnaryReactor* KernelService::Resolve(grpc::CallbackServerContext* co
   // request is known by its bytes: a kept reply answered these very bytes, checked then.
   std::string warm_key =
       request->damaged_sha256().empty() ? request->SerializeAsString() : std::string();
-  if (grpc::ServerUnaryReactor* answered = answer_kept(context, warm_key, reply)) {
+  if (grpc::ServerUnaryReactor* answered = answer_kept(context, warm_key, request->game(), reply)) {
     return answered;
   }
   Expected<ResolveQuery> query = wire::to_resolve_query(*request);
@@ -114,7 +115,7 @@ grpc::ServerUnaryReactor* KernelService::Resolve(grpc::CallbackServerContext* co
 // reply's. Null: nothing kept, or it no longer holds (then forgotten).
 grpc::ServerUnaryReactor* KernelService::answer_kept(grpc::CallbackServerContext* context,
                                                      const std::string& warm_key,
-                                                     pb::ResolveReply* reply)
+                                                     std::string_view game, pb::ResolveReply* reply)
 {
   if (warm_key.empty()) {
     return nullptr;
@@ -123,7 +124,7 @@ grpc::ServerUnaryReactor* KernelService::answer_kept(grpc::CallbackServerContext
   if (!kept) {
     return nullptr;
   }
-  if (!m_core.still_ready(*kept->check)) {
+  if (!m_core.still_ready(*kept->check, game)) {
     m_warm.note(warm_key, true); // still worth answering inline; the core looks again
     return nullptr;
   }
@@ -225,6 +226,7 @@ void KernelService::warm_in_background(const PrepareQuery& query,
     warm.accept_path = true;
     warm.wait_budget = std::chrono::milliseconds(1);
     warm.background = true;
+    warm.game = query.game;
     bool queued = m_pool.submit(Priority::background, [this, warm = std::move(warm)] {
       static_cast<void>(m_core.resolve(warm));
     });
@@ -268,6 +270,18 @@ grpc::ServerUnaryReactor* KernelService::Status(grpc::CallbackServerContext* con
 {
   return run(context, Priority::interactive, [this, reply] {
     wire::fill_status_reply(m_core.status(), *reply);
+    return grpc::Status::OK;
+  });
+}
+
+grpc::ServerUnaryReactor* KernelService::Metrics(grpc::CallbackServerContext* context,
+                                                 const pb::MetricsRequest* /*request*/,
+                                                 pb::MetricsReply* reply)
+{
+  return run(context, Priority::interactive, [this, reply] {
+    pb::StatusReply status;
+    wire::fill_status_reply(m_core.status(), status);
+    reply->set_text(metrics_text(status));
     return grpc::Status::OK;
   });
 }

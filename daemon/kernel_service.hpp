@@ -47,6 +47,10 @@ public:
   grpc::ServerUnaryReactor* Purge(grpc::CallbackServerContext* context,
                                   const pb::PurgeRequest* request,
                                   pb::PurgeReply* reply) override;
+  // Status as Prometheus text (metrics_text.hpp).
+  grpc::ServerUnaryReactor* Metrics(grpc::CallbackServerContext* context,
+                                    const pb::MetricsRequest* request,
+                                    pb::MetricsReply* reply) override;
   // `d4r-kernel warm` (warm_jobs.hpp): warm_service.cpp.
   grpc::ServerUnaryReactor* Warm(grpc::CallbackServerContext* context,
                                  const pb::WarmRequest* request, pb::WarmReply* reply) override;
@@ -66,7 +70,8 @@ private:
                                           const ResolveQuery& query, const std::string& warm_key,
                                           pb::ResolveReply* reply);
   grpc::ServerUnaryReactor* answer_kept(grpc::CallbackServerContext* context,
-                                        const std::string& warm_key, pb::ResolveReply* reply);
+                                        const std::string& warm_key, std::string_view game,
+                                        pb::ResolveReply* reply);
   // Notes a Resolve's answer for its request bytes (warm_queries.hpp), keeping the reply when it
   // came with a ReadyCheck.
   void note_answer(const std::string& warm_key, bool ready, std::shared_ptr<const ReadyCheck> check,

@@ -1,5 +1,7 @@
 #include "daemon/wire.hpp"
 
+#include "daemon/telemetry_wire.hpp"
+
 #include "d4r_version.hpp"
 
 #include <unistd.h>
@@ -145,6 +147,7 @@ Expected<ResolveQuery> to_resolve_query(const pb::ResolveRequest& request)
   query.accept_path = request.accept_path();
   query.mirrors_host_variables = request.mirrors_host_variables();
   query.writes_d4r_tensor_maps = request.writes_d4r_tensor_maps();
+  query.game = request.game();
   TRY_ASSIGN(query.wait_budget,
              wait_budget(request.wait_budget_ms(), k_max_resolve_wait_ms, "Resolve"));
   if (!request.damaged_sha256().empty()) {
@@ -201,6 +204,7 @@ Expected<PrepareQuery> to_prepare_query(const pb::PrepareRequest& request)
   }
   query.entries.assign(request.entries().begin(), request.entries().end());
   TRY_ASSIGN(query.selection, to_selection_query(request.selection()));
+  query.game = request.game();
   return query;
 }
 
@@ -231,11 +235,16 @@ void fill_status_reply(const StatusSnapshot& status, pb::StatusReply& reply)
     out.set_evictions(stats.evictions);
     out.set_quarantined(stats.quarantined);
     out.set_inserts(stats.inserts);
+    out.set_trash_objects(stats.trash_objects);
+    out.set_trash_bytes(stats.trash_bytes);
+    out.set_trash_cut_short(stats.trash_cut_short);
+    out.set_index_replacements(stats.index_replacements);
   }
   for (const auto& [name, value] : status.counters) {
     (*reply.mutable_counters())[name] = value;
   }
   fill_build_stats(status, *reply.mutable_builds());
+  fill_telemetry(status.telemetry, status.stores, *reply.mutable_telemetry());
 }
 
 void fill_import_reply(const ImportSummary& summary, pb::ImportReply& reply)

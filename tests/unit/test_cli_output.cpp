@@ -126,7 +126,9 @@ TEST(CliOutput, StatusJson)
       R"("evictions":0,"quarantined":1,"inserts":0}],"counters":{)"
       R"("resolve.not_found.no_manifest_entry":2,"resolve.ready":10},)"
       R"("builds":{"queued":0,"running":0,"done":0,"failed":0,"negative_hits":0,"recipes":[],)"
-      R"("toolchains":{},"recent":[]}})");
+      R"("toolchains":{},"recent":[]},)"
+      R"("store_trash":[{"mode":"fast","trash_objects":0,"trash_bytes":0,"trash_cut_short":0,)"
+      R"("index_replacements":0}],"telemetry":{"modes":[],"games":[]}})");
 }
 
 pb::ResolveReply ready_reply()
