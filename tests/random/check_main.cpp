@@ -2,7 +2,7 @@
 //
 //   d4r-ptxgen-check --first N --count N [--gpu RESULTS]... [--targets gfx1100,gfx1201]
 //                    [--module N] [--show N] [--write-digests FILE] [--min-ops N --max-ops N] [--version N]
-//                    [--executor 0] [--reduce SLOT] [--write-executor FILE]
+//                    [--executor 0] [--reduce SLOT] [--write-executor FILE] [--cpu FILE]
 //
 // Runs the programs of the seed range on the CPU executor (in modules of --module programs),
 // compares them with the GPU's results slot by slot and prints, for each differing program, the
@@ -35,6 +35,7 @@ struct Arguments {
   std::vector<std::string> targets;
   std::string write_digests;
   std::string write_executor; // the executor's results as a results file
+  std::string cpu;            // the executor's results read from a file (--write-executor's) instead of a run
   int reduce_slot = -1;
   std::string child_target;
   bool executor = true;
@@ -65,6 +66,8 @@ bool parse(int argc, char** argv, Arguments& args)
       args.write_digests = value;
     } else if (arg == "--write-executor") {
       args.write_executor = value;
+    } else if (arg == "--cpu") {
+      args.cpu = value;
     } else if (arg == "--amdgpu-child") {
       args.child_target = value;
     } else if (arg == "--min-ops") {
@@ -178,6 +181,18 @@ int main(int argc, char** argv)
       gpu[record.seed] = std::move(record);
     }
   }
+  std::map<uint64_t, RunRecord> stored;
+  if (!args.cpu.empty()) {
+    int version = 0;
+    std::string error;
+    for (RunRecord& record : read_results(args.cpu, &version, &error)) {
+      stored[record.seed] = std::move(record);
+    }
+    if (!error.empty() || version != args.options.version) {
+      std::fprintf(stderr, "%s: %s\n", args.cpu.c_str(), error.empty() ? "another generator version" : error.c_str());
+      return 1;
+    }
+  }
   Summary summary;
   std::vector<RunRecord> digests;
   std::vector<RunRecord> executor_records;
@@ -188,7 +203,20 @@ int main(int argc, char** argv)
     const std::vector<Program> programs = generate_range(start, length, args.options);
     summary.programs += static_cast<int64_t>(programs.size()); // built for the targets even when not run
     if (args.executor) {
-      std::vector<RunRecord> cpu = run_on_executor(programs);
+      std::vector<RunRecord> cpu;
+      if (stored.empty()) {
+        cpu = run_on_executor(programs);
+      } else {
+        for (const Program& program : programs) {
+          RunRecord record = stored.count(program.seed) != 0 ? stored[program.seed] : RunRecord{};
+          if (stored.count(program.seed) == 0) {
+            record.seed = program.seed;
+            record.status = RunStatus::launch_failed;
+            record.message = "not in " + args.cpu;
+          }
+          cpu.push_back(std::move(record));
+        }
+      }
       compare_chunk(programs, cpu, gpu, args, summary);
       if (!args.write_executor.empty()) {
         executor_records.insert(executor_records.end(), std::make_move_iterator(cpu.begin()), std::make_move_iterator(cpu.end()));
