@@ -5,6 +5,7 @@
 #include "client/d4r_kernel_client.h"
 
 #include "client/client.hpp"
+#include "client/compiled_key_input.hpp"
 
 #include <cstring>
 #include <new>
@@ -46,6 +47,44 @@ int resolve_guarded(d4rk_client* client, uint64_t module_hash, const char* kerne
   if (result.outcome == D4RK_READY) {
     *out = new KernelHandle(std::move(result.answer));
   }
+  g_last_reason = result.reason;
+  return result.outcome;
+}
+
+int lookup_compiled_guarded(d4rk_client* client, const d4rk_compiled_key* key, d4rk_compiled** out)
+{
+  d4r::Expected<d4r::CompiledKey> read =
+      d4r::client::read_compiled_key(key, client->client.selection_mode());
+  if (!read) {
+    g_last_reason = read.error().message;
+    return D4RK_ERROR_INVALID_ARGUMENT;
+  }
+  d4r::client::CompiledLookupResult result = client->client.lookup_compiled(*read);
+  g_last_reason = result.reason;
+  if (result.outcome == D4RK_READY) {
+    *out = result.answer.release();
+  }
+  return result.outcome;
+}
+
+int store_compiled_guarded(d4rk_client* client, const d4rk_compiled_key* key, const void* object,
+                           size_t size, uint32_t flags)
+{
+  d4r::Expected<d4r::CompiledKey> read =
+      d4r::client::read_compiled_key(key, client->client.selection_mode());
+  if (!read) {
+    g_last_reason = read.error().message;
+    return D4RK_ERROR_INVALID_ARGUMENT;
+  }
+  if (size > D4RK_MAX_COMPILED_BYTES) {
+    g_last_reason = "compiled module: object of " + std::to_string(size) +
+                    " bytes is larger than the cap of " + std::to_string(D4RK_MAX_COMPILED_BYTES) +
+                    " bytes; not stored";
+    return D4RK_ERROR_TOO_LARGE;
+  }
+  d4r::client::CompiledStoreResult result = client->client.store_compiled(
+      *read, std::span<const std::byte>(static_cast<const std::byte*>(object), size),
+      (flags & D4RK_STORE_WAIT) != 0);
   g_last_reason = result.reason;
   return result.outcome;
 }
@@ -139,6 +178,50 @@ D4RK_EXPORT int d4rk_resolve(d4rk_client* client, uint64_t module_hash, const ch
     set_reason("client: internal error, not served");
     return D4RK_NOT_FOUND;
   }
+}
+
+D4RK_EXPORT int d4rk_lookup_compiled(d4rk_client* client, const d4rk_compiled_key* key,
+                                     d4rk_compiled** out) noexcept
+{
+  if (!out) {
+    return D4RK_ERROR_INVALID_ARGUMENT;
+  }
+  *out = nullptr;
+  if (!client) {
+    set_reason("invalid argument");
+    return D4RK_ERROR_INVALID_ARGUMENT;
+  }
+  try {
+    return lookup_compiled_guarded(client, key, out);
+  } catch (...) {
+    d4rk_compiled_free(*out);
+    *out = nullptr;
+    set_reason("client: internal error, not found");
+    return D4RK_NOT_FOUND;
+  }
+}
+
+D4RK_EXPORT int d4rk_store_compiled(d4rk_client* client, const d4rk_compiled_key* key,
+                                    const void* object, size_t size, uint32_t flags) noexcept
+{
+  if (!client || !object || size == 0) {
+    set_reason("invalid argument");
+    return D4RK_ERROR_INVALID_ARGUMENT;
+  }
+  try {
+    return store_compiled_guarded(client, key, object, size, flags);
+  } catch (const std::bad_alloc&) {
+    set_reason("client: out of memory, not stored");
+    return D4RK_ERROR_OUT_OF_MEMORY;
+  } catch (...) {
+    set_reason("client: internal error, not stored");
+    return D4RK_NOT_STORED;
+  }
+}
+
+D4RK_EXPORT void d4rk_compiled_free(d4rk_compiled* compiled) noexcept
+{
+  delete static_cast<d4r::client::CompiledAnswer*>(compiled);
 }
 
 D4RK_EXPORT void d4rk_kernel_free(d4rk_kernel* kernel) noexcept

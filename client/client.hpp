@@ -5,7 +5,10 @@
 // catches.
 
 #include "client/client_options.hpp"
+#include "client/compiled_answer.hpp"
+#include "client/compiled_sender.hpp"
 #include "client/kernel_answer.hpp"
+#include "util/compiled_key.hpp"
 #include "util/digest.hpp"
 
 #include <array>
@@ -41,6 +44,18 @@ struct ResolveResult {
   std::shared_ptr<const KernelAnswer> answer; // set on READY
 };
 
+// The hook's own compiled modules (client_compiled.cpp).
+struct CompiledLookupResult {
+  int outcome = D4RK_NOT_FOUND; // D4RK_READY or D4RK_NOT_FOUND
+  std::string reason;
+  std::unique_ptr<CompiledAnswer> answer; // set on READY
+};
+
+struct CompiledStoreResult {
+  int outcome = D4RK_NOT_STORED; // D4RK_OK or D4RK_NOT_STORED
+  std::string reason;
+};
+
 // Orders memo keys, and finds one by (hash, string_view) without building a string.
 struct MemoKeyLess {
   using is_transparent = void;
@@ -68,8 +83,18 @@ public:
 
   [[nodiscard]] ResolveResult resolve(uint64_t module_hash, std::string_view kernel_name);
 
+  // Asked within the budget and the quiet window as resolve is; any trouble is NOT_FOUND. A
+  // damaged object is reported in a second request (the daemon quarantines it).
+  [[nodiscard]] CompiledLookupResult lookup_compiled(const CompiledKey& key);
+  // The mode D4RK_MODE_FROM_ENVIRONMENT means for a compiled module's key: the client's.
+  [[nodiscard]] Mode selection_mode() const { return m_options.selection.mode; }
+  // wait: sent on this thread within the budget; else queued for m_compiled_sender. At most
+  // k_max_compiled_bytes (the caller checks).
+  [[nodiscard]] CompiledStoreResult store_compiled(const CompiledKey& key,
+                                                   std::span<const std::byte> object, bool wait);
+
 private:
-  enum class Problem { transport, bad_reply, damaged_object, upload, count };
+  enum class Problem { transport, bad_reply, damaged_object, upload, compiled, count };
 
   [[nodiscard]] bool quiet() const;
   void note_rpc_failure(const std::string& what, bool deadline_exceeded);
@@ -100,6 +125,11 @@ private:
   grpc::ClientContext* m_upload_in_flight = nullptr;
   bool m_closing = false;
   std::thread m_uploader;
+
+  // Started by the first store without D4RK_STORE_WAIT; last, so that it goes first (it uses
+  // m_stub).
+  std::mutex m_compiled_mutex;
+  std::unique_ptr<CompiledSender> m_compiled_sender;
 };
 
 } // namespace d4r::client

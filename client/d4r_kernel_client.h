@@ -40,6 +40,10 @@ extern "C" {
 #define D4RK_ERROR_INVALID_ARGUMENT (-1) /* a NULL or malformed argument: nothing was done */
 #define D4RK_ERROR_OUT_OF_MEMORY (-2)    /* memory ran out: nothing was done */
 #define D4RK_ERROR_INTERNAL (-3)         /* an unexpected library failure: nothing was done */
+#define D4RK_ERROR_TOO_LARGE (-4)        /* d4rk_store_compiled: over D4RK_MAX_COMPILED_BYTES */
+/* d4rk_store_compiled: the object was not taken (the daemon absent, slow or refusing, the queue
+ * full); d4rk_last_reason() says why. Nothing to do: the hook has its object anyway. */
+#define D4RK_NOT_STORED 4
 
 /* d4rk_options.mode */
 /* FROM_ENVIRONMENT (and D4RK_SWITCH_FROM_ENVIRONMENT): the game's D4R_* variable, else the [Kernels]
@@ -73,6 +77,10 @@ extern "C" {
 #define D4RK_DEFAULT_BUDGET_MS 50
 #define D4RK_MAX_BUDGET_MS 10000 /* larger budgets are clamped to this */
 #define D4RK_MAX_POSTS 8
+/* The largest compiled module d4rk_store_compiled takes (the daemon refuses larger ones too). */
+#define D4RK_MAX_COMPILED_BYTES ((size_t)64 << 20)
+/* d4rk_store_compiled flags */
+#define D4RK_STORE_WAIT 1u /* send now and wait (within the budget) for the daemon to store it */
 
 typedef struct d4rk_client d4rk_client;
 
@@ -164,6 +172,35 @@ typedef struct d4rk_kernel {
   const d4rk_host_variable* host_variables;
 } d4rk_kernel;
 
+/* What makes a module compiled by the hook's own compiler (ZLUDA compiling the PTX itself, when
+ * no replacement serves a kernel) valid: a lookup finds only what a store made with an equal key.
+ * client/zluda_compiles.md says where a hook calls d4rk_lookup_compiled and d4rk_store_compiled.
+ * Strings are NUL-terminated printable ASCII, kept by the library only for the call. Fields past
+ * struct_size are read as zero, as for d4rk_options. */
+typedef struct d4rk_compiled_key {
+  uint32_t struct_size;          /* sizeof(d4rk_compiled_key) as the caller was compiled; 0 refused */
+  const char* module_sha256_hex; /* d4rk_module_info.sha256_hex of the PTX module compiled: 64 hex */
+  /* The compiler's own build identity, opaque, 1..1024 bytes: whatever tells one build's output
+   * from another's (ZLUDA's version and commit, the comgr/LLVM it links). Another identity never
+   * finds this one's objects; old ones age out of the cache. */
+  const char* compiler_identity;
+  const char* target;            /* the gfx name compiled for, as the compiler got it: "gfx1100" */
+  /* Every option the hook says changes the output ("fast_math=1", "wave64"), each 1..4096 bytes,
+   * at most 256: a set (order and repeats do not matter), so pass an order-sensitive command line
+   * as one string. NULL with option_count 0: none. */
+  const char* const* options;
+  uint32_t option_count;
+  int32_t mode;                  /* D4RK_MODE_*; FROM_ENVIRONMENT: the client's mode */
+} d4rk_compiled_key;
+
+/* A compiled module found by d4rk_lookup_compiled; valid until d4rk_compiled_free(this). */
+typedef struct d4rk_compiled {
+  const void* code;    /* the bytes the store was given, verified against sha256_hex */
+  size_t code_size;
+  char sha256_hex[65]; /* of the code bytes, lowercase hex */
+  int32_t mode;        /* D4RK_MODE_FAST or D4RK_MODE_ACCURACY */
+} d4rk_compiled;
+
 /* Fills *options with struct_size = sizeof(d4rk_options) and every default. */
 D4RK_EXPORT void d4rk_options_init(d4rk_options* options) D4RK_NOEXCEPT;
 
@@ -198,8 +235,35 @@ D4RK_EXPORT int d4rk_resolve(d4rk_client* client, uint64_t module_hash, const ch
 /* NULL is a no-op. Each kernel is freed on its own, in any order, before or after the client. */
 D4RK_EXPORT void d4rk_kernel_free(d4rk_kernel* kernel) D4RK_NOEXCEPT;
 
-/* Why the calling thread's last d4rk_resolve did not return READY ("" after READY or before any
- * call). Owned by the library, per thread: valid until this thread's next d4rk_resolve. */
+/* The hook's own compiled module for `key`, stored by any process of this user (any game). Call it
+ * before compiling a PTX module yourself. Returns D4RK_READY with *out set (free it with
+ * d4rk_compiled_free), D4RK_NOT_FOUND with *out = NULL on a miss and on any trouble (no daemon, a
+ * deadline, a damaged object: the bytes are verified against their SHA-256 and a damaged object
+ * is reported to the daemon, which quarantines it), or D4RK_ERROR_INVALID_ARGUMENT when an
+ * argument or the key is malformed (d4rk_last_reason() says which). The daemon is asked within
+ * the budget, as by d4rk_resolve (after a timeout, not for a second); the object is then read
+ * within the budget plus 10 ms per MiB. */
+D4RK_EXPORT int d4rk_lookup_compiled(d4rk_client* client, const d4rk_compiled_key* key,
+                                     d4rk_compiled** out) D4RK_NOEXCEPT;
+
+/* Offers the daemon the module the hook's compiler just made for `key` (size bytes at object,
+ * copied: the caller keeps its buffer). Best effort. Without D4RK_STORE_WAIT it returns at once:
+ * D4RK_OK means queued, and a thread of the client's own sends it (one at a time, at most 30 s
+ * each; at most 128 MiB waiting: past that D4RK_NOT_STORED); d4rk_client_destroy drops what is
+ * still queued. With D4RK_STORE_WAIT it sends on the calling thread within the budget: D4RK_OK
+ * means stored. D4RK_ERROR_TOO_LARGE past D4RK_MAX_COMPILED_BYTES, D4RK_ERROR_INVALID_ARGUMENT for
+ * a NULL argument, size 0 or a malformed key, D4RK_ERROR_OUT_OF_MEMORY when the copy failed. */
+D4RK_EXPORT int d4rk_store_compiled(d4rk_client* client, const d4rk_compiled_key* key,
+                                    const void* object, size_t size,
+                                    uint32_t flags) D4RK_NOEXCEPT;
+
+/* NULL is a no-op. Independent of the client, as kernels are. */
+D4RK_EXPORT void d4rk_compiled_free(d4rk_compiled* compiled) D4RK_NOEXCEPT;
+
+/* Why the calling thread's last d4rk_resolve did not return READY, its last d4rk_lookup_compiled
+ * did not return READY or its last d4rk_store_compiled did not return D4RK_OK ("" after success
+ * or before any call). Owned by the library, per thread: valid until this thread's next call of
+ * one of the three. */
 D4RK_EXPORT const char* d4rk_last_reason(void) D4RK_NOEXCEPT;
 
 #ifdef __cplusplus

@@ -73,6 +73,16 @@ const char* to_string(Counter counter)
     return "peer_refused";
   case Counter::connections:
     return "connections";
+  case Counter::compiled_hit:
+    return "compiled.hit";
+  case Counter::compiled_miss:
+    return "compiled.miss";
+  case Counter::compiled_stored:
+    return "compiled.stored";
+  case Counter::compiled_rejected:
+    return "compiled.rejected";
+  case Counter::compiled_damage_report:
+    return "compiled.damage_report";
   case Counter::count_:
     break;
   }

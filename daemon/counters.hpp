@@ -45,6 +45,11 @@ enum class Counter {
   put_module_rejected,
   peer_refused,
   connections,
+  compiled_hit,           // LookupCompiled answered with the hook's own compiled module
+  compiled_miss,          // LookupCompiled: none stored for the key (or it could not be read)
+  compiled_stored,        // StoreCompiled: stored
+  compiled_rejected,      // StoreCompiled refused: over the size cap, bytes not their sha256
+  compiled_damage_report, // a client read a compiled module named by path that failed its digest
   count_ // keep last
 };
 

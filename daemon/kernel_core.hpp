@@ -170,6 +170,8 @@ public:
   void stop_builds();
 
   [[nodiscard]] Counters& counters() { return m_counters; }
+  // The cache itself, for the hook's own compiled modules (compiled_store.hpp), which share it.
+  [[nodiscard]] cache::Cache& cache() { return *m_cache; }
   [[nodiscard]] const DaemonConfig& config() const { return m_config; }
   [[nodiscard]] const std::string& detected_target() const { return m_detected_target; }
   // One sweep of the cache root's leftovers (housekeeping.hpp), logged; the daemon runs it a

@@ -4,6 +4,7 @@
 // blocks a gRPC thread: the one core call made on it, a warm Resolve (answer_inline), waits for
 // nothing longer than a millisecond, as the hop to the pool cost more than the answer.
 
+#include "daemon/compiled_store.hpp"
 #include "daemon/kernel_core.hpp"
 #include "daemon/task_pool.hpp"
 #include "daemon/warm_jobs.hpp"
@@ -20,7 +21,8 @@ namespace pb = ::d4r::kernel::v1;
 class KernelService final : public pb::KernelService::CallbackService {
 public:
   KernelService(KernelCore& core, TaskPool& pool)
-      : m_core(core), m_pool(pool), m_warm_jobs(core, core.build_threads())
+      : m_core(core), m_pool(pool), m_compiled(core.cache(), core.counters()),
+        m_warm_jobs(core, core.build_threads())
   {
   }
 
@@ -47,6 +49,13 @@ public:
   grpc::ServerUnaryReactor* Purge(grpc::CallbackServerContext* context,
                                   const pb::PurgeRequest* request,
                                   pb::PurgeReply* reply) override;
+  // The hook's own compiled modules: compiled_service.cpp.
+  grpc::ServerUnaryReactor* StoreCompiled(grpc::CallbackServerContext* context,
+                                          const pb::StoreCompiledRequest* request,
+                                          pb::StoreCompiledReply* reply) override;
+  grpc::ServerUnaryReactor* LookupCompiled(grpc::CallbackServerContext* context,
+                                           const pb::LookupCompiledRequest* request,
+                                           pb::LookupCompiledReply* reply) override;
   // Status as Prometheus text (metrics_text.hpp).
   grpc::ServerUnaryReactor* Metrics(grpc::CallbackServerContext* context,
                                     const pb::MetricsRequest* request,
@@ -81,6 +90,7 @@ private:
   KernelCore& m_core;
   TaskPool& m_pool;
   WarmQueries m_warm; // Resolve requests answered inline (warm_queries.hpp)
+  CompiledStore m_compiled; // the hook's own compiled modules, in m_core's cache
   WarmJobs m_warm_jobs; // last: its drivers stop before anything they use goes
 };
 

@@ -1,0 +1,19 @@
+#pragma once
+// Protobuf <-> core conversions for the hook's own compiled modules (compiled_store.hpp), beside
+// wire.hpp's for the rest.
+
+#include "daemon/compiled_store.hpp"
+#include "util/compiled_key.hpp"
+#include "util/error.hpp"
+
+#include "d4r/kernel/v1/kernel.pb.h"
+
+namespace d4r::daemon::wire {
+
+// The key checked and in canonical form (make_compiled_key); MODE_UNSPECIFIED: `default_mode`.
+[[nodiscard]] Expected<CompiledKey> to_compiled_key(const ::d4r::kernel::v1::CompiledKey& key,
+                                                    Mode default_mode);
+void fill_lookup_compiled_reply(CompiledLookup answer,
+                                ::d4r::kernel::v1::LookupCompiledReply& reply);
+
+} // namespace d4r::daemon::wire
