@@ -1026,6 +1026,13 @@ Expected<PurgeResult> Store::purge()
       }
     }
     const int64_t size = static_cast<int64_t>(it->file_size(error));
+    if (digest && named == 0 && keep_named) {
+      // A file no row names may be one a replaced (damaged) index named and a client was just
+      // told of: it waits out the grace in the trash too, as the sweep leaves trashed files.
+      TRY(m_impl->discard(*digest, size));
+      result.removed_bytes += size;
+      continue;
+    }
     if (::unlink(it->path().c_str()) != 0 && errno != ENOENT) {
       return std::unexpected(files::errno_error("remove", it->path(), errno));
     }

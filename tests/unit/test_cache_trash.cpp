@@ -246,5 +246,42 @@ TEST(CacheIndexDamage, FoundWhileRunningTheIndexIsSetAsideAndAFreshOneServes)
   EXPECT_EQ(notes.size(), 1u);
 }
 
+// After a damaged index was set aside, the fresh one names none of the files the old one did,
+// some of which clients were just told of: a purge then puts them in the trash for the grace, as
+// it does named ones (before the fix it unlinked them at once).
+TEST(CacheIndexDamage, APurgeOnAReplacedIndexKeepsTheOldFilesForTheGrace)
+{
+  TempDir dir;
+  CacheOptions options;
+  options.root = dir.path();
+  options.trash_grace = 400ms;
+  Expected<std::unique_ptr<Cache>> opened = Cache::open(options);
+  ASSERT_TRUE(opened.has_value()) << opened.error().message;
+  Cache& cache = **opened;
+  for (uint32_t i = 0; i < 40; ++i) {
+    ASSERT_TRUE(cache.insert(Mode::fast, make_key("k_" + std::to_string(i)), object_of(200, i),
+                             std::string(300, 'm'), "")
+                    .has_value());
+  }
+  Expected<std::optional<Hit>> told = cache.lookup(Mode::fast, make_key("k_5"));
+  ASSERT_TRUE(told.has_value() && told->has_value());
+  const std::filesystem::path path = (*told)->object_path;
+  damage_pages_under_a_running_store(dir.path() / "fast" / "index.sqlite", 'x');
+  Expected<std::optional<Hit>> miss = cache.lookup(Mode::fast, make_key("k_5"));
+  ASSERT_TRUE(miss.has_value() && !miss->has_value()) << "the fresh index serves";
+  Expected<PurgeResult> purged = cache.purge(Mode::fast);
+  ASSERT_TRUE(purged.has_value()) << purged.error().message;
+  EXPECT_GE(purged->removed_bytes, 40 * 200) << "the old files count as removed";
+  EXPECT_EQ(read_as_client(path), object_of(200, 5)) << "still there for the client told of it";
+  Expected<StoreStats> stats = cache.stats(Mode::fast);
+  ASSERT_TRUE(stats.has_value()) << stats.error().message;
+  EXPECT_EQ(stats->trash_objects, 40);
+  std::this_thread::sleep_for(500ms);
+  Expected<int64_t> collected = cache.collect_trash(Mode::fast);
+  ASSERT_TRUE(collected.has_value()) << collected.error().message;
+  EXPECT_EQ(*collected, 40);
+  EXPECT_FALSE(std::filesystem::exists(path)) << "collected once the grace is out";
+}
+
 } // namespace
 } // namespace d4r::cache
