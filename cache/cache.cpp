@@ -85,6 +85,11 @@ Expected<std::vector<std::byte>> Cache::read_object(Mode mode, const Hit& hit)
   return with_store(mode, [&](Store& store) { return store.read_object(hit); });
 }
 
+Expected<std::vector<std::byte>> Cache::read_entry(Mode mode, const Entry& entry)
+{
+  return with_store(mode, [&](Store& store) { return store.read_entry(entry); });
+}
+
 Expected<void> Cache::verify_object(Mode mode, const Hit& hit)
 {
   return with_store(mode, [&](Store& store) { return store.verify_object(hit); });

@@ -126,6 +126,9 @@ public:
   // The object's bytes, verified against the digest. A mismatch quarantines the object, drops
   // every index row that names it and returns ErrorCode::corrupt.
   [[nodiscard]] Expected<std::vector<std::byte>> read_object(const Hit& hit);
+  // read_object for an entry that list() returned, without a lookup (no use is recorded: an
+  // export is not a game's use, and purge --older-than goes by those).
+  [[nodiscard]] Expected<std::vector<std::byte>> read_entry(const Entry& entry);
   // The same check without keeping the bytes (before handing out a path).
   [[nodiscard]] Expected<void> verify_object(const Hit& hit);
   // Writes the object (temp file, fsync, rename, fsync folder), then commits the index row, then
@@ -190,6 +193,7 @@ public:
   [[nodiscard]] Expected<std::optional<Hit>> lookup(Mode mode, const CacheKey& key);
   [[nodiscard]] Expected<bool> still_current(Mode mode, const Hit& hit);
   [[nodiscard]] Expected<std::vector<std::byte>> read_object(Mode mode, const Hit& hit);
+  [[nodiscard]] Expected<std::vector<std::byte>> read_entry(Mode mode, const Entry& entry);
   [[nodiscard]] Expected<void> verify_object(Mode mode, const Hit& hit);
   [[nodiscard]] Expected<Hit> insert(Mode mode, const CacheKey& key,
                                      std::span<const std::byte> object,

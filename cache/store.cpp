@@ -1097,6 +1097,17 @@ Expected<PurgeResult> Store::purge_where(const PurgeFilter& filter)
   return result;
 }
 
+Expected<std::vector<std::byte>> Store::read_entry(const Entry& entry)
+{
+  Hit hit;
+  hit.key = entry.key;
+  hit.digest = entry.digest;
+  hit.size = entry.size;
+  hit.object_path = m_impl->object_path(entry.digest);
+  hit.source = entry.source;
+  return read_object(hit);
+}
+
 Expected<int64_t> Store::add_pin(const PinRule& rule)
 {
   db::Transaction transaction(*m_impl->database);

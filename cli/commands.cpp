@@ -10,6 +10,7 @@
 #include "cli/output.hpp"
 #include "cli/ptx_rewrite.hpp"
 #include "cli/ptx_translate.hpp"
+#include "cli/release_commands.hpp"
 #include "cli/warm_command.hpp"
 #include "compiler/ptx/container.hpp"
 
@@ -228,6 +229,8 @@ int run_purge(const GlobalOptions& global, const PurgeCommand& cmd, Io& io)
   DaemonClient client(global.socket, global.timeout_ms);
   pb::PurgeRequest request;
   request.set_mode(to_proto(cmd.mode));
+  request.set_older_than_ms(cmd.older_than_ms);
+  request.set_force(cmd.force);
   Expected<pb::PurgeReply> reply = client.purge(request);
   if (!reply) {
     return fail(io, global.json, ExitCode::daemon, reply.error().message);
@@ -374,12 +377,16 @@ int run_command(const ParsedCommand& parsed, Io& io)
           return run_ptx_translate(global, cmd, io);
         } else if constexpr (std::is_same_v<T, PtxRunCommand>) {
           return run_ptx_run(global, cmd, io);
-        } else if constexpr (std::is_same_v<T, ConfigCommand>) {
-          return run_config(config_inputs_from_process(global, cmd), global.json, io.out);
+        } else if constexpr (std::is_same_v<T, ExportCommand>) {
+          return run_export(global, cmd, io);
+        } else if constexpr (std::is_same_v<T, PinCommand>) {
+          return run_pin(global, cmd, io);
         } else if constexpr (std::is_same_v<T, WarmCommand>) {
           return run_warm(global, cmd, io);
         } else if constexpr (std::is_same_v<T, MetricsCommand>) {
           return run_metrics(global, io);
+        } else if constexpr (std::is_same_v<T, ConfigCommand>) {
+          return run_config(config_inputs_from_process(global, cmd), global.json, io.out);
         } else if constexpr (std::is_same_v<T, DoctorCommand>) {
           return run_doctor(doctor_inputs_from_process(global, cmd), global.json, io.out);
         } else {

@@ -1,9 +1,9 @@
 #include "cli/help.hpp"
 
-#include "cli/warm_options.hpp"
-
 #include "cli/config_options.hpp"
 #include "cli/metrics.hpp"
+#include "cli/release_options.hpp"
+#include "cli/warm_options.hpp"
 
 namespace d4r::cli {
 
@@ -19,9 +19,11 @@ commands:
   resolve   ask for the replacement of one kernel of one PTX module (--out saves it)
   build     build a kernel from its recipe for a target and mode (--out saves it)
   import    import a d4r release directory into the cache
+  export    write the cached kernels as a d4r release directory (for another machine)
   warm      build ahead, in the daemon's background, every kernel a DLL's modules would be served
   list      the cached kernels
-  purge     remove cached kernels
+  purge     remove cached kernels (--older-than 30d: only those unused since)
+  pin       keep a game's kernels from the size cap and purge (unpin: let them go)
   ptx       inspect a PTX file, fatbin or DLL locally: modules, hashes, entries; or
             rewrite one of its modules with a recipe's passes
   config    every setting (socket, [Kernels] switches, target) and where it came from:
@@ -118,10 +120,12 @@ time it was last served (UTC). Without --mode, every mode.
 )";
 
 constexpr std::string_view k_purge_help =
-    R"(usage: d4r-kernel purge [--mode fast|accuracy] [--yes] [--json]
+    R"(usage: d4r-kernel purge [--mode fast|accuracy] [--older-than DURATION] [--force] [--yes]
+                        [--json]
 
 Removes cached kernels (without --mode: of every mode). Asks for confirmation on a terminal;
-when stdin is not a terminal, --yes is required.
+when stdin is not a terminal, --yes is required. --older-than 30d (s, m, h, d, w) removes only
+the entries not served for that long. Pinned entries (d4r-kernel pin) stay unless --force.
 )";
 
 constexpr std::string_view k_ptx_help = R"(usage: d4r-kernel ptx inspect FILE [--max-decompressed SIZE] [--json]
@@ -179,6 +183,7 @@ Checks what a d4r-kerneld setup most often gets wrong, one line per finding:
   cache      the cache root and each mode's store writable, its index's integrity, its size
   env        the D4R_* variables a game started here sends (as the client library reads
              them) against the daemon's reading, misspelt names, ~/.config/d4r-kerneld/env
+  config file  ~/.config/d4r-kerneld/config ($XDG_CONFIG_HOME) as games and the daemon read it
 
 The paths are the daemon's: its configuration is computed from this environment as d4r-kerneld
 computes its own (a running daemon's answer wins for the target, release and cache), and the
@@ -192,9 +197,6 @@ exit status: 0 no check FAILed (warnings allowed), 1 a check FAILed, 2 usage err
 
 std::string help_text(std::string_view topic)
 {
-  if (topic == "warm") {
-    return std::string(warm_help());
-  }
   if (topic == "doctor") {
     return std::string(k_doctor_help);
   }
@@ -206,6 +208,15 @@ std::string help_text(std::string_view topic)
   }
   if (topic == "metrics") {
     return std::string(metrics_help());
+  }
+  if (topic == "warm") {
+    return std::string(warm_help());
+  }
+  if (topic == "export") {
+    return std::string(export_help());
+  }
+  if (topic == "pin" || topic == "unpin") {
+    return std::string(pin_help());
   }
   if (topic == "resolve") {
     return std::string(k_resolve_help);

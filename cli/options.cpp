@@ -37,7 +37,11 @@ constexpr OptionSpec k_build_options[] = {
     {"--wait-ms", true}, {"--out", true},
 };
 constexpr OptionSpec k_mode_options[] = {{"--mode", true}};
-constexpr OptionSpec k_purge_options[] = {{"--mode", true}, {"--yes", false}};
+constexpr OptionSpec k_purge_options[] = {
+    {"--mode", true}, {"--yes", false}, {"--older-than", true}, {"--force", false}};
+constexpr OptionSpec k_export_options[] = {{"--target", true}, {"--mode", true}};
+constexpr OptionSpec k_pin_options[] = {
+    {"--kernel", true}, {"--module-hash", true}, {"--mode", true}, {"--label", true}};
 // Every ptx subcommand's; each subcommand refuses the ones that are not its own.
 constexpr OptionSpec k_ptx_options[] = {
     {"--recipe", true}, {"--module", true},     {"--target", true},     {"-o", true},
@@ -50,18 +54,19 @@ constexpr OptionSpec k_doctor_options[] = {
     {"--kfd-device", true}, {"--worker", true},
 };
 
-constexpr OptionSpec k_config_options[] = {
-    {"--mode", true}, {"--no-fp8", false}, {"--no-swin-encoders", false}, {"--target", true},
-};
-
 constexpr OptionSpec k_warm_options[] = {
     {"--rr-dll", true}, {"--targets", true}, {"--mode", true}, {"--no-fp8", false},
     {"--no-swin-encoders", false}, {"--max-decompressed", true},
 };
 
+constexpr OptionSpec k_config_options[] = {
+    {"--mode", true}, {"--no-fp8", false}, {"--no-swin-encoders", false}, {"--target", true},
+};
+
 constexpr std::string_view k_commands[] = {"help", "status", "resolve", "build", "import",
-                                           "list", "purge",  "ptx",     "doctor",  "config", "warm",
-                                           "metrics"};
+                                           "list", "purge",  "ptx",     "doctor",  "config",
+                                           "metrics", "warm",    "export",  "pin",
+                                           "unpin"};
 
 std::span<const OptionSpec> options_of(std::string_view command)
 {
@@ -85,6 +90,12 @@ std::span<const OptionSpec> options_of(std::string_view command)
   }
   if (command == "doctor") {
     return k_doctor_options;
+  }
+  if (command == "export") {
+    return k_export_options;
+  }
+  if (command == "pin" || command == "unpin") {
+    return k_pin_options;
   }
   if (command == "warm") {
     return k_warm_options;
@@ -125,7 +136,7 @@ Expected<void> add_positional(RawArgs& raw, const std::string& arg)
   if (!is_command(arg)) {
     return make_error(ErrorCode::invalid_argument,
                       "unknown command '" + arg.substr(0, 64) +
-                          "' (expected status, resolve, build, import, list, purge, ptx, doctor, metrics or help)");
+                          "' (expected status, resolve, build, import, list, purge, export, pin, unpin, ptx, doctor, metrics or help)");
   }
   raw.command = arg;
   return {};
@@ -340,19 +351,22 @@ Expected<Command> build_import(const RawArgs& raw)
 Expected<Command> build_list_or_purge(const RawArgs& raw)
 {
   TRY(expect_positionals(raw, 0));
-  std::optional<Mode> mode;
-  bool yes = false;
+  PurgeCommand purge;
   for (const auto& [name, value] : raw.options) {
     if (name == "--mode") {
-      TRY_ASSIGN(mode, parse_mode_option(value));
+      TRY_ASSIGN(purge.mode, parse_mode_option(value));
+    } else if (name == "--older-than") {
+      TRY_ASSIGN(purge.older_than_ms, parse_duration_ms(name, value));
+    } else if (name == "--force") {
+      purge.force = true;
     } else {
-      yes = true;
+      purge.yes = true;
     }
   }
   if (raw.command == "list") {
-    return ListCommand{mode};
+    return ListCommand{purge.mode};
   }
-  return PurgeCommand{mode, yes};
+  return purge;
 }
 
 Expected<uint64_t> parse_module_option(const std::string& value)
@@ -589,6 +603,15 @@ Expected<Command> build_command(const RawArgs& raw)
   }
   if (raw.command == "doctor") {
     return build_doctor(raw);
+  }
+  if (raw.command == "export") {
+    TRY_ASSIGN(ExportCommand exported, parse_export_command(raw.options, raw.positionals));
+    return exported;
+  }
+  if (raw.command == "pin" || raw.command == "unpin") {
+    TRY_ASSIGN(PinCommand pin,
+               parse_pin_command(raw.command == "unpin", raw.options, raw.positionals));
+    return pin;
   }
   if (raw.command == "warm") {
     TRY_ASSIGN(WarmCommand warm, parse_warm_command(raw.options, raw.positionals));

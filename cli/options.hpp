@@ -3,8 +3,9 @@
 // every check that can be made locally (hash, kernel name, target, mode, numbers) is made here, so
 // a typo is a usage error (exit 2) and never a round trip.
 
-#include "cli/config_options.hpp"
 #include "cli/warm_options.hpp"
+#include "cli/config_options.hpp"
+#include "cli/release_options.hpp"
 #include "util/error.hpp"
 #include "util/kernel_identity.hpp"
 
@@ -62,6 +63,8 @@ struct ListCommand {
 struct PurgeCommand {
   std::optional<Mode> mode; // unset: every mode
   bool yes = false;
+  int64_t older_than_ms = 0; // --older-than: only entries not used for so long (0: all)
+  bool force = false;        // --force: pinned entries too
 };
 
 // `ptx inspect FILE [--max-decompressed SIZE]`: read locally, the daemon is not asked.
@@ -113,8 +116,8 @@ struct DoctorCommand {
 using Command =
     std::variant<HelpCommand, VersionCommand, StatusCommand, ResolveCommand, ImportCommand,
                  ListCommand, PurgeCommand, PtxInspectCommand, PtxRewriteCommand,
-                 PtxTranslateCommand, PtxRunCommand, ConfigCommand, DoctorCommand,
-                 WarmCommand, MetricsCommand>;
+                 PtxTranslateCommand, PtxRunCommand, ConfigCommand, DoctorCommand, MetricsCommand,
+                 WarmCommand, ExportCommand, PinCommand>;
 
 struct ParsedCommand {
   GlobalOptions global;

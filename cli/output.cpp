@@ -476,12 +476,13 @@ std::string list_text(const pb::ListReply& reply)
     return "no cached kernels\n";
   }
   using A = Table::Align;
-  Table table({"kernel", "module hash", "target", "mode", "size", "sha256", "source", "last used"},
-              {A::left, A::left, A::left, A::left, A::right, A::left, A::left, A::left});
+  Table table({"kernel", "module hash", "target", "mode", "size", "sha256", "source", "last used",
+               "pinned"},
+              {A::left, A::left, A::left, A::left, A::right, A::left, A::left, A::left, A::left});
   for (const pb::CacheEntry& e : reply.entries()) {
     table.add_row({e.kernel(), hash_to_hex(e.module_hash()), e.target(), mode_name(e.mode()),
                    format_bytes(e.size()), sha256_hex(e.sha256()).substr(0, 12), e.source(),
-                   format_unix_ms(e.last_used_unix_ms())});
+                   format_unix_ms(e.last_used_unix_ms()), e.pinned() ? "pinned" : ""});
   }
   return table.render();
 }
@@ -500,6 +501,7 @@ void list_json(JsonWriter& json, const pb::ListReply& reply)
     json.key("sha256").string(sha256_hex(e.sha256()));
     json.key("source").string(e.source());
     json.key("last_used_unix_ms").number(e.last_used_unix_ms());
+    json.key("pinned").boolean(e.pinned());
     json.end_object();
   }
   json.end_array();
@@ -508,8 +510,12 @@ void list_json(JsonWriter& json, const pb::ListReply& reply)
 
 std::string purge_text(const pb::PurgeReply& reply)
 {
+  std::string kept = reply.kept_pinned() > 0
+                         ? ", kept " + std::to_string(reply.kept_pinned()) +
+                               " pinned (--force removes them too)"
+                         : "";
   return "removed " + std::to_string(reply.removed_entries()) + " entries (" +
-         format_bytes(reply.removed_bytes()) + ")\n";
+         format_bytes(reply.removed_bytes()) + ")" + kept + "\n";
 }
 
 void purge_json(JsonWriter& json, const pb::PurgeReply& reply)
@@ -517,6 +523,7 @@ void purge_json(JsonWriter& json, const pb::PurgeReply& reply)
   json.begin_object();
   json.key("removed_entries").number(reply.removed_entries());
   json.key("removed_bytes").number(reply.removed_bytes());
+  json.key("kept_pinned").number(reply.kept_pinned());
   json.end_object();
 }
 

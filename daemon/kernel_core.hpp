@@ -11,6 +11,7 @@
 #include "daemon/housekeeping.hpp"
 #include "daemon/module_store.hpp"
 #include "daemon/release/release_catalog.hpp"
+#include "daemon/release_export.hpp"
 #include "daemon/single_flight.hpp"
 #include "daemon/telemetry.hpp"
 #include "daemon/upload_budget.hpp"
@@ -114,6 +115,14 @@ struct PrepareAnswer {
   std::vector<std::string> servable_entries;
 };
 
+// `d4r-kernel pin` / `unpin` (kernel_core_release.cpp): entries the rule matches now, whether an
+// unpin found its rule, and every pin of the modes asked afterwards.
+struct PinAnswer {
+  int64_t matched = 0;
+  bool removed = false;
+  std::vector<std::pair<Mode, cache::PinRule>> pins;
+};
+
 struct ImportSummary {
   int64_t imported = 0;
   int64_t already_present = 0;
@@ -163,6 +172,12 @@ public:
   take_awaited_warmup(uint64_t module_hash);
   [[nodiscard]] StatusSnapshot status() const;
   [[nodiscard]] Expected<ImportSummary> import_release(const std::filesystem::path& directory);
+  // Defined in kernel_core_release.cpp: export (release_export.hpp), pins, filtered purges.
+  [[nodiscard]] Expected<ExportSummary> export_release(const ExportOptions& options);
+  [[nodiscard]] Expected<PinAnswer> pin(std::optional<Mode> mode, const cache::PinRule& rule,
+                                        bool unpin);
+  [[nodiscard]] Expected<cache::PurgeResult> purge_where(std::optional<Mode> mode,
+                                                         const cache::PurgeFilter& filter);
   [[nodiscard]] Expected<std::vector<std::pair<Mode, cache::Entry>>> list(std::optional<Mode> mode);
   [[nodiscard]] Expected<cache::PurgeResult> purge(std::optional<Mode> mode);
 

@@ -1,6 +1,7 @@
 #include "daemon/kernel_service.hpp"
 
 #include "daemon/metrics_text.hpp"
+#include "daemon/release_wire.hpp"
 #include "daemon/wire.hpp"
 
 #include <algorithm>
@@ -329,12 +330,12 @@ grpc::ServerUnaryReactor* KernelService::Purge(grpc::CallbackServerContext* cont
                                                const pb::PurgeRequest* request,
                                                pb::PurgeReply* reply)
 {
-  Expected<std::optional<Mode>> mode = wire::to_mode(request->mode());
-  if (!mode) {
-    return fail(context, mode.error());
+  Expected<wire::PurgeCall> call = wire::to_purge_call(*request);
+  if (!call) {
+    return fail(context, call.error());
   }
-  return run(context, Priority::interactive, [this, mode = *mode, reply] {
-    Expected<cache::PurgeResult> result = m_core.purge(mode);
+  return run(context, Priority::interactive, [this, call = *call, reply] {
+    Expected<cache::PurgeResult> result = m_core.purge_where(call.mode, call.filter);
     if (!result) {
       return wire::to_grpc_status(result.error());
     }

@@ -49,6 +49,22 @@ public:
   grpc::ServerUnaryReactor* Purge(grpc::CallbackServerContext* context,
                                   const pb::PurgeRequest* request,
                                   pb::PurgeReply* reply) override;
+  // `d4r-kernel export`, `pin` / `unpin`: release_service.cpp.
+  grpc::ServerUnaryReactor* Export(grpc::CallbackServerContext* context,
+                                   const pb::ExportRequest* request,
+                                   pb::ExportReply* reply) override;
+  grpc::ServerUnaryReactor* Pin(grpc::CallbackServerContext* context,
+                                const pb::PinRequest* request, pb::PinReply* reply) override;
+  // `d4r-kernel warm` (warm_jobs.hpp): warm_service.cpp.
+  grpc::ServerUnaryReactor* Warm(grpc::CallbackServerContext* context,
+                                 const pb::WarmRequest* request, pb::WarmReply* reply) override;
+  grpc::ServerUnaryReactor* WarmStatus(grpc::CallbackServerContext* context,
+                                       const pb::WarmStatusRequest* request,
+                                       pb::WarmStatusReply* reply) override;
+  // Status as Prometheus text (metrics_text.hpp).
+  grpc::ServerUnaryReactor* Metrics(grpc::CallbackServerContext* context,
+                                    const pb::MetricsRequest* request,
+                                    pb::MetricsReply* reply) override;
   // The hook's own compiled modules: compiled_service.cpp.
   grpc::ServerUnaryReactor* StoreCompiled(grpc::CallbackServerContext* context,
                                           const pb::StoreCompiledRequest* request,
@@ -56,16 +72,6 @@ public:
   grpc::ServerUnaryReactor* LookupCompiled(grpc::CallbackServerContext* context,
                                            const pb::LookupCompiledRequest* request,
                                            pb::LookupCompiledReply* reply) override;
-  // Status as Prometheus text (metrics_text.hpp).
-  grpc::ServerUnaryReactor* Metrics(grpc::CallbackServerContext* context,
-                                    const pb::MetricsRequest* request,
-                                    pb::MetricsReply* reply) override;
-  // `d4r-kernel warm` (warm_jobs.hpp): warm_service.cpp.
-  grpc::ServerUnaryReactor* Warm(grpc::CallbackServerContext* context,
-                                 const pb::WarmRequest* request, pb::WarmReply* reply) override;
-  grpc::ServerUnaryReactor* WarmStatus(grpc::CallbackServerContext* context,
-                                       const pb::WarmStatusRequest* request,
-                                       pb::WarmStatusReply* reply) override;
 
 private:
   // Queues `work` and finishes the reactor with its status; a request whose deadline passed in

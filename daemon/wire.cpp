@@ -268,6 +268,7 @@ void fill_list_reply(const std::vector<std::pair<Mode, cache::Entry>>& entries, 
     out.set_sha256(std::string(entry.digest.begin(), entry.digest.end()));
     out.set_size(entry.size);
     out.set_last_used_unix_ms(entry.last_used_unix_ms);
+    out.set_pinned(entry.pinned);
   }
 }
 
@@ -275,6 +276,7 @@ void fill_purge_reply(const cache::PurgeResult& result, pb::PurgeReply& reply)
 {
   reply.set_removed_entries(result.removed_entries);
   reply.set_removed_bytes(result.removed_bytes);
+  reply.set_kept_pinned(result.kept_pinned);
 }
 
 std::string serialize_launch_meta(const compiler::LaunchMeta& meta)

@@ -63,3 +63,11 @@ d4r_test(test_integration_transport
   LIBS d4r_test_harness d4r_proto d4r_util
   TIMEOUT 120)
 add_dependencies(test_integration_transport d4r-kerneld d4r-test-counters d4r_release_fixture)
+
+# export of the cache as a release, served and imported by a second daemon; pins and purge
+# --older-than (SQLite itself, to set last-use times as the index would hold them).
+d4r_test(test_integration_release_export
+  SOURCES ${D4R_INTEGRATION}/test_integration_release_export.cpp
+  LIBS d4r_test_harness d4r_proto d4r_util SQLite::SQLite3
+  TIMEOUT 180)
+add_dependencies(test_integration_release_export d4r-kerneld d4r_release_fixture)
