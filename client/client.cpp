@@ -1,6 +1,7 @@
 #include "client/client.hpp"
 
 #include "client/game_name.hpp"
+#include "client/upload_retry.hpp"
 #include "util/ptx_identity.hpp"
 
 #include <algorithm>
@@ -150,18 +151,28 @@ void Client::upload_loop()
     }
     pb::PutModuleRequest put = std::move(m_upload_queue.front());
     m_upload_queue.pop_front();
-    grpc::ClientContext context;
-    set_deadline(context, std::chrono::system_clock::now() + k_upload_timeout);
-    m_upload_in_flight = &context;
-    lock.unlock();
-    pb::PutModuleReply reply;
-    grpc::Status status = m_stub->PutModule(&context, put, &reply);
-    lock.lock();
-    m_upload_in_flight = nullptr;
-    if (!status.ok() && !m_closing) {
+    // Called with the lock held; each attempt releases it while the call runs.
+    auto attempt = [&] {
+      grpc::ClientContext context;
+      set_deadline(context, std::chrono::system_clock::now() + k_upload_timeout);
+      m_upload_in_flight = &context;
+      lock.unlock();
+      pb::PutModuleReply reply;
+      grpc::Status status = m_stub->PutModule(&context, put, &reply);
+      lock.lock();
+      m_upload_in_flight = nullptr;
+      return status;
+    };
+    // The transport refuses uploads at random when its memory is spent (upload_retry.hpp).
+    auto wait = [&](std::chrono::milliseconds delay) {
+      return !m_closing && !m_upload_ready.wait_for(lock, delay, [this] { return m_closing; });
+    };
+    UploadOutcome outcome = upload_with_retry(UploadRetryPolicy{}, attempt, wait);
+    if (!outcome.status.ok() && !m_closing) {
       // Not note_rpc_failure: a slow upload says nothing about how fast resolves are answered.
       log_once(Problem::upload, "upload module " + hash_to_hex(put.module().fnv1a64()) + ": " +
-                                    describe(status) + " (in the background; further not logged)");
+                                    describe_upload_failure(outcome) +
+                                    " (in the background; further not logged)");
     }
   }
 }
