@@ -20,9 +20,22 @@
  * skips it. The byte count of a load is the box's elements times their size, out-of-bounds
  * elements included (not the padded rows).
  *
+ * An interleaved map (16B or 32B: NC/8HWC8-like layouts, rank 3-5) is copied as the H200 copies it
+ * (driver 580; the tma_interleave_* cases, found with diagnostics whose tensor held each element's
+ * own index): a box position along dimension 0 is a whole chunk of the interleave's size, whatever
+ * the element type: index c[0] + k * element_stride[0] (the stride counts here) for k below
+ * ceil(box_dim[0] / element_stride[0]), at byte (index * 16 or 32) from the row's start, in bounds
+ * while index < global_dim[0]; so a row of box_dim[0] chunks runs on through the memory of the
+ * following indices of dimension 1 and beyond, unchecked. Along dimension rank - 2 the box holds
+ * only its start c[rank - 2] (box_dim and element_stride ignored there), checked like any index;
+ * the other dimensions are traversed as in tile mode. A chunk out of bounds is filled (loads) or
+ * skipped (stores, reductions), the byte count is every chunk's, the swizzle moves 16-byte
+ * chunks by address as above with rows at their own width (a row narrower than the span was never
+ * measured: it traps).
+ *
  * Every function returns the box's bytes, or -1 for what the translated kernel must trap on
  * rather than guess: a map it cannot use (not our layout, a rank other than the instruction's,
- * im2col, interleave, an unknown element type, a swizzled row wider than the span, which
+ * im2col, an unknown element type, a non-interleaved swizzled row wider than the span, which
  * cuTensorMapEncodeTiled refuses, a reduction the element type does not have), and what stops
  * the H200 with an illegal instruction: a box whose innermost coordinate is not a multiple of 16
  * bytes (tma_trap_*_unaligned; Triton's Gluon TMA tutorial states the rule too), and a store or
@@ -41,7 +54,7 @@ typedef struct {
   int64_t dim[5];
   int64_t step[5];     /* element stride */
   int64_t count[5];    /* elements in the shared box */
-  int64_t stride[5];   /* bytes; stride[0] is the element size */
+  int64_t stride[5];   /* bytes; stride[0] is the unit's size */
   int64_t row;         /* bytes from one shared row (dimension 0) to the next */
   int64_t reach0;      /* indices along dimension 0 that are written or read: dim[0], or for a
                           store or reduction up to the end of the last 16-byte chunk */
@@ -49,7 +62,8 @@ typedef struct {
   uint32_t type;
   uint32_t fill;
   int64_t size;        /* element bytes */
-  int64_t elements;    /* in the box */
+  int64_t unit;        /* bytes a box position moves: the element, or with interleave its chunk */
+  int64_t elements;    /* box positions */
 } Box;
 
 D4R_INLINE int64_t element_bytes(uint32_t type)
@@ -82,12 +96,17 @@ D4R_INLINE int read_box(Box* box, const uint8_t* bytes, int32_t rank, const int3
 {
   const struct d4r_tensor_map* map = (const struct d4r_tensor_map*)bytes;
   if (map->magic != D4R_TENSOR_MAP_MAGIC || map->rank != rank || rank < 1 || rank > 5 ||
-      map->mode != D4R_TMAP_MODE_TILE || map->interleave != 0 || map->swizzle > 3) {
+      map->mode != D4R_TMAP_MODE_TILE || map->interleave > 2 || map->swizzle > 3) {
     return 0;
   }
   box->size = element_bytes(map->element_type);
   if (box->size == 0) {
     return 0;
+  }
+  const int interleaved = map->interleave != 0;
+  box->unit = interleaved ? (int64_t)16 << (map->interleave - 1) : box->size;
+  if (interleaved && rank < 3) {
+    return 0; /* cuTensorMapEncodeTiled refuses it */
   }
   box->global = (uint8_t*)(uintptr_t)map->global_address;
   box->swizzle = map->swizzle;
@@ -99,27 +118,37 @@ D4R_INLINE int read_box(Box* box, const uint8_t* bytes, int32_t rank, const int3
     box->start[i] = used ? coords[i] : 0;
     box->dim[i] = used ? (int64_t)map->global_dim[i] : 1;
     box->step[i] = used ? (int64_t)map->element_stride[i] : 1;
-    const int64_t extent = used ? (int64_t)map->box_dim[i] : 1;
+    int64_t extent = used ? (int64_t)map->box_dim[i] : 1;
     if (box->step[i] < 1 || extent < 1) {
       return 0;
     }
-    if (i == 0) {
+    if (i == 0 && !interleaved) {
       box->step[0] = 1; /* no traversal stride along dimension 0 without interleave */
     }
+    if (interleaved && i == rank - 2) {
+      extent = 1; /* the H200 takes only the start along dimension rank - 2 (see the top) */
+    }
     box->count[i] = (extent + box->step[i] - 1) / box->step[i];
-    box->stride[i] = i == 0 ? box->size : (used ? (int64_t)map->global_stride[i - 1] : 0);
+    box->stride[i] = i == 0 ? box->unit : (used ? (int64_t)map->global_stride[i - 1] : 0);
     box->elements *= box->count[i];
   }
   box->reach0 = box->dim[0];
-  box->row = box->count[0] * box->size;
+  box->row = box->count[0] * box->unit;
   if (box->swizzle != D4R_TMAP_SWIZZLE_NONE) {
     const int64_t span = (int64_t)16 << box->swizzle; /* 32, 64, 128 */
-    if (box->row > span) {
+    if (interleaved) {
+      /* interleaved rows wider than the span are swizzled by address alone (tma_interleave_*);
+         narrower ones were never measured */
+      if (box->row % span != 0) {
+        return 0;
+      }
+    } else if (box->row > span) {
       return 0;
+    } else {
+      box->row = span;
     }
-    box->row = span;
   }
-  return (box->start[0] * box->size) % 16 == 0;
+  return (box->start[0] * box->unit) % 16 == 0;
 }
 
 /* A store or reduction writes whole 16-byte chunks along dimension 0: when a row's bytes are not a
@@ -130,7 +159,7 @@ D4R_INLINE int read_box(Box* box, const uint8_t* bytes, int32_t rank, const int3
  * tensor (tma_diag_chunk_load). */
 D4R_INLINE void write_whole_chunks(Box* box)
 {
-  box->reach0 = (box->dim[0] * box->size + 15) / 16 * 16 / box->size;
+  box->reach0 = (box->dim[0] * box->unit + 15) / 16 * 16 / box->unit;
 }
 
 /* Whether a store or reduction box starts at a negative coordinate: the H200 stops such a box
@@ -156,13 +185,19 @@ D4R_INLINE uint32_t swizzled(uint32_t window, int64_t linear, uint32_t mode)
   return address ^ ((address >> 3) & mask);
 }
 
-/* Element e of the box (dimension 0 fastest): its shared byte offset from `window` and its global
+/* The shared byte offset from `window` of the box's byte `linear`, swizzled: per element, since a
+ * 32-byte interleave chunk's two 16-byte halves move apart. */
+D4R_INLINE uint32_t shared_offset(const Box* box, uint32_t window, int64_t linear)
+{
+  return swizzled(window, linear, box->swizzle) - window;
+}
+
+/* Position e of the box (dimension 0 fastest): its unswizzled shared byte offset and its global
  * address, or null when it lies outside the tensor (for a store or reduction: outside its rows
  * rounded up to 16 bytes). */
-D4R_INLINE uint8_t* element_at(const Box* box, int64_t e, uint32_t window, uint32_t* shared_offset)
+D4R_INLINE uint8_t* element_at(const Box* box, int64_t e, int64_t* linear)
 {
-  const int64_t linear = e / box->count[0] * box->row + e % box->count[0] * box->size;
-  *shared_offset = swizzled(window, linear, box->swizzle) - window;
+  *linear = e / box->count[0] * box->row + e % box->count[0] * box->unit;
   int64_t offset = 0;
   int inside = 1;
   for (int i = 0; i < 5; ++i) {
@@ -240,11 +275,14 @@ D4R_API int32_t __d4r_ptx_tensor_load(uint8_t* shared, uint32_t window, const ui
   }
   const uint64_t fill = fill_bits(&box);
   for (int64_t e = 0; e < box.elements; ++e) {
-    uint32_t offset = 0;
-    const uint8_t* source = element_at(&box, e, window, &offset);
-    store_bits(shared + offset, box.size, source ? load_bits(source, box.size) : fill);
+    int64_t linear = 0;
+    const uint8_t* source = element_at(&box, e, &linear);
+    for (int64_t k = 0; k < box.unit; k += box.size) {
+      const uint32_t offset = shared_offset(&box, window, linear + k);
+      store_bits(shared + offset, box.size, source ? load_bits(source + k, box.size) : fill);
+    }
   }
-  return (int32_t)(box.elements * box.size);
+  return (int32_t)(box.elements * box.unit);
 }
 
 D4R_API int32_t __d4r_ptx_tensor_store(const uint8_t* shared, uint32_t window, const uint8_t* map,
@@ -258,13 +296,14 @@ D4R_API int32_t __d4r_ptx_tensor_store(const uint8_t* shared, uint32_t window, c
   }
   write_whole_chunks(&box);
   for (int64_t e = 0; e < box.elements; ++e) {
-    uint32_t offset = 0;
-    uint8_t* target = element_at(&box, e, window, &offset);
-    if (target) {
-      store_bits(target, box.size, load_bits(shared + offset, box.size));
+    int64_t linear = 0;
+    uint8_t* target = element_at(&box, e, &linear);
+    for (int64_t k = 0; target && k < box.unit; k += box.size) {
+      const uint32_t offset = shared_offset(&box, window, linear + k);
+      store_bits(target + k, box.size, load_bits(shared + offset, box.size));
     }
   }
-  return (int32_t)(box.elements * box.size);
+  return (int32_t)(box.elements * box.unit);
 }
 
 enum { OP_ADD, OP_MIN, OP_MAX, OP_INC, OP_DEC, OP_AND, OP_OR, OP_XOR };
@@ -363,11 +402,12 @@ D4R_API int32_t __d4r_ptx_tensor_reduce(const uint8_t* shared, uint32_t window, 
   }
   write_whole_chunks(&box);
   for (int64_t e = 0; e < box.elements; ++e) {
-    uint32_t offset = 0;
-    uint8_t* target = element_at(&box, e, window, &offset);
-    if (target) {
-      reduce_element(target, box.size, box.type, op, load_bits(shared + offset, box.size));
+    int64_t linear = 0;
+    uint8_t* target = element_at(&box, e, &linear);
+    for (int64_t k = 0; target && k < box.unit; k += box.size) {
+      const uint32_t offset = shared_offset(&box, window, linear + k);
+      reduce_element(target + k, box.size, box.type, op, load_bits(shared + offset, box.size));
     }
   }
-  return (int32_t)(box.elements * box.size);
+  return (int32_t)(box.elements * box.unit);
 }

@@ -23,7 +23,8 @@
  *
  * Every function returns the box's bytes, or -1 for what the translated kernel must trap on
  * rather than guess: a map it cannot use (not our layout, not im2col, a rank other than the
- * instruction's or outside 3..5, no pixels or channels), what the tile copy of a row traps on,
+ * instruction's or outside 3..5, no pixels or channels, an interleaved one: the tile copy's
+ * interleave rules were measured on tile boxes only), what the tile copy of a row traps on,
  * and the boxes that stop the H200 with an illegal instruction (im2col_copy lists them). The
  * offsets are applied as the H200 applies them (im2col_copy). Every rule here was checked on the
  * 43 tma_im2col_* golden cases.
@@ -62,7 +63,7 @@ D4R_INLINE int32_t im2col_copy(int kind, uint8_t* shared, uint32_t window, const
   const struct d4r_tensor_map* map = (const struct d4r_tensor_map*)bytes;
   if (map->magic != D4R_TENSOR_MAP_MAGIC || map->mode != D4R_TMAP_MODE_IM2COL ||
       map->rank != rank || rank < 3 || rank > 5 || map->channels_per_pixel == 0 ||
-      map->pixels_per_column == 0) {
+      map->pixels_per_column == 0 || map->interleave != 0) {
     return -1;
   }
   /* The pixel's tile map: the same tensor, a box of one pixel's channels. */

@@ -98,6 +98,7 @@ struct Model {
   cpu::TensorMapSpec map;
   std::vector<uint8_t> tensor; // the bytes the map's buffer starts with
   int64_t size = 0;            // element bytes
+  int64_t unit = 0;            // bytes of one box position: the element, or an interleave chunk
 };
 
 Model model_of(const cpu::LaunchCase& launch_case)
@@ -108,6 +109,7 @@ Model model_of(const cpu::LaunchCase& launch_case)
   std::vector<std::byte> bytes = cpu::generate_fill(buffer.fill, buffer.type, buffer.count);
   model.tensor = bytes_of(bytes);
   model.size = cpu::element_size(model.map.type);
+  model.unit = model.map.interleave == 0 ? model.size : int64_t{16} << (model.map.interleave - 1);
   return model;
 }
 
@@ -123,11 +125,15 @@ std::vector<int32_t> ints_of(const cpu::Arg& arg)
 // (cuTensorMapEncodeTiled ignores elementStrides[0] without interleave).
 int64_t step_of(const Model& m, int i)
 {
-  return i == 0 ? 1 : m.map.element_strides[static_cast<size_t>(i)];
+  return i == 0 && m.map.interleave == 0 ? 1 : m.map.element_strides[static_cast<size_t>(i)];
 }
 
+// With interleave the H200 copies only the start along dimension rank - 2 (tma_interleave_*).
 int64_t count_of(const Model& m, int i)
 {
+  if (m.map.interleave != 0 && i == m.map.rank - 2) {
+    return 1;
+  }
   return (m.map.box[static_cast<size_t>(i)] + step_of(m, i) - 1) / step_of(m, i);
 }
 
@@ -135,14 +141,15 @@ int64_t count_of(const Model& m, int i)
 // span, as the H200 lays out rows narrower than it (tma_load_2d_swizzle128_narrow).
 int64_t row_pitch(const Model& m)
 {
-  return m.map.swizzle == 0 ? count_of(m, 0) * m.size : int64_t{16} << m.map.swizzle;
+  return m.map.swizzle == 0 || m.map.interleave != 0 ? count_of(m, 0) * m.unit
+                                                     : int64_t{16} << m.map.swizzle;
 }
 
 // Element e of the box at `start`: its byte in the (unswizzled) shared box and its byte in the
 // tensor, or -1 outside the tensor.
 int64_t tensor_offset(const Model& m, const int32_t* start, int64_t e, int64_t* shared)
 {
-  *shared = e / count_of(m, 0) * row_pitch(m) + e % count_of(m, 0) * m.size;
+  *shared = e / count_of(m, 0) * row_pitch(m) + e % count_of(m, 0) * m.unit;
   int64_t offset = 0;
   bool inside = true;
   for (int i = 0; i < m.map.rank; ++i) {
@@ -150,7 +157,7 @@ int64_t tensor_offset(const Model& m, const int32_t* start, int64_t e, int64_t* 
     const int64_t index = start[i] + (e % count) * step_of(m, i);
     e /= count;
     inside = inside && index >= 0 && index < static_cast<int64_t>(m.map.dims[i]);
-    offset += index * (i == 0 ? m.size : static_cast<int64_t>(m.map.strides[i - 1]));
+    offset += index * (i == 0 ? m.unit : static_cast<int64_t>(m.map.strides[i - 1]));
   }
   return inside ? offset : -1;
 }
@@ -202,7 +209,7 @@ std::vector<uint8_t> model_loads(const CaseRun& run)
   const Model m = model_of(run.launch_case);
   const std::vector<int32_t> coords = ints_of(run.launch_case.params[2].arg);
   const int64_t offset = static_cast<int64_t>(run.launch_case.params[4].arg.scalar.bits);
-  const int64_t bytes = box_elements(m) * m.size;
+  const int64_t bytes = box_elements(m) * m.unit;
   // The NaN fill as the H200 wrote it into f32 elements (tma_replace): 0x7ff7 in every 16 bits.
   const uint64_t nan = m.map.fill == 1 ? 0x7ff77ff77ff77ff7ull : 0;
   std::vector<uint8_t> out;
@@ -211,11 +218,13 @@ std::vector<uint8_t> model_loads(const CaseRun& run)
     for (int64_t e = 0; e < box_elements(m); ++e) {
       int64_t shared = 0;
       const int64_t at = tensor_offset(m, coords.data() + block * m.map.rank, e, &shared);
-      uint8_t* target = tile.data() + swizzled(offset + shared, m.map.swizzle);
-      if (at >= 0) {
-        std::memcpy(target, m.tensor.data() + at, static_cast<size_t>(m.size));
-      } else {
-        std::memcpy(target, &nan, static_cast<size_t>(m.size));
+      for (int64_t k = 0; k < m.unit; k += m.size) { // a 32-byte chunk's halves swizzle apart
+        uint8_t* target = tile.data() + swizzled(offset + shared + k, m.map.swizzle);
+        if (at >= 0) {
+          std::memcpy(target, m.tensor.data() + at + k, static_cast<size_t>(m.size));
+        } else {
+          std::memcpy(target, &nan, static_cast<size_t>(m.size));
+        }
       }
     }
     out.insert(out.end(), tile.begin() + offset, tile.begin() + offset + bytes + 64);
@@ -285,6 +294,37 @@ TEST(TranslateTensorCopy, LoadsPlainSwizzledStridedAndOutOfBounds)
   expect_loads_as_modelled(load_case("tma_load_5d",
                                      "type=u8 dims=32,4,3,3,2 strides=32,128,384,1152 box=16,2,2,2,2",
                                      "u8", 2304, 256, 5, 8, aligned_coords(5, 8, 1, -3, 33, 10)));
+}
+
+// Interleaved maps as the H200 copies them (kernels/support/tensor_copy.c): a chunk of 16 or 32
+// bytes per index of dimension 0, rows running on past dimension 1's end, only the start along
+// dimension rank - 2. The tensors' buffers are four times the tensor, so such rows stay inside.
+TEST(TranslateTensorCopy, InterleavedLoadsAsModelled)
+{
+  expect_loads_as_modelled(load_case("tma_load_3d",
+                                     "type=f16 dims=8,12,5 strides=16,192 box=8,3,2 interleave=16B",
+                                     "f16", 1920, 256, 3, 8, "list 0 0 0 0 5 1 0 11 3 0 -2 1 3 2 4 -1 1 1 7 12 0 0 0 5"));
+  expect_loads_as_modelled(load_case("tma_load_3d",
+                                     "type=f32 dims=8,6,5 strides=32,192 box=8,4,3 elementstrides=2,1,2 "
+                                     "interleave=16B oob=nan",
+                                     "f32", 960, 128, 3, 6, "list 0 0 0 6 1 1 7 5 4 -1 0 0 2 6 2 3 -1 3"));
+  expect_loads_as_modelled(load_case("tma_load_4d",
+                                     "type=u8 dims=16,6,5,4 strides=16,96,480 box=16,3,2,3 interleave=16B",
+                                     "u8", 7680, 2304, 4, 5,
+                                     "list 0 0 0 0 0 4 3 1 0 -1 2 0 8 0 4 3 0 2 5 0"));
+  expect_loads_as_modelled(load_case("tma_load_5d",
+                                     "type=f16 dims=8,4,3,5,2 strides=16,64,192,960 box=8,2,3,4,2 "
+                                     "interleave=16B swizzle=128B",
+                                     "f16", 3840, 1536, 5, 4, "list 0 0 0 0 0 0 1 1 2 1 0 0 0 5 0 0 3 2 1 1"));
+  expect_loads_as_modelled(load_case("tma_load_3d",
+                                     "type=f16 dims=16,12,5 strides=32,384 box=8,3,2 interleave=32B swizzle=32B",
+                                     "f16", 3840, 512, 3, 5, "list 0 0 0 0 5 1 12 0 0 4 11 3 0 -1 0"));
+  // A swizzled interleaved row narrower than the span was never measured: it traps.
+  CaseRun narrow = run_case(load_case("tma_load_3d",
+                                      "type=f16 dims=8,12,5 strides=16,192 box=8,3,2 elementstrides=4,1,1 "
+                                      "interleave=16B swizzle=128B",
+                                      "f16", 1920, 64, 3, 1, "list 0 0 0"));
+  EXPECT_NE(narrow.error.find("trap"), std::string::npos) << narrow.error;
 }
 
 TEST(TranslateTensorCopy, SwizzleModelIsTheAddressBitPattern)

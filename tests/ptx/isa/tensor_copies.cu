@@ -16,8 +16,8 @@
 // - tma_store_{1,2,3}d: one thread stores the shared box (from the input) at each coordinate set
 //   in turn (shared::cta -> global, .bulk_group, wait_group 0 between), boxes partly outside
 //   (their outside elements are not written).
-// - tma_reduce_2d: the same with cp.reduce.async.bulk.tensor, the operation of each step from the
-//   input (add min max inc dec and or xor; the element type is the map's).
+// - tma_reduce_2d, tma_reduce_3d: the same with cp.reduce.async.bulk.tensor, the operation of each
+//   step from the input (add min max inc dec and or xor; the element type is the map's).
 // - tma_replace (sm_90a only): the map copied to shared memory (block 0) or global memory
 //   (block 1), fields rewritten by tensormap.replace (global address, dims, stride, box, swizzle,
 //   fill mode, element stride, rank, element type, interleave), published with tensormap.cp_fenceproxy (block 0) or
@@ -334,6 +334,36 @@ extern "C" __global__ void tma_reduce_2d(const __grid_constant__ TensorMap map, 
             case 5: D4R_TMA_REDUCE("and"); break;
             case 6: D4R_TMA_REDUCE("or"); break;
             default: D4R_TMA_REDUCE("xor"); break;
+            }
+            store_done();
+        }
+    }
+}
+
+#define D4R_TMA_REDUCE_3D(OP)                                                                      \
+    asm volatile("cp.reduce.async.bulk.tensor.3d.global.shared::cta." OP ".tile.bulk_group"        \
+                 " [%0, {%1, %2, %3}], [%4];"                                                      \
+                 :: "l"(&map), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(smem(tile)) : "memory")
+
+// The 3D form of tma_reduce_2d (interleaved maps need rank 3 or more).
+extern "C" __global__ void tma_reduce_3d(const __grid_constant__ TensorMap map, unsigned* tensor,
+                                         const unsigned* in, unsigned bytes, const int* coords,
+                                         const unsigned* ops, unsigned steps)
+{
+    __shared__ alignas(1024) unsigned tile[k_tile_bytes / 4];
+    fill_box(tile, in, bytes);
+    if (threadIdx.x == 0) {
+        for (unsigned k = 0; k < steps; ++k) {
+            const int* c = coords + 3 * k;
+            switch (ops[k]) {
+            case 0: D4R_TMA_REDUCE_3D("add"); break;
+            case 1: D4R_TMA_REDUCE_3D("min"); break;
+            case 2: D4R_TMA_REDUCE_3D("max"); break;
+            case 3: D4R_TMA_REDUCE_3D("inc"); break;
+            case 4: D4R_TMA_REDUCE_3D("dec"); break;
+            case 5: D4R_TMA_REDUCE_3D("and"); break;
+            case 6: D4R_TMA_REDUCE_3D("or"); break;
+            default: D4R_TMA_REDUCE_3D("xor"); break;
             }
             store_done();
         }
