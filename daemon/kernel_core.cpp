@@ -447,6 +447,10 @@ Expected<ResolveAnswer> KernelCore::serve_recipe(const ResolveQuery& query,
                                                  query.cancelled));
   if (built.state == BuildState::ready) {
     Expected<ResolveAnswer> ready = ready_answer(selection.mode, selection.arch, *built.hit, query);
+    if (ready) {
+      ready->cache_miss = built.miss; // a build just now, or a hit (none)
+      ready->started_build = built.started;
+    }
     if (ready || ready.error().code != ErrorCode::corrupt) {
       return ready;
     }

@@ -169,13 +169,15 @@ MissReason MissClassifier::classify(Mode mode, const cache::CacheKey& key, cache
   }
   // Not seen by this process (a restart after an update is the usual case): an object of the
   // kernel under other fingerprints in the index says what changed.
+  // One built by this very toolchain means the recipe's inputs changed since; only others mean
+  // the toolchain did.
   MissReason reason = MissReason::new_kernel;
   if (Expected<std::vector<cache::Entry>> entries = cache.list(mode)) {
     for (const cache::Entry& entry : *entries) {
       if (same_kernel(entry.key, key) && text_of(entry.key) != text) {
         reason = stale_reason(entry.key, key);
-        if (reason == MissReason::stale_toolchain) {
-          break; // the toolchain is the bigger news: every kernel of the target goes with it
+        if (reason == MissReason::stale_translator) {
+          break;
         }
       }
     }
