@@ -38,6 +38,16 @@ Error rpc_error(const grpc::Status& status, std::string_view socket_path, std::s
   case grpc::StatusCode::OUT_OF_RANGE:
     return Error{ErrorCode::invalid_argument,
                  where + " refused " + std::string(rpc) + ": " + status.error_message()};
+  case grpc::StatusCode::RESOURCE_EXHAUSTED:
+    // The daemon's bounds (a full queue, the upload budget) say which in their message; gRPC's
+    // resource quota says only RST_STREAM code 11.
+    return Error{ErrorCode::resource_exhausted,
+                 where + " refused " + std::string(rpc) + " for want of room: " +
+                     status.error_message() +
+                     (status.error_message().find("RST_STREAM with error code 11") !=
+                              std::string::npos
+                          ? " (its transport memory was full: --transport-memory; try again)"
+                          : "")};
   case grpc::StatusCode::PERMISSION_DENIED:
   case grpc::StatusCode::UNAUTHENTICATED:
     return Error{ErrorCode::permission_denied,
@@ -47,7 +57,6 @@ Error rpc_error(const grpc::Status& status, std::string_view socket_path, std::s
   case grpc::StatusCode::UNKNOWN:
   case grpc::StatusCode::NOT_FOUND:
   case grpc::StatusCode::ALREADY_EXISTS:
-  case grpc::StatusCode::RESOURCE_EXHAUSTED:
   case grpc::StatusCode::ABORTED:
   case grpc::StatusCode::UNIMPLEMENTED:
   case grpc::StatusCode::INTERNAL:

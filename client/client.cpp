@@ -64,8 +64,14 @@ void set_deadline(grpc::ClientContext& context, std::chrono::system_clock::time_
 
 std::string describe(const grpc::Status& status)
 {
-  return "status " + std::to_string(static_cast<int>(status.error_code())) + ": " +
-         status.error_message();
+  std::string text = "status " + std::to_string(static_cast<int>(status.error_code())) + ": " +
+                     status.error_message();
+  // gRPC's own words for its resource quota say nothing of the daemon's setting.
+  if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED &&
+      status.error_message().find("RST_STREAM with error code 11") != std::string::npos) {
+    text += " (the daemon's transport memory was full: --transport-memory)";
+  }
+  return text;
 }
 
 } // namespace
@@ -232,6 +238,9 @@ ResolveResult Client::resolve(uint64_t module_hash, std::string_view kernel_name
       return {D4RK_PENDING, reply.reason(), nullptr};
     }
     if (reply.outcome() == pb::ResolveReply::REJECTED) {
+      // A refusal (a full queue, a broken contract) is worth one line; its reason says which.
+      log_once(Problem::rejected, what() + ": rejected by the daemon: " + reply.reason() +
+                                      " (further refusals not logged)");
       return {D4RK_REJECTED, reply.reason(), nullptr};
     }
     if (reply.outcome() != pb::ResolveReply::READY) {

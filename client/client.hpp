@@ -94,7 +94,7 @@ public:
                                                    std::span<const std::byte> object, bool wait);
 
 private:
-  enum class Problem { transport, bad_reply, damaged_object, upload, compiled, count };
+  enum class Problem { transport, bad_reply, damaged_object, upload, compiled, rejected, count };
 
   [[nodiscard]] bool quiet() const;
   void note_rpc_failure(const std::string& what, bool deadline_exceeded);
