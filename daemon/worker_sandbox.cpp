@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <array>
+#include <cstdlib>
+#include <cstring>
 #include <cerrno>
 #include <cstdint>
 #include <system_error>
@@ -167,6 +169,13 @@ Expected<void> make_ruleset(WorkerSandbox& sandbox, const std::filesystem::path&
   }
   sandbox.landlock_ruleset = static_cast<int>(fd);
   TRY(allow_beneath(sandbox.landlock_ruleset, scratch, write_rights(abi)));
+  // Tests only (with D4R_WORKER_TEST_FAULTS=1, as the faults): a folder a fake clang driver
+  // leaves its marks in across attempts.
+  const char* faults = std::getenv("D4R_WORKER_TEST_FAULTS");
+  const char* writable = std::getenv("D4R_WORKER_TEST_WRITABLE");
+  if (faults != nullptr && std::strcmp(faults, "1") == 0 && writable != nullptr && *writable != '\0') {
+    TRY(allow_beneath(sandbox.landlock_ruleset, writable, write_rights(abi)));
+  }
   uint64_t null_rights = LANDLOCK_ACCESS_FS_WRITE_FILE | (abi >= 3 ? k_fs_truncate : 0);
   return allow_beneath(sandbox.landlock_ruleset, "/dev/null", null_rights);
 }

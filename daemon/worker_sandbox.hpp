@@ -28,7 +28,8 @@
 //   and remove files only beneath its scratch folder (the daemon points TMPDIR there for the clang
 //   driver's temporaries and comgr's) and write /dev/null; on ABI 4+ it may not bind or connect
 //   TCP sockets, on ABI 6+ it may not signal processes outside its sandbox or reach abstract
-//   Unix sockets. Reading and executing stay open: the toolchains, their libraries and the
+//   Unix sockets (tests may add one folder: D4R_WORKER_TEST_WRITABLE, honoured only with
+//   D4R_WORKER_TEST_FAULTS=1). Reading and executing stay open: the toolchains, their libraries and the
 //   sources live in places we cannot list for every distribution and ROCm install.
 //
 // What is left: a worker can read any file the user can (the cache, ~/.ssh); with no socket, no

@@ -323,7 +323,12 @@ TEST(Builds, AWorkerKilledFromOutsideIsRetriedAndNotRemembered)
   TempDir dir;
   // As systemd does to the unit's cgroup on `systemctl --user restart`, or the OOM killer.
   std::filesystem::path clang = clang_with_first_run(dir.path(), "kill -TERM 0; sleep 5");
-  DaemonProcess daemon(build_options(dir.path(), {"--backend", "llvm", "--clang", clang.string()}));
+  DaemonOptions options = build_options(dir.path(), {"--backend", "llvm", "--clang", clang.string()});
+  // The worker may write only in its scratch folder (daemon/worker_sandbox.hpp); the fake
+  // driver's mark goes here.
+  options.extra_env.push_back("D4R_WORKER_TEST_FAULTS=1");
+  options.extra_env.push_back("D4R_WORKER_TEST_WRITABLE=" + dir.path().string());
+  DaemonProcess daemon(options);
   ASSERT_TRUE(daemon.start());
   pb::ResolveReply reply = build(daemon, "d4r_example_layer", "gfx1101", pb::MODE_FAST);
   EXPECT_EQ(reply.outcome(), pb::ResolveReply::READY) << reply.reason();
@@ -350,6 +355,8 @@ TEST(Builds, StoppingTheDaemonKillsItsBuildsAndRemembersNothing)
   DaemonOptions options =
       build_options(dir.path(), {"--backend", "llvm", "--clang", clang.string(),
                                  "--build-wall-seconds", "170"});
+  options.extra_env.push_back("D4R_WORKER_TEST_FAULTS=1"); // the fake driver's mark (see above)
+  options.extra_env.push_back("D4R_WORKER_TEST_WRITABLE=" + dir.path().string());
   auto daemon = std::make_unique<DaemonProcess>(options);
   ASSERT_TRUE(daemon->start());
   EXPECT_EQ(build(*daemon, "d4r_example_layer", "gfx1101", pb::MODE_FAST, 1).outcome(),
