@@ -293,7 +293,7 @@ TEST_F(CliCommands, PurgeNeedsConfirmationOrYes)
   EXPECT_EQ(m_service.purge_calls, 1);
   EXPECT_EQ(m_service.last_purge_mode, pb::MODE_ACCURACY);
   EXPECT_EQ(run({"purge", "--yes", "--json"}), 0) << m_err;
-  EXPECT_EQ(m_out, "{\"removed_entries\":3,\"removed_bytes\":0}\n");
+  EXPECT_EQ(m_out, "{\"removed_entries\":3,\"removed_bytes\":0,\"kept_pinned\":0}\n");
   EXPECT_EQ(m_service.purge_calls, 2);
   EXPECT_EQ(m_service.last_purge_mode, pb::MODE_UNSPECIFIED);
 }

@@ -247,7 +247,7 @@ TEST(CliOutput, ImportAndPurge)
   EXPECT_EQ(purge_text(purge), "removed 7 entries (3.0 KiB)\n");
   JsonWriter purge_doc;
   purge_json(purge_doc, purge);
-  EXPECT_EQ(purge_doc.text(), R"({"removed_entries":7,"removed_bytes":3072})");
+  EXPECT_EQ(purge_doc.text(), R"({"removed_entries":7,"removed_bytes":3072,"kept_pinned":0})");
 }
 
 } // namespace
