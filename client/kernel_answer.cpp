@@ -112,11 +112,12 @@ Expected<void> KernelAnswer::take_object(pb::ResolveReply& reply,
   std::memcpy(digest.data(), object.sha256().data(), digest.size());
   std::span<const std::byte> bytes;
   if (object.has_path()) {
-    TRY_ASSIGN(m_data, read_verified_object(object.path(), object.size(), digest, deadline));
-    bytes = std::as_bytes(std::span<const char>(m_data));
+    TRY_ASSIGN(m_bytes,
+               verified_objects().read(object.path(), object.size(), digest, deadline));
+    bytes = std::as_bytes(std::span<const char>(*m_bytes));
   } else if (object.has_data()) {
-    m_data = std::move(*object.mutable_data());
-    bytes = std::as_bytes(std::span<const char>(m_data));
+    m_bytes = std::make_shared<const std::string>(std::move(*object.mutable_data()));
+    bytes = std::as_bytes(std::span<const char>(*m_bytes));
     if (static_cast<int64_t>(bytes.size()) != object.size()) {
       return std::unexpected(malformed(m_kernel_name, "object size does not match its bytes"));
     }

@@ -1,6 +1,7 @@
 #pragma once
 // A READY answer checked and held in the form the C ABI hands out: the code bytes (read from the
-// daemon's cache file and verified, or bytes that came over gRPC) and the launch metadata as a
+// daemon's cache file and verified, or kept from such a read by verified_objects(); or bytes that
+// came over gRPC) and the launch metadata as a
 // d4rk_kernel whose pointers point into this object. Immutable once built; the memo and every
 // handle share it, and the last owner frees it.
 
@@ -49,7 +50,7 @@ private:
   Expected<void> take_host_variables(const d4r::kernel::v1::ResolveReply& reply,
                                      std::string_view kernel_name, bool mirrors);
 
-  std::string m_data; // the code object's bytes
+  ObjectBytes m_bytes; // the code object's, shared with VerifiedObjects when read from a path
   std::string m_kernel_name;
   std::string m_target;
   std::string m_amdhsa_target;

@@ -4,6 +4,7 @@
 d4r_test(test_client
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/test_client_resolve.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/test_client_object_file.cpp
     ${CMAKE_CURRENT_LIST_DIR}/test_client_options.cpp
   LIBS d4r_kernel_client_static d4r_proto d4r_util)
 
