@@ -15,17 +15,19 @@ if(NOT EXISTS ${d4r_fuzz_handlers_clang} OR NOT EXISTS ${d4r_fuzz_handlers_runti
   return()
 endif()
 
-set(d4r_fuzz_handlers_sources
-  tests/fuzz/fuzz_handlers.cpp
-  daemon/build_jobs.cpp daemon/build_service.cpp daemon/negative_cache.cpp daemon/object_checks.cpp
-  daemon/config.cpp daemon/counters.cpp daemon/housekeeping.cpp daemon/kernel_core.cpp
-  daemon/kernel_service.cpp daemon/module_store.cpp daemon/release_import.cpp daemon/task_pool.cpp
-  daemon/toolchain_probe.cpp daemon/warm_queries.cpp daemon/wire.cpp daemon/worker_runner.cpp
-  daemon/release/manifest.cpp daemon/release/directory_selection.cpp
-  daemon/release/authorization.cpp daemon/release/gpu_detection.cpp
-  daemon/release/release_file.cpp daemon/release/release_catalog.cpp daemon/release/file_probe.cpp
-  cache/cache.cpp cache/db.cpp cache/file_ops.cpp cache/schema.cpp cache/store.cpp)
-list(TRANSFORM d4r_fuzz_handlers_sources PREPEND ${PROJECT_SOURCE_DIR}/)
+# The daemon, release and cache sources are those of their libraries, so a new file there is
+# compiled in here too.
+set(d4r_fuzz_handlers_sources ${PROJECT_SOURCE_DIR}/tests/fuzz/fuzz_handlers.cpp)
+foreach(pair "d4r_daemon_core;daemon" "d4r_release;daemon/release" "d4r_cache;cache")
+  list(GET pair 0 library)
+  list(GET pair 1 folder)
+  get_target_property(library_sources ${library} SOURCES)
+  foreach(source ${library_sources})
+    if(source MATCHES "\\.cpp$")
+      list(APPEND d4r_fuzz_handlers_sources ${PROJECT_SOURCE_DIR}/${folder}/${source})
+    endif()
+  endforeach()
+endforeach()
 add_executable(fuzz_handlers EXCLUDE_FROM_ALL ${d4r_fuzz_handlers_sources})
 target_include_directories(fuzz_handlers PRIVATE ${PROJECT_SOURCE_DIR})
 target_compile_definitions(fuzz_handlers PRIVATE
