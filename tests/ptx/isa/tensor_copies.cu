@@ -309,12 +309,25 @@ extern "C" __global__ void tma_store_3d(const __grid_constant__ TensorMap map, u
     }
 }
 
+// ops[k]: 0 add, 1 min, 2 max, 3 inc, 4 dec, 5 and, 6 or, 7 xor, each through REDUCE(OP).
+#define D4R_TMA_REDUCE_BY_OP(OP_INDEX, REDUCE)                                                     \
+    switch (OP_INDEX) {                                                                            \
+    case 0: REDUCE("add"); break;                                                                  \
+    case 1: REDUCE("min"); break;                                                                  \
+    case 2: REDUCE("max"); break;                                                                  \
+    case 3: REDUCE("inc"); break;                                                                  \
+    case 4: REDUCE("dec"); break;                                                                  \
+    case 5: REDUCE("and"); break;                                                                  \
+    case 6: REDUCE("or"); break;                                                                   \
+    default: REDUCE("xor"); break;                                                                 \
+    }
+
 #define D4R_TMA_REDUCE(OP)                                                                         \
     asm volatile("cp.reduce.async.bulk.tensor.2d.global.shared::cta." OP ".tile.bulk_group"        \
                  " [%0, {%1, %2}], [%3];"                                                          \
                  :: "l"(&map), "r"(x), "r"(y), "r"(smem(tile)) : "memory")
 
-// ops[k]: 0 add, 1 min, 2 max, 3 inc, 4 dec, 5 and, 6 or, 7 xor.
+// ops[k] as D4R_TMA_REDUCE_BY_OP numbers them.
 extern "C" __global__ void tma_reduce_2d(const __grid_constant__ TensorMap map, unsigned* tensor,
                                          const unsigned* in, unsigned bytes, const int* coords,
                                          const unsigned* ops, unsigned steps)
@@ -325,16 +338,7 @@ extern "C" __global__ void tma_reduce_2d(const __grid_constant__ TensorMap map, 
         for (unsigned k = 0; k < steps; ++k) {
             const int x = coords[2 * k];
             const int y = coords[2 * k + 1];
-            switch (ops[k]) {
-            case 0: D4R_TMA_REDUCE("add"); break;
-            case 1: D4R_TMA_REDUCE("min"); break;
-            case 2: D4R_TMA_REDUCE("max"); break;
-            case 3: D4R_TMA_REDUCE("inc"); break;
-            case 4: D4R_TMA_REDUCE("dec"); break;
-            case 5: D4R_TMA_REDUCE("and"); break;
-            case 6: D4R_TMA_REDUCE("or"); break;
-            default: D4R_TMA_REDUCE("xor"); break;
-            }
+            D4R_TMA_REDUCE_BY_OP(ops[k], D4R_TMA_REDUCE);
             store_done();
         }
     }
@@ -355,16 +359,7 @@ extern "C" __global__ void tma_reduce_3d(const __grid_constant__ TensorMap map, 
     if (threadIdx.x == 0) {
         for (unsigned k = 0; k < steps; ++k) {
             const int* c = coords + 3 * k;
-            switch (ops[k]) {
-            case 0: D4R_TMA_REDUCE_3D("add"); break;
-            case 1: D4R_TMA_REDUCE_3D("min"); break;
-            case 2: D4R_TMA_REDUCE_3D("max"); break;
-            case 3: D4R_TMA_REDUCE_3D("inc"); break;
-            case 4: D4R_TMA_REDUCE_3D("dec"); break;
-            case 5: D4R_TMA_REDUCE_3D("and"); break;
-            case 6: D4R_TMA_REDUCE_3D("or"); break;
-            default: D4R_TMA_REDUCE_3D("xor"); break;
-            }
+            D4R_TMA_REDUCE_BY_OP(ops[k], D4R_TMA_REDUCE_3D);
             store_done();
         }
     }
