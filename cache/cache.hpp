@@ -3,6 +3,7 @@
 // content-addressed by SHA-256, written with write-fsync-rename before the index row commits, and
 // verified on every read. The Cache facade owns the stores and serialises each one's access.
 
+#include "cache/cache_key.hpp"
 #include "cache/pin_rule.hpp"
 #include "util/digest.hpp"
 #include "util/error.hpp"
@@ -21,16 +22,6 @@
 #include <vector>
 
 namespace d4r::cache {
-
-// Everything that changes the answer. Two requests with equal keys get the same object.
-struct CacheKey {
-  uint64_t module_hash = 0;
-  std::string kernel;
-  std::string target;    // the folder target: "gfx1201" or "gfx1201-fp8"
-  std::string variant;   // canonical text of other switches that change the object ("" if none)
-  std::string toolchain; // fingerprint of what built it ("prebuilt" for release objects)
-  std::string recipe;    // recipe name and version, or the release object's identity
-};
 
 // What the index was when a lookup read its row (Store::still_current): this process's writes
 // and index replacements, and SQLite's data_version, which changes when another connection (another

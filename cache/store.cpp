@@ -134,11 +134,6 @@ int64_t now_unix_ms()
       .count();
 }
 
-std::string describe(const CacheKey& key)
-{
-  return "kernel " + key.kernel + " (ptx " + hash_to_hex(key.module_hash) + ")";
-}
-
 void bind_key(db::Statement& statement, const CacheKey& key)
 {
   statement.bind_int64(1, std::bit_cast<int64_t>(key.module_hash));
@@ -706,11 +701,11 @@ Error Store::Impl::quarantined_error(const Hit& hit)
 {
   Expected<void> moved = quarantine(hit.digest);
   if (!moved) {
-    return Error{ErrorCode::corrupt, "cache: " + describe(hit.key) +
+    return Error{ErrorCode::corrupt, "cache: " + hit.key.describe() +
                                          ": sha256 mismatch, quarantine failed: " +
                                          moved.error().message};
   }
-  return Error{ErrorCode::corrupt, "cache: " + describe(hit.key) + ": sha256 mismatch, quarantined"};
+  return Error{ErrorCode::corrupt, "cache: " + hit.key.describe() + ": sha256 mismatch, quarantined"};
 }
 
 // A file that vanished since the lookup (evicted or purged by another process) is not_found, so
@@ -720,10 +715,10 @@ Error Store::Impl::read_error(const Hit& hit, const Error& error)
   Expected<int64_t> size = files::file_size_or_missing(object_path(hit.digest));
   if (size && *size < 0) {
     return Error{ErrorCode::not_found,
-                 "cache: " + describe(hit.key) + ": object " + to_hex(hit.digest) +
+                 "cache: " + hit.key.describe() + ": object " + to_hex(hit.digest) +
                      " was removed after the lookup"};
   }
-  return Error{error.code, error.message + " (" + describe(hit.key) + ")"};
+  return Error{error.code, error.message + " (" + hit.key.describe() + ")"};
 }
 
 Expected<void> Store::Impl::check_object(const Hit& hit, const Sha256& actual)
@@ -766,7 +761,7 @@ Expected<std::optional<Hit>> Store::lookup(const CacheKey& key)
   if (!digest || check != row_check_of(key, *digest, hit.size, hit.metadata, hit.source)) {
     m_impl->record_use(0, false);
     TRY(m_impl->drop_row(id, digest ? std::optional<Sha256>(*digest) : std::nullopt, true));
-    return make_error(ErrorCode::corrupt, "cache: " + describe(key) + ": index row in " +
+    return make_error(ErrorCode::corrupt, "cache: " + key.describe() + ": index row in " +
                                               m_impl->database->path().string() +
                                               " damaged (its check does not match), dropped");
   }
@@ -880,7 +875,7 @@ Expected<int64_t> Store::Impl::commit_entry(const CacheKey& key, const Sha256& d
   const int64_t id = row ? upsert->column_int64(0) : -1;
   upsert->reset();
   if (id < 0) {
-    return make_error(ErrorCode::internal, "cache: " + describe(key) + ": insert returned no id");
+    return make_error(ErrorCode::internal, "cache: " + key.describe() + ": insert returned no id");
   }
   if (*previous_digest != digest) {
     TRY(release_if_unreferenced(*previous_digest));
@@ -919,7 +914,7 @@ Expected<Hit> Store::insert(const CacheKey& key, std::span<const std::byte> obje
     return hit;
   }
   return make_error(ErrorCode::unavailable,
-                    "cache: " + describe(key) + ": object removed by another process " +
+                    "cache: " + key.describe() + ": object removed by another process " +
                         std::to_string(k_insert_attempts) + " times while inserting");
 }
 

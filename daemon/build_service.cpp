@@ -20,16 +20,6 @@ constexpr size_t k_recent_builds = 32;
 // may take longer, but a worker that answers nothing is not waited for.
 constexpr auto k_toolchain_probe_timeout = std::chrono::seconds(15);
 
-std::string key_text(Mode mode, const cache::CacheKey& key)
-{
-  std::string text = std::string(to_string(mode)) + '|' + key.kernel + '|' + key.target + '|' +
-                     key.toolchain + '|' + key.recipe;
-  if (key.module_hash != 0) {
-    text += '|' + hash_to_hex(key.module_hash); // a ptx recipe: the object is the module's
-  }
-  return text;
-}
-
 // A failure worth remembering says something about the inputs; a worker that could not even be
 // started (internal) or a full disk (io) may well work next time.
 bool is_remembered(ErrorCode code)
@@ -196,7 +186,7 @@ Expected<BuildAnswer> BuildService::obtain(const compiler::Recipe& recipe, std::
   if (m_options.telemetry) {
     miss = m_options.telemetry->misses().classify(mode, key, m_cache);
   }
-  std::string text = key_text(mode, key);
+  std::string text = key.to_text(mode);
   if (std::optional<std::string> reason = m_negative.find(mode, text)) {
     std::lock_guard lock(m_mutex);
     ++m_negative_hits;

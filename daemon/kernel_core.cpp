@@ -52,12 +52,6 @@ std::string flight_key(const ResolveQuery& query, const EffectiveSelection& sele
          std::to_string(query.wait_budget.count()) + (query.background ? "|bg" : "");
 }
 
-std::string cache_key_text(Mode mode, const cache::CacheKey& key)
-{
-  return std::string(to_string(mode)) + '|' + key.kernel + '|' + hash_to_hex(key.module_hash) +
-         '|' + key.target + '|' + key.recipe;
-}
-
 Counter counter_of(release::Verdict verdict)
 {
   switch (verdict) {
@@ -497,7 +491,7 @@ Expected<ResolveAnswer> KernelCore::serve_release_object(const ResolveQuery& que
                       "release:" + to_hex(content)};
   {
     std::lock_guard lock(m_memo_mutex);
-    auto rejected = m_rejections.find(cache_key_text(selection.mode, key));
+    auto rejected = m_rejections.find(key.to_text(selection.mode));
     if (rejected != m_rejections.end()) {
       return make_error(ErrorCode::rejected, rejected->second);
     }
@@ -542,7 +536,7 @@ Expected<ResolveAnswer> KernelCore::serve_release_object(const ResolveQuery& que
   if (!meta) {
     std::string reason = "release: " + found.object_path.string() + ": " + meta.error().message;
     std::lock_guard lock(m_memo_mutex);
-    m_rejections.emplace(cache_key_text(selection.mode, key), reason);
+    m_rejections.emplace(key.to_text(selection.mode), reason);
     return make_error(ErrorCode::rejected, reason);
   }
   TRY_ASSIGN(cache::Hit inserted,

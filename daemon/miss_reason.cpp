@@ -15,16 +15,6 @@ size_t index_of(Mode mode)
   return mode == Mode::accuracy ? 1 : 0;
 }
 
-std::string identity_of(const cache::CacheKey& key)
-{
-  return key.kernel + '|' + hash_to_hex(key.module_hash) + '|' + key.target;
-}
-
-std::string text_of(const cache::CacheKey& key)
-{
-  return identity_of(key) + '|' + key.variant + '|' + key.toolchain + '|' + key.recipe;
-}
-
 // The same kernel under other fingerprints: which of them differs.
 MissReason stale_reason(const cache::CacheKey& was, const cache::CacheKey& now)
 {
@@ -33,7 +23,7 @@ MissReason stale_reason(const cache::CacheKey& was, const cache::CacheKey& now)
 
 bool same_kernel(const cache::CacheKey& a, const cache::CacheKey& b)
 {
-  return a.kernel == b.kernel && a.module_hash == b.module_hash && a.target == b.target;
+  return a.kernel_only() == b.kernel_only();
 }
 
 } // namespace
@@ -145,13 +135,13 @@ void MissClassifier::note_present(Mode mode, const cache::CacheKey& key)
     const uint64_t median = sequences[sequences.size() / 2];
     std::erase_if(present, [median](const auto& seen) { return seen.second.sequence < median; });
   }
-  present[identity_of(key)] = Present{key, ++m_sequence};
-  m_decided[index_of(mode)].erase(text_of(key));
+  present[key.kernel_only().to_text(mode)] = Present{key, ++m_sequence};
+  m_decided[index_of(mode)].erase(key.to_text(mode));
 }
 
 MissReason MissClassifier::classify(Mode mode, const cache::CacheKey& key, cache::Cache& cache)
 {
-  const std::string text = text_of(key);
+  const std::string text = key.to_text(mode);
   {
     std::lock_guard lock(m_mutex);
     std::map<std::string, MissReason>& decided = m_decided[index_of(mode)];
@@ -159,8 +149,8 @@ MissReason MissClassifier::classify(Mode mode, const cache::CacheKey& key, cache
       return found->second;
     }
     std::map<std::string, Present>& present = m_present[index_of(mode)];
-    if (auto seen = present.find(identity_of(key)); seen != present.end()) {
-      const MissReason reason = text_of(seen->second.key) == text
+    if (auto seen = present.find(key.kernel_only().to_text(mode)); seen != present.end()) {
+      const MissReason reason = seen->second.key == key
                                     ? MissReason::evicted
                                     : stale_reason(seen->second.key, key);
       decide(mode, text, reason);
@@ -174,7 +164,7 @@ MissReason MissClassifier::classify(Mode mode, const cache::CacheKey& key, cache
   MissReason reason = MissReason::new_kernel;
   if (Expected<std::vector<cache::Entry>> entries = cache.list(mode)) {
     for (const cache::Entry& entry : *entries) {
-      if (same_kernel(entry.key, key) && text_of(entry.key) != text) {
+      if (same_kernel(entry.key, key) && entry.key != key) {
         reason = stale_reason(entry.key, key);
         if (reason == MissReason::stale_translator) {
           break;
@@ -193,7 +183,7 @@ MissReason MissClassifier::classify(Mode mode, const cache::CacheKey& key, cache
 void MissClassifier::note_corrupt(Mode mode, const cache::CacheKey& key)
 {
   std::lock_guard lock(m_mutex);
-  decide(mode, text_of(key), MissReason::corrupt);
+  decide(mode, key.to_text(mode), MissReason::corrupt);
 }
 
 void MissClassifier::decide(Mode mode, const std::string& text, MissReason reason)
