@@ -1,0 +1,72 @@
+#pragma once
+// A tier: one place that may hold cached objects by key (the local store, an upstream daemon, a
+// Redis store shared by build hosts). The daemon core asks an ordered list of them (TierChain,
+// tier_chain.hpp), nearest first, each within its own time budget; a hit backfills the nearer
+// tiers; a tier that fails is skipped and backed off. The core knows no tier's protocol: a remote
+// tier is a class behind a factory that returns std::unique_ptr<Tier> (ccache's RemoteStorage).
+//
+// The contract, for implementers:
+// - lookup() and store() return within `budget` (measured from the call). Past it they give up
+//   and return TierFailure{timeout = true}; they never block on a peer longer than that.
+// - A miss is not a failure: lookup returns an empty optional. A failure (peer down, refused,
+//   protocol error, timeout) is a TierFailure; the chain then skips the tier for a backoff.
+// - What lookup returns is the object as stored: `digest` is its SHA-256 and `bytes` must hash to
+//   it. The chain checks that and treats a mismatch as a miss of that tier (the next one is
+//   asked); a tier need not check, but must not return bytes it knows to be damaged.
+// - `metadata` is opaque to tiers: the cache's own encoding of the launch metadata
+//   (launch_metadata.hpp), stored and returned byte for byte.
+// - The key's text form for a tier's own index is CacheKey::to_text(mode) (cache_key.hpp).
+// - Calls may come from several threads at once: an implementation serialises what it must.
+// - store() is best effort: a tier that cannot keep the object (read-only, full) returns success
+//   or a failure, and the chain only logs it.
+
+#include "cache/cache_key.hpp"
+#include "util/digest.hpp"
+#include "util/error.hpp"
+#include "util/kernel_identity.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <expected>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace d4r::cache {
+
+// An object as tiers pass it around.
+struct TierObject {
+  Sha256 digest{};              // SHA-256 of `bytes`
+  std::vector<std::byte> bytes; // the code object
+  std::string metadata;         // launch_metadata.hpp's encoding, opaque to the tier
+  std::string source;           // where it came from, for people ("build:...", "upstream:HOST")
+};
+
+// Why a tier did not answer (ccache's Failure): an error, and whether it was its budget running
+// out (`timeout`) rather than the tier refusing or being down.
+struct TierFailure {
+  Error error;
+  bool timeout = false;
+};
+
+template <typename T> using TierResult = std::expected<T, TierFailure>;
+
+class Tier {
+public:
+  virtual ~Tier() = default;
+
+  // For logs and status: "local", "upstream:build.example:7474", "redis:127.0.0.1:6379".
+  [[nodiscard]] virtual std::string name() const = 0;
+
+  // The object stored for (mode, key), or an empty optional when the tier has none.
+  [[nodiscard]] virtual TierResult<std::optional<TierObject>>
+  lookup(Mode mode, const CacheKey& key, std::chrono::milliseconds budget) = 0;
+
+  // Keeps the object for (mode, key): a backfill after a farther tier's hit, or a new build.
+  [[nodiscard]] virtual TierResult<void> store(Mode mode, const CacheKey& key,
+                                               const TierObject& object,
+                                               std::chrono::milliseconds budget) = 0;
+};
+
+} // namespace d4r::cache
