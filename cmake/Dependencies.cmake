@@ -11,6 +11,7 @@ find_package(OpenSSL REQUIRED COMPONENTS Crypto)
 pkg_check_modules(LZ4 REQUIRED IMPORTED_TARGET liblz4)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 pkg_check_modules(SYSTEMD REQUIRED IMPORTED_TARGET libsystemd)
+pkg_check_modules(HIREDIS REQUIRED IMPORTED_TARGET hiredis) # cache/remote/redis
 
 # LLVM 19, linked as the shared libLLVM-19.so.
 set(D4R_LLVM_ROOT /usr/lib/llvm-19)

@@ -15,6 +15,8 @@ packages=(
   libamd-comgr-dev libamd-comgr2
   libclang-rt-19-dev  # tests/fuzz: libFuzzer and the sanitizer runtimes of clang-19
   llvm-19-tools       # tests/compiler: lit and FileCheck
+  libhiredis-dev      # cache/remote/redis: the Redis tier's client
+  redis-server        # tests: each starts its own server in a temp dir (never the system one)
 )
 
 missing=()
