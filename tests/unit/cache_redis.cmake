@@ -6,5 +6,6 @@ d4r_test(test_cache_redis
     ${CMAKE_CURRENT_LIST_DIR}/test_cache_redis_lock.cpp
     ${CMAKE_CURRENT_LIST_DIR}/test_cache_redis_jobs.cpp
     ${CMAKE_CURRENT_LIST_DIR}/test_cache_redis_presence.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/test_cache_redis_tier.cpp
   LIBS d4r_cache_redis
   TIMEOUT 60)

@@ -1,0 +1,26 @@
+#pragma once
+// The Redis tier (cache/tier.hpp) for build hosts sharing one store: objects by digest, the
+// index by the key's text form. Only the factory is public (ccache's remote storage backends).
+
+#include "cache/remote/redis/connection.hpp"
+#include "cache/remote/redis/keyspace.hpp"
+#include "cache/tier.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+
+namespace d4r::cache::redis {
+
+struct RedisTierOptions {
+  RedisOptions connection;
+  RedisKeyspace keys;
+  int64_t max_connections = 8;
+  // Zero: entries live until the server evicts them (run it with maxmemory-policy allkeys-lru).
+  std::chrono::milliseconds object_ttl{0};
+  std::chrono::milliseconds index_ttl{0};
+};
+
+[[nodiscard]] std::unique_ptr<Tier> make_redis_tier(RedisTierOptions options);
+
+} // namespace d4r::cache::redis

@@ -1,0 +1,168 @@
+// The Redis tier (cache/tier.hpp) against a real redis-server, two tier instances as two build
+// hosts: what one stores the other finds, byte for byte with its metadata; damage and eviction
+// are misses; with the server gone every call fails within its budget and the tier serves again
+// once the server is back.
+
+#include "cache/remote/redis/redis_tier.hpp"
+#include "tests/unit/test_cache_redis_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+namespace d4r::cache::redis {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::RedisTest;
+
+CacheKey make_key(std::string kernel)
+{
+  return CacheKey{.module_hash = 0x8baeb925f177af87ULL, .kernel = std::move(kernel), .target = "gfx1201",
+                  .variant = "", .toolchain = "clang-19", .recipe = "sr/3"};
+}
+
+TierObject make_object(std::string_view text)
+{
+  TierObject object;
+  for (char c : text) {
+    object.bytes.push_back(static_cast<std::byte>(c));
+  }
+  object.digest = sha256(std::span<const std::byte>(object.bytes));
+  object.metadata = std::string("\x02meta\0v1", 8);
+  object.source = "build:test";
+  return object;
+}
+
+class RedisTierTest : public RedisTest {
+protected:
+  [[nodiscard]] std::unique_ptr<Tier> make_tier(bool tcp) const
+  {
+    RedisTierOptions options;
+    options.connection = tcp ? m_server.tcp_options() : m_server.unix_options();
+    options.keys.prefix = "t:";
+    options.max_connections = 4;
+    return make_redis_tier(options);
+  }
+};
+
+TEST_F(RedisTierTest, WhatOneHostStoresTheOtherFinds)
+{
+  std::unique_ptr<Tier> host_a = make_tier(false);
+  std::unique_ptr<Tier> host_b = make_tier(true);
+  EXPECT_EQ(host_b->name(), "redis:127.0.0.1:" + std::to_string(m_server.port()));
+  TierObject object = make_object("an ELF code object");
+  CacheKey key = make_key("vector_add");
+
+  TierResult<std::optional<TierObject>> before = host_b->lookup(Mode::fast, key, 1s);
+  ASSERT_TRUE(before) << before.error().error.message;
+  EXPECT_FALSE(before->has_value());
+
+  TierResult<void> stored = host_a->store(Mode::fast, key, object, 1s);
+  ASSERT_TRUE(stored) << stored.error().error.message;
+  TierResult<std::optional<TierObject>> found = host_b->lookup(Mode::fast, key, 1s);
+  ASSERT_TRUE(found) << found.error().error.message;
+  ASSERT_TRUE(found->has_value());
+  EXPECT_EQ((*found)->digest, object.digest);
+  EXPECT_EQ((*found)->bytes, object.bytes);
+  EXPECT_EQ((*found)->metadata, object.metadata);
+  EXPECT_EQ((*found)->source, host_b->name());
+
+  TierResult<std::optional<TierObject>> other_mode = host_b->lookup(Mode::accuracy, key, 1s);
+  ASSERT_TRUE(other_mode);
+  EXPECT_FALSE(other_mode->has_value()) << "each mode has its own index";
+}
+
+TEST_F(RedisTierTest, DamagedAndEvictedObjectsAreMisses)
+{
+  std::unique_ptr<Tier> tier = make_tier(false);
+  TierObject object = make_object("bytes to damage");
+  ASSERT_TRUE(tier->store(Mode::fast, make_key("k1"), object, 1s));
+  RedisConnection connection(m_server.unix_options());
+  std::string object_key = "t:obj:" + to_hex(object.digest);
+  ASSERT_TRUE(connection.call({"SETRANGE", object_key, "3", "X"}, in(1s)));
+  TierResult<std::optional<TierObject>> damaged = tier->lookup(Mode::fast, make_key("k1"), 1s);
+  ASSERT_TRUE(damaged) << damaged.error().error.message;
+  EXPECT_FALSE(damaged->has_value());
+
+  ASSERT_TRUE(tier->store(Mode::fast, make_key("k1"), object, 1s)) << "the damaged copy was deleted";
+  TierResult<std::optional<TierObject>> repaired = tier->lookup(Mode::fast, make_key("k1"), 1s);
+  ASSERT_TRUE(repaired && repaired->has_value());
+  EXPECT_EQ((*repaired)->bytes, object.bytes);
+
+  ASSERT_TRUE(connection.call({"DEL", object_key}, in(1s))); // evicted under memory pressure
+  TierResult<std::optional<TierObject>> evicted = tier->lookup(Mode::fast, make_key("k1"), 1s);
+  ASSERT_TRUE(evicted);
+  EXPECT_FALSE(evicted->has_value());
+}
+
+TEST_F(RedisTierTest, AWrongDigestIsRefused)
+{
+  std::unique_ptr<Tier> tier = make_tier(false);
+  TierObject object = make_object("bytes");
+  object.digest = sha256(std::string_view("other bytes"));
+  TierResult<void> stored = tier->store(Mode::fast, make_key("k"), object, 1s);
+  ASSERT_FALSE(stored);
+  EXPECT_EQ(stored.error().error.code, ErrorCode::invalid_argument);
+  TierResult<std::optional<TierObject>> found = tier->lookup(Mode::fast, make_key("k"), 1s);
+  ASSERT_TRUE(found);
+  EXPECT_FALSE(found->has_value());
+}
+
+TEST_F(RedisTierTest, ThreadsShareTheTier)
+{
+  std::unique_ptr<Tier> tier = make_tier(false);
+  std::atomic<int> found{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 12; ++i) {
+    threads.emplace_back([&, i] {
+      TierObject object = make_object("object " + std::to_string(i % 3));
+      CacheKey key = make_key("k" + std::to_string(i));
+      if (!tier->store(Mode::fast, key, object, 2s)) {
+        return;
+      }
+      TierResult<std::optional<TierObject>> hit = tier->lookup(Mode::fast, key, 2s);
+      if (hit && hit->has_value() && (*hit)->bytes == object.bytes) {
+        ++found;
+      }
+    });
+  }
+  for (std::thread& thread : threads) {
+    thread.join();
+  }
+  EXPECT_EQ(found.load(), 12);
+}
+
+TEST_F(RedisTierTest, ServerGoneFailsWithinBudgetAndServesAfterRestart)
+{
+  std::unique_ptr<Tier> tier = make_tier(false);
+  TierObject object = make_object("kept");
+  ASSERT_TRUE(tier->store(Mode::fast, make_key("k"), object, 1s));
+  m_server.kill();
+  for (int i = 0; i < 10; ++i) {
+    Clock::time_point start = Clock::now();
+    TierResult<std::optional<TierObject>> lookup = tier->lookup(Mode::fast, make_key("k"), 100ms);
+    ASSERT_FALSE(lookup);
+    EXPECT_FALSE(lookup.error().timeout) << "down is refused at once, not waited for";
+    EXPECT_NE(lookup.error().error.message.find("redis unix:"), std::string::npos);
+    TierResult<void> store = tier->store(Mode::fast, make_key("k2"), object, 100ms);
+    ASSERT_FALSE(store);
+    EXPECT_LT(elapsed_ms(start), 100);
+  }
+
+  // No persistence in this server: the restart comes back empty, and the tier serves again.
+  ASSERT_TRUE(m_server.start());
+  Deadline give_up = in(3s);
+  TierResult<void> again = tier->store(Mode::fast, make_key("k"), object, 200ms);
+  while (!again && Clock::now() < give_up) {
+    std::this_thread::sleep_for(20ms);
+    again = tier->store(Mode::fast, make_key("k"), object, 200ms);
+  }
+  ASSERT_TRUE(again) << again.error().error.message;
+  TierResult<std::optional<TierObject>> found = tier->lookup(Mode::fast, make_key("k"), 1s);
+  ASSERT_TRUE(found && found->has_value());
+}
+
+} // namespace
+} // namespace d4r::cache::redis
