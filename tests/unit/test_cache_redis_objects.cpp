@@ -50,7 +50,8 @@ TEST_F(RedisObjectsTest, StoresByDigestOnceAndReadsBack)
   ASSERT_TRUE(read) << read.error().message;
   EXPECT_EQ(*read, bytes);
 
-  Expected<RedisReply> raw = m_connection.call({"STRLEN", "t:obj:" + to_hex(first->digest)}, in(1s));
+  Expected<RedisReply> raw =
+      m_connection.call({"STRLEN", "t:obj:" + to_hex(first->digest)}, in(1s));
   ASSERT_TRUE(raw);
   EXPECT_EQ(raw->integer, static_cast<int64_t>(bytes.size()));
 }
@@ -77,7 +78,8 @@ TEST_F(RedisObjectsTest, ACorruptedValueIsRefusedAndDeleted)
   Expected<std::string> read = m_objects.get(put->digest, in(1s));
   ASSERT_FALSE(read);
   EXPECT_EQ(read.error().code, ErrorCode::corrupt);
-  EXPECT_NE(read.error().message.find("sha256 mismatch"), std::string::npos) << read.error().message;
+  EXPECT_NE(read.error().message.find("sha256 mismatch"), std::string::npos)
+      << read.error().message;
   Expected<bool> contains = m_objects.contains(put->digest, in(1s));
   ASSERT_TRUE(contains);
   EXPECT_FALSE(*contains) << "a damaged copy would block the right bytes forever (SET NX)";

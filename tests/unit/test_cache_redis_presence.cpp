@@ -74,7 +74,8 @@ TEST_F(RedisPresenceTest, ADispatcherHearsEveryKey)
 {
   RedisSubscriber subscriber(m_server.unix_options(), m_keys);
   ASSERT_TRUE(subscriber.subscribe_all(in(1s)));
-  ASSERT_TRUE(subscriber.subscribe("key-1", in(1s))) << "a message before this confirmation is kept";
+  ASSERT_TRUE(subscriber.subscribe("key-1", in(1s)))
+      << "a message before this confirmation is kept";
   ASSERT_TRUE(publish_result(m_connection, m_keys, "key-9", "nine", in(1s)));
   ASSERT_TRUE(publish_result(m_connection, m_keys, "key-1", "one", in(1s)));
   std::vector<std::string> heard;

@@ -9,10 +9,10 @@
 
 #include <arpa/inet.h>
 #include <cerrno>
-#include <cstring>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <netinet/in.h>
 #include <string>
@@ -35,7 +35,8 @@ inline std::string find_redis_server()
   size_t start = 0;
   while (start <= dirs.size()) {
     size_t end = dirs.find(':', start);
-    std::string dir = dirs.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    std::string dir =
+        dirs.substr(start, end == std::string::npos ? std::string::npos : end - start);
     std::string candidate = dir + "/redis-server";
     if (!dir.empty() && ::access(candidate.c_str(), X_OK) == 0) {
       return candidate;
@@ -92,35 +93,25 @@ public:
   [[nodiscard]] pid_t pid() const { return m_pid; }
 
   // Starts the server and waits until it answers PING; false (with a failure recorded) if not.
+  // A server that exits at once most likely lost its loopback port to a test running in
+  // parallel between free_loopback_port() and its bind: it gets another port, twice at most.
   bool start()
   {
-    std::vector<std::string> args{m_binary,      "--port",         std::to_string(m_port),
-                                  "--bind",      "127.0.0.1",      "--unixsocket",
-                                  socket_path(), "--unixsocketperm", "700",
-                                  "--save",      "",               "--appendonly",
-                                  "no",          "--dir",          m_dir.string(),
-                                  "--logfile",   (m_dir / "redis.log").string()};
-    pid_t parent = ::getpid();
-    m_pid = ::fork();
-    if (m_pid == 0) {
-      // The server goes with the test process, even when that one crashes.
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (::getppid() != parent) {
-        ::_exit(127);
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      if (!spawn()) {
+        return false;
       }
-      std::vector<char*> argv;
-      for (std::string& arg : args) {
-        argv.push_back(arg.data());
+      Started started = wait_ready();
+      if (started == Started::ready) {
+        return true;
       }
-      argv.push_back(nullptr);
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
+      if (started == Started::stuck || m_port == 0) {
+        break;
+      }
+      m_port = free_loopback_port();
     }
-    if (m_pid < 0) {
-      ADD_FAILURE() << "fork: " << std::strerror(errno);
-      return false;
-    }
-    return wait_ready();
+    ADD_FAILURE() << "redis-server did not start; see " << (m_dir / "redis.log");
+    return false;
   }
 
   // SIGKILL: the server vanishes as a crashed or cut-off one does.
@@ -156,7 +147,39 @@ public:
   }
 
 private:
-  bool wait_ready()
+  enum class Started { ready, exited, stuck };
+
+  bool spawn()
+  {
+    std::vector<std::string> args{m_binary, "--port", std::to_string(m_port), "--bind",
+                                  "127.0.0.1"};
+    args.insert(args.end(), {"--unixsocket", socket_path(), "--unixsocketperm", "700"});
+    args.insert(args.end(), {"--save", "", "--appendonly", "no", "--dir", m_dir.string()});
+    args.insert(args.end(), {"--logfile", (m_dir / "redis.log").string()});
+    pid_t parent = ::getpid();
+    m_pid = ::fork();
+    if (m_pid == 0) {
+      // The server goes with the test process, even when that one crashes.
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) {
+        ::_exit(127);
+      }
+      std::vector<char*> argv;
+      for (std::string& arg : args) {
+        argv.push_back(arg.data());
+      }
+      argv.push_back(nullptr);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    if (m_pid < 0) {
+      ADD_FAILURE() << "fork: " << std::strerror(errno);
+      return false;
+    }
+    return true;
+  }
+
+  Started wait_ready()
   {
     RedisConnection probe(unix_options());
     Deadline give_up = Clock::now() + 10s;
@@ -164,19 +187,18 @@ private:
       if (std::filesystem::exists(socket_path())) {
         Expected<RedisReply> reply = probe.call({"PING"}, Clock::now() + 500ms);
         if (reply && reply->text == "PONG") {
-          return true;
+          return Started::ready;
         }
       }
       int status = 0;
       if (::waitpid(m_pid, &status, WNOHANG) == m_pid) {
         m_pid = -1;
-        ADD_FAILURE() << "redis-server exited at start; see " << (m_dir / "redis.log");
-        return false;
+        return Started::exited;
       }
       std::this_thread::sleep_for(10ms);
     }
-    ADD_FAILURE() << "redis-server did not answer PING within 10 s";
-    return false;
+    kill();
+    return Started::stuck;
   }
 
   std::string m_binary;

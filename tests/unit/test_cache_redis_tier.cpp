@@ -19,8 +19,12 @@ using testing::RedisTest;
 
 CacheKey make_key(std::string kernel)
 {
-  return CacheKey{.module_hash = 0x8baeb925f177af87ULL, .kernel = std::move(kernel), .target = "gfx1201",
-                  .variant = "", .toolchain = "clang-19", .recipe = "sr/3"};
+  return CacheKey{.module_hash = 0x8baeb925f177af87ULL,
+                  .kernel = std::move(kernel),
+                  .target = "gfx1201",
+                  .variant = "",
+                  .toolchain = "clang-19",
+                  .recipe = "sr/3"};
 }
 
 TierObject make_object(std::string_view text)
@@ -86,7 +90,8 @@ TEST_F(RedisTierTest, DamagedAndEvictedObjectsAreMisses)
   ASSERT_TRUE(damaged) << damaged.error().error.message;
   EXPECT_FALSE(damaged->has_value());
 
-  ASSERT_TRUE(tier->store(Mode::fast, make_key("k1"), object, 1s)) << "the damaged copy was deleted";
+  ASSERT_TRUE(tier->store(Mode::fast, make_key("k1"), object, 1s))
+      << "the damaged copy was deleted";
   TierResult<std::optional<TierObject>> repaired = tier->lookup(Mode::fast, make_key("k1"), 1s);
   ASSERT_TRUE(repaired && repaired->has_value());
   EXPECT_EQ((*repaired)->bytes, object.bytes);

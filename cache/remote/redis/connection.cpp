@@ -145,7 +145,10 @@ RedisConnection::RedisConnection(RedisOptions options)
 {
 }
 
-RedisConnection::~RedisConnection() { disconnect(); }
+RedisConnection::~RedisConnection()
+{
+  disconnect();
+}
 
 void RedisConnection::disconnect()
 {
@@ -155,7 +158,8 @@ void RedisConnection::disconnect()
   }
 }
 
-std::unexpected<Error> RedisConnection::fail(ErrorCode code, std::string_view what, std::string detail)
+std::unexpected<Error> RedisConnection::fail(ErrorCode code, std::string_view what,
+                                             std::string detail)
 {
   disconnect();
   ++m_failures;
@@ -173,7 +177,8 @@ Expected<void> RedisConnection::connect(Deadline deadline)
   if (now < m_retry_at) {
     int64_t wait = duration_cast<milliseconds>(m_retry_at - now).count();
     return make_error(ErrorCode::unavailable, m_name + ": down (" + m_last_error +
-                                                  "), next attempt in " + std::to_string(wait) + " ms");
+                                                  "), next attempt in " + std::to_string(wait) +
+                                                  " ms");
   }
   milliseconds left = left_until(deadline);
   if (left.count() == 0) {
@@ -182,10 +187,10 @@ Expected<void> RedisConnection::connect(Deadline deadline)
   timeval wait = to_timeval(std::min(left, m_options.connect_timeout));
   const RedisEndpoint& endpoint = m_options.endpoint;
   // hiredis resolves a host name with a blocking getaddrinfo: configure an address, not a name.
-  redisContext* context = endpoint.is_unix()
-                              ? redisConnectUnixWithTimeout(endpoint.unix_path.c_str(), wait)
-                              : redisConnectWithTimeout(endpoint.host.c_str(),
-                                                        static_cast<int>(endpoint.port), wait);
+  redisContext* context =
+      endpoint.is_unix()
+          ? redisConnectUnixWithTimeout(endpoint.unix_path.c_str(), wait)
+          : redisConnectWithTimeout(endpoint.host.c_str(), static_cast<int>(endpoint.port), wait);
   if (!context) {
     return fail(ErrorCode::resource_exhausted, "connect", "out of memory");
   }
@@ -257,15 +262,16 @@ Expected<std::optional<RedisReply>> RedisConnection::receive(Deadline until, std
       return fail(ErrorCode::unavailable, what, std::string("poll: ") + std::strerror(errno));
     }
     if (redisBufferRead(m_context) != REDIS_OK) {
-      std::string detail = m_context->err == REDIS_ERR_EOF ? std::string("connection closed by the server")
-                                                            : std::string(m_context->errstr);
+      std::string detail = m_context->err == REDIS_ERR_EOF
+                               ? std::string("connection closed by the server")
+                               : std::string(m_context->errstr);
       return fail(ErrorCode::unavailable, what, detail);
     }
   }
 }
 
-Expected<RedisReply> RedisConnection::command(std::span<const std::string_view> args, Deadline deadline,
-                                              milliseconds server_wait)
+Expected<RedisReply> RedisConnection::command(std::span<const std::string_view> args,
+                                              Deadline deadline, milliseconds server_wait)
 {
   assert(!args.empty() && "a Redis command has a name");
   std::string what = describe_command(args);
@@ -282,8 +288,8 @@ Expected<RedisReply> RedisConnection::command(std::span<const std::string_view> 
     lengths.push_back(arg.size());
   }
   SigpipeGuard guard;
-  if (redisAppendCommandArgv(m_context, static_cast<int>(args.size()), argv.data(), lengths.data()) !=
-      REDIS_OK) {
+  if (redisAppendCommandArgv(m_context, static_cast<int>(args.size()), argv.data(),
+                             lengths.data()) != REDIS_OK) {
     return fail(ErrorCode::resource_exhausted, what, "out of memory");
   }
   TRY(flush(until, what));
@@ -295,11 +301,12 @@ Expected<RedisReply> RedisConnection::command(std::span<const std::string_view> 
 Expected<RedisReply> RedisConnection::command(std::initializer_list<std::string_view> args,
                                               Deadline deadline, milliseconds server_wait)
 {
-  return command(std::span<const std::string_view>(args.begin(), args.size()), deadline, server_wait);
+  return command(std::span<const std::string_view>(args.begin(), args.size()), deadline,
+                 server_wait);
 }
 
-Expected<RedisReply> RedisConnection::call(std::span<const std::string_view> args, Deadline deadline,
-                                           milliseconds server_wait)
+Expected<RedisReply> RedisConnection::call(std::span<const std::string_view> args,
+                                           Deadline deadline, milliseconds server_wait)
 {
   TRY_ASSIGN(RedisReply reply, command(args, deadline, server_wait));
   if (reply.is_error()) {

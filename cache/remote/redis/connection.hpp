@@ -48,7 +48,8 @@ public:
   // Sends one command and reads its reply, connecting first if needed. `server_wait` is how long
   // the server itself may hold the reply (XREADGROUP BLOCK), added to the command timeout. A reply
   // of type error comes back as a reply: the connection is fine, the command was refused.
-  [[nodiscard]] Expected<RedisReply> command(std::span<const std::string_view> args, Deadline deadline,
+  [[nodiscard]] Expected<RedisReply> command(std::span<const std::string_view> args,
+                                             Deadline deadline,
                                              std::chrono::milliseconds server_wait = {});
   [[nodiscard]] Expected<RedisReply> command(std::initializer_list<std::string_view> args,
                                              Deadline deadline,
@@ -78,7 +79,8 @@ private:
   [[nodiscard]] Expected<std::optional<RedisReply>> receive(Deadline until, std::string_view what,
                                                             bool none_is_timeout);
   // Drops the connection, schedules the next attempt and returns the error, named.
-  [[nodiscard]] std::unexpected<Error> fail(ErrorCode code, std::string_view what, std::string detail);
+  [[nodiscard]] std::unexpected<Error> fail(ErrorCode code, std::string_view what,
+                                            std::string detail);
 
   RedisOptions m_options;
   std::string m_name;

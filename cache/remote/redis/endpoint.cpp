@@ -22,15 +22,17 @@ Expected<RedisEndpoint> parse_tcp(std::string_view text, std::string_view origin
   }
   int64_t port = 0;
   auto [end, error] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (error != std::errc() || end != port_text.data() + port_text.size() || port < 1 || port > 65535) {
-    return make_error(ErrorCode::invalid_argument,
-                      "redis: endpoint '" + std::string(original) + "': bad port '" +
-                          std::string(port_text) + "'");
+  if (error != std::errc() || end != port_text.data() + port_text.size() || port < 1 ||
+      port > 65535) {
+    return make_error(ErrorCode::invalid_argument, "redis: endpoint '" + std::string(original) +
+                                                       "': bad port '" + std::string(port_text) +
+                                                       "'");
   }
   if (host.find('@') != std::string_view::npos) {
     // Credentials in the address would end up in logs; AUTH is not supported yet.
-    return make_error(ErrorCode::invalid_argument,
-                      "redis: endpoint with user info is not supported (credentials would be logged)");
+    return make_error(
+        ErrorCode::invalid_argument,
+        "redis: endpoint with user info is not supported (credentials would be logged)");
   }
   return RedisEndpoint{.unix_path = {}, .host = std::string(host), .port = port};
 }
@@ -44,8 +46,8 @@ Expected<RedisEndpoint> parse_endpoint(std::string_view text)
   if (text.starts_with(k_unix)) {
     std::string_view path = text.substr(k_unix.size());
     if (path.empty() || path.front() != '/') {
-      return make_error(ErrorCode::invalid_argument,
-                        "redis: endpoint '" + std::string(text) + "': the socket path must be absolute");
+      return make_error(ErrorCode::invalid_argument, "redis: endpoint '" + std::string(text) +
+                                                         "': the socket path must be absolute");
     }
     return RedisEndpoint{.unix_path = std::string(path), .host = {}, .port = 0};
   }

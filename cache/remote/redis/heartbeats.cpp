@@ -8,7 +8,8 @@ Expected<void> RedisHeartbeats::beat(std::string_view host, std::string_view inf
                                      std::chrono::milliseconds ttl, Deadline deadline)
 {
   assert(ttl.count() > 0 && "a heartbeat without expiry would keep a dead host listed");
-  TRY(m_connection.call({"SET", m_keys.host(host), info, "PX", std::to_string(ttl.count())}, deadline));
+  TRY(m_connection.call({"SET", m_keys.host(host), info, "PX", std::to_string(ttl.count())},
+                        deadline));
   return {};
 }
 

@@ -2,7 +2,8 @@
 
 namespace d4r::cache::redis {
 
-Expected<void> RedisIndex::put(std::string_view key, const RedisIndexEntry& entry, Deadline deadline)
+Expected<void> RedisIndex::put(std::string_view key, const RedisIndexEntry& entry,
+                               Deadline deadline)
 {
   std::string name = m_keys.index(key);
   std::string digest = to_hex(entry.digest);
@@ -18,12 +19,14 @@ Expected<RedisIndexEntry> RedisIndex::get(std::string_view key, Deadline deadlin
   std::string name = m_keys.index(key);
   TRY_ASSIGN(RedisReply reply, m_connection.call({"HMGET", name, "digest", "meta"}, deadline));
   if (!reply.is_array() || reply.elements.size() != 2) {
-    return make_error(ErrorCode::internal, m_connection.name() + ": HMGET " + name + ": unexpected reply");
+    return make_error(ErrorCode::internal,
+                      m_connection.name() + ": HMGET " + name + ": unexpected reply");
   }
   const RedisReply& digest = reply.elements[0];
   const RedisReply& meta = reply.elements[1];
   if (digest.is_nil() && meta.is_nil()) {
-    return make_error(ErrorCode::not_found, m_connection.name() + ": index " + std::string(key) + ": absent");
+    return make_error(ErrorCode::not_found,
+                      m_connection.name() + ": index " + std::string(key) + ": absent");
   }
   std::optional<Sha256> parsed = digest.is_string() ? parse_sha256_hex(digest.text) : std::nullopt;
   if (!parsed || !meta.is_string()) {

@@ -28,7 +28,8 @@ public:
   }
 
   // The last writer wins: builds are deterministic, so two writers of one key write the same.
-  [[nodiscard]] Expected<void> put(std::string_view key, const RedisIndexEntry& entry, Deadline deadline);
+  [[nodiscard]] Expected<void> put(std::string_view key, const RedisIndexEntry& entry,
+                                   Deadline deadline);
   // not_found when absent; corrupt when the entry is not one this tier wrote.
   [[nodiscard]] Expected<RedisIndexEntry> get(std::string_view key, Deadline deadline);
   [[nodiscard]] Expected<void> remove(std::string_view key, Deadline deadline);

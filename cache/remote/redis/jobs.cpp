@@ -10,6 +10,7 @@ namespace {
 using std::chrono::milliseconds;
 
 constexpr std::string_view k_body_field = "job";
+constexpr milliseconds k_block_margin{130};
 
 // One stream entry: [id, [field, value, ...]]; a deleted entry may come back with a nil body.
 std::optional<RedisJob> to_job(const RedisReply& entry)
@@ -52,18 +53,18 @@ RedisJobs::RedisJobs(RedisConnection& connection, RedisKeyspace keys, std::strin
 
 Expected<void> RedisJobs::ensure_group(Deadline deadline)
 {
-  TRY_ASSIGN(RedisReply reply, m_connection.command({"XGROUP", "CREATE", m_keys.jobs(), m_keys.job_group(),
-                                                     "0", "MKSTREAM"},
+  TRY_ASSIGN(RedisReply reply, m_connection.command({"XGROUP", "CREATE", m_keys.jobs(),
+                                                     m_keys.job_group(), "0", "MKSTREAM"},
                                                     deadline));
   if (reply.is_error() && !reply.text.starts_with("BUSYGROUP")) {
-    return make_error(ErrorCode::rejected, m_connection.name() + ": XGROUP CREATE " + m_keys.jobs() + ": " +
-                                               reply.text);
+    return make_error(ErrorCode::rejected,
+                      m_connection.name() + ": XGROUP CREATE " + m_keys.jobs() + ": " + reply.text);
   }
   return {};
 }
 
-Expected<RedisReply> RedisJobs::group_call(std::span<const std::string_view> args, Deadline deadline,
-                                          milliseconds server_wait)
+Expected<RedisReply> RedisJobs::group_call(std::span<const std::string_view> args,
+                                           Deadline deadline, milliseconds server_wait)
 {
   for (int attempt = 0;; ++attempt) {
     TRY_ASSIGN(RedisReply reply, m_connection.command(args, deadline, server_wait));
@@ -83,8 +84,8 @@ Expected<RedisReply> RedisJobs::group_call(std::span<const std::string_view> arg
 Expected<std::string> RedisJobs::add(std::string_view body, Deadline deadline)
 {
   std::string max_length = std::to_string(m_max_length);
-  TRY_ASSIGN(RedisReply reply, m_connection.call({"XADD", m_keys.jobs(), "MAXLEN", "~", max_length, "*",
-                                                  k_body_field, body},
+  TRY_ASSIGN(RedisReply reply, m_connection.call({"XADD", m_keys.jobs(), "MAXLEN", "~", max_length,
+                                                  "*", k_body_field, body},
                                                  deadline));
   if (!reply.is_string()) {
     return make_error(ErrorCode::internal, m_connection.name() + ": XADD: unexpected reply");
@@ -92,12 +93,16 @@ Expected<std::string> RedisJobs::add(std::string_view body, Deadline deadline)
   return std::move(reply.text);
 }
 
-Expected<std::vector<RedisJob>> RedisJobs::read(int64_t count, milliseconds block, Deadline deadline)
+Expected<std::vector<RedisJob>> RedisJobs::read(int64_t count, milliseconds block,
+                                                Deadline deadline)
 {
-  // BLOCK 0 would wait forever: the wait is what is left of the budget, less a margin for the
-  // reply to travel, and without BLOCK the read returns at once.
+  // BLOCK 0 would wait forever, so the wait is what is left of the budget less a margin, and
+  // without BLOCK the read returns at once. Redis times blocked clients out in its event loop, up
+  // to 1/hz late (100 ms at the default hz of 10, measured here at about 95): the margin covers
+  // that and the reply's way back, so that the server ends the wait, not our deadline (which
+  // would cost the connection).
   milliseconds left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
-  milliseconds wait = std::min(block, left - milliseconds(20));
+  milliseconds wait = std::min(block, left - k_block_margin);
   std::string count_text = std::to_string(count);
   std::string wait_text = std::to_string(wait.count());
   std::string stream = m_keys.jobs();
@@ -107,7 +112,8 @@ Expected<std::vector<RedisJob>> RedisJobs::read(int64_t count, milliseconds bloc
     args.insert(args.end(), {"BLOCK", wait_text});
   }
   args.insert(args.end(), {"STREAMS", stream, ">"});
-  TRY_ASSIGN(RedisReply reply, group_call(args, deadline, wait.count() > 0 ? wait : milliseconds(0)));
+  TRY_ASSIGN(RedisReply reply,
+             group_call(args, deadline, wait.count() > 0 ? wait : milliseconds(0)));
   // nil when nothing came; otherwise [[stream, [entries]]].
   if (reply.is_nil() || !reply.is_array() || reply.elements.empty()) {
     return std::vector<RedisJob>();
@@ -134,8 +140,8 @@ Expected<std::vector<RedisJob>> RedisJobs::claim_stale(milliseconds min_idle, in
   std::string count_text = std::to_string(count);
   std::string stream = m_keys.jobs();
   std::string group = m_keys.job_group();
-  std::array<std::string_view, 8> args{"XAUTOCLAIM", stream, group, m_consumer, idle_text, "0-0", "COUNT",
-                                       count_text};
+  std::array<std::string_view, 8> args{"XAUTOCLAIM", stream, group,   m_consumer,
+                                       idle_text,    "0-0",  "COUNT", count_text};
   TRY_ASSIGN(RedisReply reply, group_call(args, deadline, milliseconds(0)));
   // [next cursor, [entries], [IDs of entries deleted meanwhile]] (Redis 7).
   if (!reply.is_array() || reply.elements.size() < 2 || !reply.elements[1].is_array()) {
@@ -160,7 +166,8 @@ Expected<void> RedisJobs::touch(std::span<const std::string> ids, Deadline deadl
 
 Expected<int64_t> RedisJobs::pending_count(Deadline deadline)
 {
-  TRY_ASSIGN(RedisReply reply, m_connection.call({"XPENDING", m_keys.jobs(), m_keys.job_group()}, deadline));
+  TRY_ASSIGN(RedisReply reply,
+             m_connection.call({"XPENDING", m_keys.jobs(), m_keys.job_group()}, deadline));
   if (!reply.is_array() || reply.elements.empty() || !reply.elements[0].is_integer()) {
     return make_error(ErrorCode::internal, m_connection.name() + ": XPENDING: unexpected reply");
   }

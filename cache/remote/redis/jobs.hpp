@@ -31,8 +31,9 @@ public:
   // the group existed are delivered too).
   [[nodiscard]] Expected<void> ensure_group(Deadline deadline);
   [[nodiscard]] Expected<std::string> add(std::string_view body, Deadline deadline);
-  // Up to `count` new jobs for this consumer, waiting at most `block` (and never past the
-  // deadline) for one to arrive; empty when none came.
+  // Up to `count` new jobs for this consumer, waiting at most `block` for one to arrive, and
+  // 130 ms less than the budget (the server's own timing slack): a budget under that reads
+  // without waiting. Empty when none came.
   [[nodiscard]] Expected<std::vector<RedisJob>> read(int64_t count, std::chrono::milliseconds block,
                                                      Deadline deadline);
   // Done: removed from the pending list and the stream.
@@ -49,7 +50,8 @@ public:
 
 private:
   // A command on the group that makes the group again if the server lost it.
-  [[nodiscard]] Expected<RedisReply> group_call(std::span<const std::string_view> args, Deadline deadline,
+  [[nodiscard]] Expected<RedisReply> group_call(std::span<const std::string_view> args,
+                                                Deadline deadline,
                                                 std::chrono::milliseconds server_wait);
 
   RedisConnection& m_connection;

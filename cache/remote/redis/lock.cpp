@@ -9,8 +9,8 @@ namespace d4r::cache::redis {
 
 namespace {
 
-constexpr std::string_view k_release_lua =
-    "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
+constexpr std::string_view k_release_lua = "if redis.call('GET', KEYS[1]) == ARGV[1] then return "
+                                           "redis.call('DEL', KEYS[1]) else return 0 end";
 constexpr std::string_view k_extend_lua =
     "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) "
     "else return 0 end";
@@ -38,15 +38,14 @@ RedisLock::RedisLock(RedisConnection& connection, RedisKeyspace keys)
 {
 }
 
-Expected<std::optional<RedisLockToken>> RedisLock::try_acquire(std::string_view key,
-                                                               std::chrono::milliseconds ttl,
-                                                               Deadline deadline)
+Expected<std::optional<RedisLockToken>>
+RedisLock::try_acquire(std::string_view key, std::chrono::milliseconds ttl, Deadline deadline)
 {
   assert(ttl.count() > 0 && "a lock without expiry would outlive a dead holder");
   RedisLockToken token{.key = m_keys.lock(key), .token = random_token()};
-  TRY_ASSIGN(RedisReply reply,
-             m_connection.call({"SET", token.key, token.token, "NX", "PX", std::to_string(ttl.count())},
-                               deadline));
+  TRY_ASSIGN(RedisReply reply, m_connection.call({"SET", token.key, token.token, "NX", "PX",
+                                                  std::to_string(ttl.count())},
+                                                 deadline));
   if (reply.is_nil()) {
     return std::optional<RedisLockToken>();
   }

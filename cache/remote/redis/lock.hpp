@@ -26,9 +26,8 @@ public:
   RedisLock(RedisConnection& connection, RedisKeyspace keys);
 
   // nullopt when another holder has it.
-  [[nodiscard]] Expected<std::optional<RedisLockToken>> try_acquire(std::string_view key,
-                                                                    std::chrono::milliseconds ttl,
-                                                                    Deadline deadline);
+  [[nodiscard]] Expected<std::optional<RedisLockToken>>
+  try_acquire(std::string_view key, std::chrono::milliseconds ttl, Deadline deadline);
   // false when the lock is no longer this token's (expired, or taken by another since).
   [[nodiscard]] Expected<bool> release(const RedisLockToken& token, Deadline deadline);
   // Pushes the expiry out for a build that runs long; false as for release().

@@ -24,11 +24,12 @@ Expected<std::string> RedisObjects::get(const Sha256& digest, Deadline deadline)
   std::string key = m_keys.object(digest);
   TRY_ASSIGN(RedisReply reply, m_connection.call({"GET", key}, deadline));
   if (reply.is_nil()) {
-    return make_error(ErrorCode::not_found, m_connection.name() + ": object " + to_hex(digest) + ": absent");
+    return make_error(ErrorCode::not_found,
+                      m_connection.name() + ": object " + to_hex(digest) + ": absent");
   }
   if (!reply.is_string()) {
-    return make_error(ErrorCode::corrupt, m_connection.name() + ": object " + to_hex(digest) +
-                                              ": not a string value");
+    return make_error(ErrorCode::corrupt,
+                      m_connection.name() + ": object " + to_hex(digest) + ": not a string value");
   }
   Sha256 actual = sha256(std::string_view(reply.text));
   if (actual != digest) {
@@ -36,7 +37,8 @@ Expected<std::string> RedisObjects::get(const Sha256& digest, Deadline deadline)
     (void)m_connection.call({"DEL", key}, deadline);
     return make_error(ErrorCode::corrupt, m_connection.name() + ": object " + to_hex(digest) +
                                               ": sha256 mismatch (" + to_hex(actual) + ", " +
-                                              std::to_string(reply.text.size()) + " bytes), deleted");
+                                              std::to_string(reply.text.size()) +
+                                              " bytes), deleted");
   }
   return std::move(reply.text);
 }

@@ -26,8 +26,8 @@ public:
 
   [[nodiscard]] std::string name() const override { return m_name; }
 
-  [[nodiscard]] TierResult<std::optional<TierObject>> lookup(Mode mode, const CacheKey& key,
-                                                             std::chrono::milliseconds budget) override
+  [[nodiscard]] TierResult<std::optional<TierObject>>
+  lookup(Mode mode, const CacheKey& key, std::chrono::milliseconds budget) override
   {
     Deadline deadline = Clock::now() + budget;
     Expected<RedisConnectionPool::Lease> lease = m_pool.acquire(deadline);
@@ -49,8 +49,10 @@ public:
       }
       return to_failure(std::move(bytes).error());
     }
-    TierObject object{.digest = entry->digest, .bytes = std::vector<std::byte>(bytes->size()),
-                      .metadata = std::move(entry->meta), .source = m_name};
+    TierObject object{.digest = entry->digest,
+                      .bytes = std::vector<std::byte>(bytes->size()),
+                      .metadata = std::move(entry->meta),
+                      .source = m_name};
     std::memcpy(object.bytes.data(), bytes->data(), bytes->size());
     return std::optional<TierObject>(std::move(object));
   }
@@ -75,14 +77,16 @@ public:
         return to_failure(std::move(put).error());
       }
       if (put->digest != object.digest) {
-        return to_failure(Error{ErrorCode::invalid_argument,
-                                m_name + ": store " + key.describe() + ": bytes do not hash to the digest given"});
+        return to_failure(
+            Error{ErrorCode::invalid_argument, m_name + ": store " + key.describe() +
+                                                   ": bytes do not hash to the digest given"});
       }
     }
     // The object before its index entry, so that no host finds an entry without its object.
     RedisIndex index(**lease, m_options.keys, m_options.index_ttl);
     Expected<void> indexed =
-        index.put(key.to_text(mode), RedisIndexEntry{.digest = object.digest, .meta = object.metadata}, deadline);
+        index.put(key.to_text(mode),
+                  RedisIndexEntry{.digest = object.digest, .meta = object.metadata}, deadline);
     if (!indexed) {
       return to_failure(std::move(indexed).error());
     }
@@ -92,8 +96,8 @@ public:
 private:
   // An absent entry is a miss; one this tier cannot read is removed (so the next store rewrites
   // it) and is a miss too; anything else is the tier failing.
-  TierResult<std::optional<TierObject>> miss_or_failure(Error error, RedisIndex& index, const std::string& text,
-                                                        Deadline deadline)
+  TierResult<std::optional<TierObject>> miss_or_failure(Error error, RedisIndex& index,
+                                                        const std::string& text, Deadline deadline)
   {
     if (error.code == ErrorCode::not_found) {
       return std::optional<TierObject>();

@@ -5,7 +5,8 @@ namespace d4r::cache::redis {
 Expected<int64_t> publish_result(RedisConnection& connection, const RedisKeyspace& keys,
                                  std::string_view key, std::string_view payload, Deadline deadline)
 {
-  TRY_ASSIGN(RedisReply reply, connection.call({"PUBLISH", keys.done_channel(key), payload}, deadline));
+  TRY_ASSIGN(RedisReply reply,
+             connection.call({"PUBLISH", keys.done_channel(key), payload}, deadline));
   return reply.integer;
 }
 
@@ -30,25 +31,27 @@ std::optional<RedisMessage> RedisSubscriber::to_message(const RedisReply& reply)
   if (!channel.starts_with(prefix)) {
     return std::nullopt;
   }
-  return RedisMessage{.key = channel.substr(prefix.size()), .payload = parts[pattern ? 3 : 2].text,
-                      .gap = false};
+  return RedisMessage{
+      .key = channel.substr(prefix.size()), .payload = parts[pattern ? 3 : 2].text, .gap = false};
 }
 
 // Sends one (P)(UN)SUBSCRIBE and reads up to its confirmation, keeping messages that arrive first.
-Expected<void> RedisSubscriber::send(std::string_view verb, std::string_view channel, Deadline deadline)
+Expected<void> RedisSubscriber::send(std::string_view verb, std::string_view channel,
+                                     Deadline deadline)
 {
   TRY_ASSIGN(RedisReply reply, m_connection.call({verb, channel}, deadline));
   for (;;) {
     if (std::optional<RedisMessage> message = to_message(reply)) {
       m_queue.push_back(std::move(*message));
-    } else if (reply.is_array() && !reply.elements.empty() && reply.elements[0].text.ends_with("subscribe")) {
+    } else if (reply.is_array() && !reply.elements.empty() &&
+               reply.elements[0].text.ends_with("subscribe")) {
       return {};
     }
     TRY_ASSIGN(std::optional<RedisReply> pushed, m_connection.read_pushed(deadline));
     if (!pushed) {
       m_connection.disconnect();
-      return make_error(ErrorCode::timeout,
-                        m_connection.name() + ": " + std::string(verb) + ": no confirmation within the budget");
+      return make_error(ErrorCode::timeout, m_connection.name() + ": " + std::string(verb) +
+                                                ": no confirmation within the budget");
     }
     reply = std::move(*pushed);
   }

@@ -16,9 +16,9 @@
 namespace d4r::cache::redis {
 
 // PUBLISH on the key's channel; the number of subscribers that received it.
-[[nodiscard]] Expected<int64_t> publish_result(RedisConnection& connection, const RedisKeyspace& keys,
-                                               std::string_view key, std::string_view payload,
-                                               Deadline deadline);
+[[nodiscard]] Expected<int64_t> publish_result(RedisConnection& connection,
+                                               const RedisKeyspace& keys, std::string_view key,
+                                               std::string_view payload, Deadline deadline);
 
 struct RedisMessage {
   std::string key;     // the cache key whose build finished
@@ -41,7 +41,8 @@ public:
   [[nodiscard]] Expected<std::optional<RedisMessage>> next(Deadline deadline);
 
 private:
-  [[nodiscard]] Expected<void> send(std::string_view verb, std::string_view channel, Deadline deadline);
+  [[nodiscard]] Expected<void> send(std::string_view verb, std::string_view channel,
+                                    Deadline deadline);
   [[nodiscard]] Expected<void> resubscribe(Deadline deadline);
   [[nodiscard]] std::optional<RedisMessage> to_message(const RedisReply& reply) const;
 
@@ -49,9 +50,9 @@ private:
   RedisKeyspace m_keys;
   std::set<std::string> m_channels;
   bool m_all = false;
-  bool m_gap = false; // a re-subscription not yet reported by next()
+  bool m_gap = false;               // a re-subscription not yet reported by next()
   std::deque<RedisMessage> m_queue; // messages read while waiting for a confirmation
-  int64_t m_generation = 0; // the connection's, when the subscriptions were last made
+  int64_t m_generation = 0;         // the connection's, when the subscriptions were last made
 };
 
 } // namespace d4r::cache::redis

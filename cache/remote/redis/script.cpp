@@ -14,7 +14,8 @@ Expected<void> RedisScript::load(RedisConnection& connection, Deadline deadline)
   return {};
 }
 
-Expected<RedisReply> RedisScript::run(RedisConnection& connection, std::span<const std::string_view> keys,
+Expected<RedisReply> RedisScript::run(RedisConnection& connection,
+                                      std::span<const std::string_view> keys,
                                       std::span<const std::string_view> args, Deadline deadline)
 {
   if (m_sha.empty()) {

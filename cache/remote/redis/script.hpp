@@ -16,7 +16,8 @@ public:
   explicit RedisScript(std::string source) : m_source(std::move(source)) {}
 
   // EVALSHA sha numkeys keys... args...; an error reply becomes ErrorCode::rejected.
-  [[nodiscard]] Expected<RedisReply> run(RedisConnection& connection, std::span<const std::string_view> keys,
+  [[nodiscard]] Expected<RedisReply> run(RedisConnection& connection,
+                                         std::span<const std::string_view> keys,
                                          std::span<const std::string_view> args, Deadline deadline);
 
 private:
