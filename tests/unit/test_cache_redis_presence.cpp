@@ -1,12 +1,19 @@
 // Host heartbeats and result announcements against a real redis-server: a host that stops
 // beating drops out by its expiry; a subscriber wakes on a published result at once and, after
-// the server came back, says that it may have missed some.
+// the server came back, says that it may have missed some; and the cross-host protocol on these
+// parts (subscribe, look, lose the lock, wake on the builder's result).
 
 #include "cache/remote/redis/heartbeats.hpp"
+#include "cache/remote/redis/index.hpp"
+#include "cache/remote/redis/lock.hpp"
+#include "cache/remote/redis/objects.hpp"
 #include "cache/remote/redis/results.hpp"
 #include "tests/unit/test_cache_redis_support.hpp"
 
 #include <gtest/gtest.h>
+
+#include <span>
+#include <thread>
 
 namespace d4r::cache::redis {
 namespace {
@@ -117,6 +124,54 @@ TEST_F(RedisPresenceTest, ARestartIsReportedAsAGapAndSubscriptionsReturn)
   Expected<std::optional<RedisMessage>> message = subscriber.next(in(1s));
   ASSERT_TRUE(message && message->has_value());
   EXPECT_EQ((*message)->payload, "after");
+}
+
+// The protocol a daemon follows across hosts, end to end on the parts: a waiter subscribes before
+// it looks in the index, loses the lock to the builder and wakes on the builder's announcement.
+TEST_F(RedisPresenceTest, AWaiterLosesTheLockAndWakesOnTheBuildersResult)
+{
+  RedisConnection builder_connection(m_server.tcp_options());
+  RedisLock builder_lock(builder_connection, m_keys);
+  Expected<std::optional<RedisLockToken>> held = builder_lock.try_acquire("k", 5s, in(1s));
+  ASSERT_TRUE(held && held->has_value());
+
+  RedisSubscriber subscriber(m_server.unix_options(), m_keys);
+  ASSERT_TRUE(subscriber.subscribe("k", in(1s)));
+  RedisIndex index(m_connection, m_keys);
+  Expected<RedisIndexEntry> before = index.get("k", in(1s));
+  ASSERT_FALSE(before);
+  ASSERT_EQ(before.error().code, ErrorCode::not_found);
+  RedisLock waiter_lock(m_connection, m_keys);
+  Expected<std::optional<RedisLockToken>> lost = waiter_lock.try_acquire("k", 5s, in(1s));
+  ASSERT_TRUE(lost);
+  ASSERT_FALSE(lost->has_value());
+
+  std::thread builder([&] {
+    std::this_thread::sleep_for(50ms);
+    std::string bytes = "built object";
+    RedisObjects objects(builder_connection, m_keys);
+    Expected<RedisPut> put =
+        objects.put(std::as_bytes(std::span<const char>(bytes.data(), bytes.size())), in(1s));
+    ASSERT_TRUE(put);
+    RedisIndex builder_index(builder_connection, m_keys);
+    ASSERT_TRUE(
+        builder_index.put("k", RedisIndexEntry{.digest = put->digest, .meta = "m"}, in(1s)));
+    ASSERT_TRUE(publish_result(builder_connection, m_keys, "k", to_hex(put->digest), in(1s)));
+    ASSERT_TRUE(builder_lock.release(**held, in(1s)));
+  });
+  Clock::time_point start = Clock::now();
+  Expected<std::optional<RedisMessage>> woke = subscriber.next(in(3s));
+  int64_t took = elapsed_ms(start);
+  builder.join();
+  ASSERT_TRUE(woke && woke->has_value());
+  EXPECT_LT(took, 1000);
+  Expected<RedisIndexEntry> after = index.get("k", in(1s));
+  ASSERT_TRUE(after) << after.error().message;
+  EXPECT_EQ(to_hex(after->digest), (*woke)->payload);
+  RedisObjects objects(m_connection, m_keys);
+  Expected<std::string> bytes = objects.get(after->digest, in(1s));
+  ASSERT_TRUE(bytes);
+  EXPECT_EQ(*bytes, "built object");
 }
 
 } // namespace
