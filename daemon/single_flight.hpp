@@ -1,7 +1,8 @@
 #pragma once
-// Identical concurrent work runs once: the first caller of a key computes, the others wait for and
-// share its result. One of the two places that hold a lock (STYLE.md rule 15).
+// Identical concurrent work runs once: the first caller of a key computes (or starts the work), the
+// others wait for and share its result. One of the two places that hold a lock (STYLE.md rule 15).
 
+#include <cassert>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -42,8 +43,69 @@ bool wait_done(std::condition_variable& cv, std::unique_lock<std::mutex>& lock,
   return true;
 }
 
+// The daemon's one single-flight table: the core's answers (run: the first caller computes) and
+// the build service's builds (join/finish: the first caller queues a build that finishes on a pool
+// thread) share it. Every waiter waits within its own deadline and cancellation, never the first
+// caller's.
 template <typename T> class SingleFlight {
 public:
+  class Flight {
+  public:
+    // Waits for the result until `deadline` or the caller's cancellation: nullopt then.
+    std::optional<T> wait(std::chrono::steady_clock::time_point deadline,
+                          const Cancelled& cancelled = {})
+    {
+      std::unique_lock lock(m_mutex);
+      if (!wait_done(m_done, lock, deadline, cancelled, [&] { return m_result.has_value(); })) {
+        return std::nullopt;
+      }
+      return *m_result;
+    }
+
+  private:
+    friend class SingleFlight;
+    std::mutex m_mutex;
+    std::condition_variable m_done;
+    std::optional<T> m_result;
+  };
+
+  struct Ticket {
+    std::shared_ptr<Flight> flight;
+    bool leader = false; // this caller started the flight and must finish() it
+  };
+
+  // Joins the flight of `key`, or starts one when none is in flight and `may_start` (called under
+  // the table's lock, so keep it short; empty: yes) agrees. nullopt when it refused.
+  std::optional<Ticket> join(const std::string& key, const std::function<bool()>& may_start = {})
+  {
+    std::lock_guard lock(m_mutex);
+    if (auto found = m_flights.find(key); found != m_flights.end()) {
+      return Ticket{found->second, false};
+    }
+    if (may_start && !may_start()) {
+      return std::nullopt;
+    }
+    auto flight = std::make_shared<Flight>();
+    m_flights.emplace(key, flight);
+    return Ticket{flight, true};
+  }
+
+  // The leader's result: every waiter wakes with it, and the next join of `key` starts anew.
+  void finish(const std::string& key, Flight& flight, T result)
+  {
+    {
+      std::lock_guard lock(m_mutex);
+      if (auto found = m_flights.find(key); found != m_flights.end() && found->second.get() == &flight) {
+        m_flights.erase(found);
+      }
+    }
+    {
+      std::lock_guard lock(flight.m_mutex);
+      flight.m_result = std::move(result);
+    }
+    flight.m_done.notify_all();
+  }
+
   // Runs `work` unless a call with the same key is in flight, in which case it waits for that
   // call's result until `deadline`: nullopt when the deadline passed first (the caller's budget
   // is its own, whatever the first caller was willing to wait) or the caller was cancelled.
@@ -53,47 +115,20 @@ public:
                            std::chrono::steady_clock::time_point::max(),
                        bool* shared = nullptr, const Cancelled& cancelled = {})
   {
-    std::shared_ptr<Flight> flight;
-    bool leader = false;
-    {
-      std::lock_guard lock(m_mutex);
-      auto [it, inserted] = m_flights.try_emplace(key);
-      if (inserted) {
-        it->second = std::make_shared<Flight>();
-        leader = true;
-      }
-      flight = it->second;
-    }
+    std::optional<Ticket> ticket = join(key);
+    assert(ticket && "join without may_start always joins or starts");
     if (shared) {
-      *shared = !leader;
+      *shared = !ticket->leader;
     }
-    if (!leader) {
-      std::unique_lock lock(flight->mutex);
-      if (!wait_done(flight->done, lock, deadline, cancelled,
-                     [&] { return flight->result.has_value(); })) {
-        return std::nullopt;
-      }
-      return *flight->result;
+    if (!ticket->leader) {
+      return ticket->flight->wait(deadline, cancelled);
     }
     T result = work();
-    {
-      std::lock_guard lock(m_mutex);
-      m_flights.erase(key);
-    }
-    {
-      std::lock_guard lock(flight->mutex);
-      flight->result = result;
-    }
-    flight->done.notify_all();
+    finish(key, *ticket->flight, result);
     return result;
   }
 
 private:
-  struct Flight {
-    std::mutex mutex;
-    std::condition_variable done;
-    std::optional<T> result;
-  };
   std::mutex m_mutex;
   std::map<std::string, std::shared_ptr<Flight>> m_flights;
 };

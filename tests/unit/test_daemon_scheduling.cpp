@@ -168,5 +168,33 @@ TEST(SingleFlight, AFollowerStopsWaitingWhenItsCallerIsCancelled)
   leader.join();
 }
 
+// The build service's use: the leader starts work that another thread finishes.
+TEST(SingleFlight, JoinedFlightsEndWithTheirFinisher)
+{
+  SingleFlight<int> flights;
+  std::optional<SingleFlight<int>::Ticket> first = flights.join("key");
+  ASSERT_TRUE(first && first->leader);
+  std::optional<SingleFlight<int>::Ticket> second = flights.join("key", [] {
+    ADD_FAILURE() << "may_start is asked only when a flight would start";
+    return true;
+  });
+  ASSERT_TRUE(second);
+  EXPECT_FALSE(second->leader);
+  EXPECT_EQ(second->flight, first->flight);
+  EXPECT_FALSE(second->flight->wait(std::chrono::steady_clock::now() + std::chrono::milliseconds(20)))
+      << "nothing finished it yet";
+  std::thread finisher([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    flights.finish("key", *first->flight, 7);
+  });
+  EXPECT_EQ(second->flight->wait(std::chrono::steady_clock::time_point::max()), 7);
+  finisher.join();
+  std::optional<SingleFlight<int>::Ticket> later = flights.join("key");
+  ASSERT_TRUE(later);
+  EXPECT_TRUE(later->leader) << "a finished flight is not joined again";
+  EXPECT_FALSE(flights.join("other", [] { return false; })) << "may_start refused a new flight";
+  EXPECT_TRUE(flights.join("other")->leader) << "the refusal left nothing behind";
+}
+
 } // namespace
 } // namespace d4r::daemon
