@@ -1,0 +1,91 @@
+#pragma once
+// The ordered tiers the daemon core asks (tier.hpp), nearest first: the local store, then remote
+// ones. Each is asked within its own budget (never past the caller's deadline); a hit backfills
+// the nearer tiers; a tier that fails or runs out of time is skipped for a backoff that doubles
+// with each failure in a row and resets at its next answer. What a tier returns is checked
+// against its digest: a mismatch is that tier's miss, and the next one is asked. The chain knows
+// no tier by kind; ccache's storage::Storage is the model.
+
+#include "cache/tier.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace d4r::cache {
+
+struct TierPolicy {
+  std::chrono::milliseconds budget{250};         // per lookup or store
+  std::chrono::milliseconds backoff{1000};       // skipped this long after a first failure
+  std::chrono::milliseconds max_backoff{60000};  // the doubling stops here
+};
+
+// For status and tests: what each tier did in this process.
+struct TierHealth {
+  std::string name;
+  int64_t hits = 0;
+  int64_t misses = 0;
+  int64_t failures = 0;   // errors and timeouts
+  int64_t timeouts = 0;
+  int64_t skipped = 0;    // calls not made: the tier was backed off
+  int64_t mismatches = 0; // objects that did not hash to their digest or were not accepted
+  int64_t stores = 0;
+  bool backed_off = false;
+  std::string last_error;
+};
+
+struct ChainHit {
+  TierObject object;
+  size_t tier = 0; // where it was found
+};
+
+class TierChain {
+public:
+  using Log = std::function<void(const std::string&)>;
+  explicit TierChain(Log log = {}) : m_log(std::move(log)) {}
+
+  // Appends the next farther tier. Before the chain is shared between threads.
+  void add(std::unique_ptr<Tier> tier, TierPolicy policy = {});
+  [[nodiscard]] size_t size() const { return m_tiers.size(); }
+
+  // The caller's own check of what a tier returned (its launch contract, say), after the digest:
+  // false is that tier's miss, as a digest mismatch is, and nothing is backfilled from it.
+  using Accept = std::function<bool(const TierObject&)>;
+
+  // Asks tiers[first..] in order until one has the object; on a hit at tier i, stores it in every
+  // tier before i (those before `first` too: the caller asked them itself and they missed) that
+  // is not backed off. Nothing past `deadline`, and nullopt when no tier had it.
+  [[nodiscard]] std::optional<ChainHit> lookup(Mode mode, const CacheKey& key,
+                                               std::chrono::steady_clock::time_point deadline,
+                                               size_t first = 0, const Accept& accept = {});
+  // Stores the object in tiers[first..] that are not backed off (a new build, published).
+  void store(Mode mode, const CacheKey& key, const TierObject& object,
+             std::chrono::steady_clock::time_point deadline, size_t first = 0);
+
+  [[nodiscard]] std::vector<TierHealth> health() const;
+
+private:
+  struct Slot {
+    std::unique_ptr<Tier> tier;
+    TierPolicy policy;
+    TierHealth health;
+    int64_t failures_in_a_row = 0;
+    std::chrono::steady_clock::time_point skip_until{};
+  };
+  // The budget a call to `slot` gets now, or nullopt when it is backed off or the deadline passed.
+  [[nodiscard]] std::optional<std::chrono::milliseconds>
+  budget_for(Slot& slot, std::chrono::steady_clock::time_point deadline);
+  void note_failure(Slot& slot, const TierFailure& failure, const char* what);
+  void note_answer(Slot& slot);
+
+  std::vector<Slot> m_tiers;
+  mutable std::mutex m_mutex; // guards each slot's health and backoff, never held during a call
+  Log m_log;
+};
+
+} // namespace d4r::cache

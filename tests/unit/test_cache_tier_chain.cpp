@@ -1,0 +1,246 @@
+// The tier chain with fake tiers (and the real local store as the first): a hit backfills the
+// nearer tiers, a failing tier is skipped and backed off, a slow one past its budget too, a
+// damaged object falls through to the next tier, and the caller's deadline bounds everything.
+
+#include "cache/local_tier.hpp"
+#include "cache/tier_chain.hpp"
+
+#include "test_cache_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <map>
+#include <thread>
+
+namespace d4r::cache {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+TierObject object_named(std::string_view text)
+{
+  std::vector<std::byte> bytes = testing::bytes_of(text);
+  return TierObject{sha256(std::span<const std::byte>(bytes)), bytes, "meta", "fake"};
+}
+
+// A tier held in memory, told how to misbehave. Thread-safe enough for one test thread.
+class FakeTier final : public Tier {
+public:
+  explicit FakeTier(std::string name) : m_name(std::move(name)) {}
+  std::string name() const override { return m_name; }
+
+  TierResult<std::optional<TierObject>> lookup(Mode mode, const CacheKey& key,
+                                               std::chrono::milliseconds budget) override
+  {
+    ++lookups;
+    last_budget = budget;
+    std::this_thread::sleep_for(delay);
+    if (failing) {
+      return std::unexpected(TierFailure{Error{ErrorCode::unavailable, "connection refused"}, false});
+    }
+    auto found = objects.find(key.to_text(mode));
+    if (found == objects.end()) {
+      return std::optional<TierObject>();
+    }
+    return std::optional<TierObject>(found->second);
+  }
+
+  TierResult<void> store(Mode mode, const CacheKey& key, const TierObject& object,
+                         std::chrono::milliseconds) override
+  {
+    ++stores;
+    if (failing) {
+      return std::unexpected(TierFailure{Error{ErrorCode::unavailable, "connection refused"}, false});
+    }
+    objects[key.to_text(mode)] = object;
+    return {};
+  }
+
+  std::string m_name;
+  std::map<std::string, TierObject> objects;
+  std::chrono::milliseconds delay{0};
+  bool failing = false;
+  std::atomic<int> lookups{0};
+  std::atomic<int> stores{0};
+  std::chrono::milliseconds last_budget{0};
+};
+
+struct Fakes {
+  explicit Fakes(TierChain::Log log = {}) : chain(std::move(log)) {}
+  TierChain chain;
+  std::vector<FakeTier*> tiers;
+  FakeTier& add(const std::string& name, TierPolicy policy = {})
+  {
+    auto tier = std::make_unique<FakeTier>(name);
+    tiers.push_back(tier.get());
+    chain.add(std::move(tier), policy);
+    return *tiers.back();
+  }
+};
+
+const CacheKey k_key = testing::make_key("k_main");
+Clock::time_point soon() { return Clock::now() + 5s; }
+
+TEST(TierChain, AHitBackfillsTheNearerTiers)
+{
+  Fakes fakes;
+  FakeTier& near = fakes.add("near");
+  FakeTier& middle = fakes.add("middle");
+  FakeTier& far = fakes.add("far");
+  far.objects[k_key.to_text(Mode::fast)] = object_named("object");
+  std::optional<ChainHit> hit = fakes.chain.lookup(Mode::fast, k_key, soon());
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->tier, 2U);
+  EXPECT_EQ(hit->object.bytes, object_named("object").bytes);
+  EXPECT_EQ(near.objects.count(k_key.to_text(Mode::fast)), 1U);
+  EXPECT_EQ(middle.objects.count(k_key.to_text(Mode::fast)), 1U);
+  EXPECT_EQ(far.stores.load(), 0) << "the tier that had it is not written";
+  EXPECT_FALSE(fakes.chain.lookup(Mode::accuracy, k_key, soon())) << "modes are apart";
+
+  hit = fakes.chain.lookup(Mode::fast, k_key, soon());
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->tier, 0U) << "the nearest tier answers now";
+  EXPECT_EQ(far.lookups.load(), 2) << "the accuracy lookup asked it, the second fast one did not";
+  std::vector<TierHealth> health = fakes.chain.health();
+  EXPECT_EQ(health[0].hits, 1);
+  EXPECT_EQ(health[0].stores, 1);
+  EXPECT_EQ(health[2].hits, 1);
+}
+
+TEST(TierChain, AFailingTierIsSkippedAndBackedOff)
+{
+  std::vector<std::string> log;
+  Fakes fakes([&](const std::string& line) { log.push_back(line); });
+  TierChain& chain = fakes.chain;
+  FakeTier& down = fakes.add("down", TierPolicy{250ms, 100ms, 1000ms});
+  FakeTier& up = fakes.add("up");
+  down.failing = true;
+  up.objects[k_key.to_text(Mode::fast)] = object_named("object");
+
+  std::optional<ChainHit> hit = chain.lookup(Mode::fast, k_key, soon());
+  ASSERT_TRUE(hit) << "the next tier answers";
+  EXPECT_EQ(hit->tier, 1U);
+  EXPECT_EQ(down.lookups.load(), 1);
+  EXPECT_EQ(down.stores.load(), 0) << "no backfill into a tier that just failed";
+  ASSERT_EQ(log.size(), 1U);
+  EXPECT_NE(log[0].find("tier down: lookup failed: connection refused; skipped for 100 ms"),
+            std::string::npos)
+      << log[0];
+
+  ASSERT_TRUE(chain.lookup(Mode::fast, k_key, soon()));
+  EXPECT_EQ(down.lookups.load(), 1) << "backed off: not asked";
+  EXPECT_TRUE(chain.health()[0].backed_off);
+  // Skipped twice as often as asked: the lookup and the backfill after the next tier's hit.
+  EXPECT_EQ(chain.health()[0].skipped, 3);
+
+  std::this_thread::sleep_for(120ms);
+  ASSERT_TRUE(chain.lookup(Mode::fast, k_key, soon()));
+  EXPECT_EQ(down.lookups.load(), 2) << "asked again after its backoff";
+  EXPECT_NE(log.back().find("skipped for 200 ms"), std::string::npos) << "doubled: " << log.back();
+
+  down.failing = false;
+  std::this_thread::sleep_for(220ms);
+  hit = chain.lookup(Mode::fast, k_key, soon());
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->tier, 1U);
+  EXPECT_EQ(down.stores.load(), 1) << "answering again, it is backfilled";
+  EXPECT_FALSE(chain.health()[0].backed_off);
+  EXPECT_EQ(chain.lookup(Mode::fast, k_key, soon())->tier, 0U);
+}
+
+TEST(TierChain, ASlowTierPastItsBudgetIsBackedOff)
+{
+  Fakes fakes;
+  FakeTier& slow = fakes.add("slow", TierPolicy{30ms, 10s, 60s});
+  FakeTier& fast = fakes.add("fast");
+  slow.delay = 150ms; // keeps no budget
+  fast.objects[k_key.to_text(Mode::fast)] = object_named("object");
+
+  ASSERT_TRUE(fakes.chain.lookup(Mode::fast, k_key, soon()));
+  EXPECT_EQ(slow.last_budget, 30ms) << "each tier gets its own budget";
+  std::vector<TierHealth> health = fakes.chain.health();
+  EXPECT_EQ(health[0].timeouts, 1);
+  EXPECT_TRUE(health[0].backed_off);
+
+  const Clock::time_point start = Clock::now();
+  ASSERT_TRUE(fakes.chain.lookup(Mode::fast, k_key, soon()));
+  EXPECT_LT(Clock::now() - start, 100ms) << "the slow tier is not waited for again";
+  EXPECT_EQ(slow.lookups.load(), 1);
+}
+
+TEST(TierChain, TheCallersDeadlineBoundsEveryBudget)
+{
+  Fakes fakes;
+  FakeTier& first = fakes.add("first", TierPolicy{1000ms, 1s, 1s});
+  FakeTier& second = fakes.add("second");
+  first.delay = 60ms;
+  (void)fakes.chain.lookup(Mode::fast, k_key, Clock::now() + 50ms);
+  EXPECT_LE(first.last_budget, 50ms) << "clamped to what the caller has left";
+  EXPECT_EQ(second.lookups.load(), 0) << "the deadline passed: no tier is asked after it";
+}
+
+TEST(TierChain, ADamagedObjectFallsThroughToTheNextTier)
+{
+  Fakes fakes;
+  FakeTier& near = fakes.add("near");
+  FakeTier& liar = fakes.add("liar");
+  FakeTier& honest = fakes.add("honest");
+  TierObject damaged = object_named("object");
+  damaged.bytes[0] ^= std::byte{1};
+  liar.objects[k_key.to_text(Mode::fast)] = damaged;
+  honest.objects[k_key.to_text(Mode::fast)] = object_named("object");
+  std::optional<ChainHit> hit = fakes.chain.lookup(Mode::fast, k_key, soon());
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->tier, 2U);
+  EXPECT_EQ(hit->object.bytes, object_named("object").bytes);
+  EXPECT_EQ(near.objects[k_key.to_text(Mode::fast)].bytes, object_named("object").bytes);
+  EXPECT_EQ(fakes.chain.health()[1].mismatches, 1);
+
+  // The caller's check refuses what the digest cannot: the same fall-through.
+  Fakes checked;
+  checked.add("first").objects[k_key.to_text(Mode::fast)] = object_named("refused");
+  checked.add("second").objects[k_key.to_text(Mode::fast)] = object_named("accepted");
+  hit = checked.chain.lookup(Mode::fast, k_key, soon(), 0, [](const TierObject& object) {
+    return object.bytes == object_named("accepted").bytes;
+  });
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->tier, 1U);
+  EXPECT_EQ(checked.chain.health()[0].mismatches, 1);
+}
+
+TEST(TierChain, TheLocalStoreIsTheFirstTierAndKeepsWhatAFartherOneHad)
+{
+  testing::TempDir dir;
+  CacheOptions options;
+  options.root = dir.path();
+  Expected<std::unique_ptr<Cache>> cache = Cache::open(options);
+  ASSERT_TRUE(cache) << cache.error().message;
+  TierChain chain;
+  chain.add(make_local_tier(**cache));
+  auto remote = std::make_unique<FakeTier>("remote");
+  remote->objects[k_key.to_text(Mode::accuracy)] = object_named("remote object");
+  FakeTier& far = *remote;
+  chain.add(std::move(remote));
+
+  std::optional<ChainHit> hit = chain.lookup(Mode::accuracy, k_key, soon(), 1);
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->tier, 1U);
+  Expected<std::optional<Hit>> local = (*cache)->lookup(Mode::accuracy, k_key);
+  ASSERT_TRUE(local && local->has_value()) << "backfilled into the local store";
+  EXPECT_EQ((*local)->digest, object_named("remote object").digest);
+  EXPECT_EQ((*local)->metadata, "meta");
+  hit = chain.lookup(Mode::accuracy, k_key, soon());
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->tier, 0U);
+  EXPECT_EQ(hit->object.bytes, object_named("remote object").bytes) << "read back and verified";
+  EXPECT_EQ(far.lookups.load(), 1);
+
+  chain.store(Mode::fast, k_key, object_named("built here"), soon(), 1);
+  EXPECT_EQ(far.objects.count(k_key.to_text(Mode::fast)), 1U) << "a build is published past local";
+  EXPECT_FALSE((*cache)->lookup(Mode::fast, k_key).value()) << "and not stored locally by store(1)";
+}
+
+} // namespace
+} // namespace d4r::cache
