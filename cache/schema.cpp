@@ -1,5 +1,7 @@
 #include "cache/schema.hpp"
 
+#include "cache/metadata_migration.hpp"
+
 #include <array>
 #include <span>
 #include <string>
@@ -102,10 +104,15 @@ static constexpr char k_v4_index_last_used[] =
 
 constexpr std::array<const char*, 2> k_v4_steps = {k_v4_create_pins, k_v4_index_last_used};
 
+// Version 5. Launch metadata in the cache's own encoding (launch_metadata.hpp) rather than the
+// RPC's protobuf message: no statement, the rows are rewritten by convert_launch_metadata_v1.
+constexpr std::array<const char*, 0> k_v5_steps = {};
+
 // Index i holds the statements that take the schema from version i to version i + 1.
-constexpr std::array<std::span<const char* const>, 4> k_migrations = {
+constexpr std::array<std::span<const char* const>, 5> k_migrations = {
     std::span<const char* const>(k_v1_steps), std::span<const char* const>(k_v2_steps),
-    std::span<const char* const>(k_v3_steps), std::span<const char* const>(k_v4_steps)};
+    std::span<const char* const>(k_v3_steps), std::span<const char* const>(k_v4_steps),
+    std::span<const char* const>(k_v5_steps)};
 
 static_assert(k_migrations.size() == k_schema_version);
 
@@ -136,6 +143,9 @@ Expected<void> migrate_step(db::Database& database, int64_t target_version)
   }
   for (const char* sql : k_migrations[static_cast<size_t>(target_version - 1)]) {
     TRY(database.execute(sql));
+  }
+  if (target_version == 5) {
+    TRY(convert_launch_metadata_v1(database));
   }
   TRY_ASSIGN(db::Statement* set, database.cached(k_set_version));
   set->bind_int64(1, target_version);

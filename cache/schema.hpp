@@ -7,7 +7,7 @@
 
 namespace d4r::cache {
 
-inline constexpr int64_t k_schema_version = 4;
+inline constexpr int64_t k_schema_version = 5;
 
 // The version the index records; 0 when it records none (a fresh file). Writes nothing.
 [[nodiscard]] Expected<int64_t> read_schema_version(db::Database& database);

@@ -1,9 +1,9 @@
 #include "daemon/build_service.hpp"
 
+#include "daemon/launch_record.hpp"
 #include "daemon/module_store.hpp"
 #include "daemon/object_checks.hpp"
 #include "daemon/toolchain_probe.hpp"
-#include "daemon/wire.hpp"
 #include "util/digest.hpp"
 
 #include <spdlog/spdlog.h>
@@ -43,12 +43,6 @@ bool is_remembered(ErrorCode code)
 
 } // namespace
 
-struct BuildService::Flight {
-  std::mutex mutex;
-  std::condition_variable done;
-  std::optional<Expected<cache::Hit>> result;
-};
-
 struct BuildService::Job {
   std::string key_text;
   cache::CacheKey key;
@@ -58,7 +52,7 @@ struct BuildService::Job {
   Mode mode = Mode::fast;
   std::string backend;
   std::filesystem::path module; // ptx recipes: the game's module
-  std::shared_ptr<Flight> flight;
+  std::shared_ptr<BuildFlights::Flight> flight;
   std::chrono::steady_clock::time_point started;
 };
 
@@ -174,6 +168,7 @@ Expected<BuildAnswer> BuildService::obtain(const compiler::Recipe& recipe, std::
                                                (is_ptx ? ": a ptx recipe needs its module"
                                                        : ": only ptx recipes build a module"));
   }
+  const auto deadline = std::chrono::steady_clock::now() + wait_budget;
   TRY_ASSIGN(cache::CacheKey key, key_for(recipe, kernel, target, module ? module->hash : 0));
   TRY_ASSIGN(std::optional<cache::Hit> hit, m_cache.lookup(mode, key));
   if (hit) {
@@ -192,50 +187,59 @@ Expected<BuildAnswer> BuildService::obtain(const compiler::Recipe& recipe, std::
     ++m_negative_hits;
     return BuildAnswer{BuildState::failed, std::nullopt, "build failed before: " + *reason, miss, false};
   }
-  bool started = false;
-  std::shared_ptr<Flight> flight;
-  {
+  // A new build takes its queue slot under the table's lock, so that the queue's bound holds
+  // however many distinct keys arrive at once.
+  std::optional<std::string> full;
+  std::optional<BuildFlights::Ticket> ticket = m_flights.join(text, [&] {
     std::lock_guard lock(m_mutex);
-    auto found = m_flights.find(text);
-    if (found == m_flights.end()) {
-      if (std::optional<std::string> full = queue_full(priority)) {
-        ++m_rejected_queue_full;
-        return BuildAnswer{BuildState::rejected, std::nullopt, *full, miss, false};
-      }
+    full = queue_full(priority);
+    if (full) {
+      ++m_rejected_queue_full;
+      return false;
     }
-    auto [it, inserted] = m_flights.try_emplace(text);
-    if (inserted) {
-      it->second = std::make_shared<Flight>();
-      auto job = std::make_shared<Job>();
-      job->key_text = text;
-      job->key = key;
-      job->recipe = &recipe;
-      job->kernel = std::string(kernel);
-      job->target = target;
-      job->mode = mode;
-      // Only the llvm backend translates PTX.
-      job->backend = is_ptx ? "llvm" : m_backend_of_target[target];
-      job->module = module ? module->path : std::filesystem::path();
-      job->flight = it->second;
-      ++m_queued;
-      record(*job, "queued", "");
-      m_pool.submit(priority, [this, job] { run_job(job); });
-      started = true;
-    }
-    flight = it->second;
+    ++m_queued;
+    return true;
+  });
+  if (!ticket) {
+    return BuildAnswer{BuildState::rejected, std::nullopt, *full, miss, false};
   }
-  std::unique_lock lock(flight->mutex);
-  if (!wait_done(flight->done, lock, std::chrono::steady_clock::now() + wait_budget, cancelled,
-                 [&] { return flight->result.has_value(); })) {
+  if (ticket->leader) {
+    if (std::optional<cache::Hit> fetched = fetch(mode, key, kernel, target, deadline)) {
+      {
+        std::lock_guard lock(m_mutex);
+        --m_queued; // the slot it took is not needed
+      }
+      m_flights.finish(text, *ticket->flight, Expected<cache::Hit>(*fetched));
+      return BuildAnswer{BuildState::ready, std::move(fetched), "", miss, false};
+    }
+    auto job = std::make_shared<Job>();
+    job->key_text = text;
+    job->key = key;
+    job->recipe = &recipe;
+    job->kernel = std::string(kernel);
+    job->target = target;
+    job->mode = mode;
+    // Only the llvm backend translates PTX.
+    job->backend = is_ptx ? "llvm" : m_backend_of_target[target];
+    job->module = module ? module->path : std::filesystem::path();
+    job->flight = ticket->flight;
+    {
+      std::lock_guard lock(m_mutex);
+      record(*job, "queued", "");
+    }
+    m_pool.submit(priority, [this, job] { run_job(job); });
+  }
+  const bool started = ticket->leader;
+  std::optional<Expected<cache::Hit>> result = ticket->flight->wait(deadline, cancelled);
+  if (!result) {
     return BuildAnswer{BuildState::pending, std::nullopt,
                        "building " + std::string(kernel) + " for " + target + " (" + to_string(mode) + ")",
                        miss, started};
   }
-  const Expected<cache::Hit>& result = *flight->result;
-  if (!result) {
-    return BuildAnswer{BuildState::failed, std::nullopt, result.error().message, miss, started};
+  if (!*result) {
+    return BuildAnswer{BuildState::failed, std::nullopt, result->error().message, miss, started};
   }
-  return BuildAnswer{BuildState::ready, *result, "", miss, started};
+  return BuildAnswer{BuildState::ready, **result, "", miss, started};
 }
 
 std::optional<std::string> BuildService::queue_full(Priority priority) const
@@ -283,13 +287,8 @@ void BuildService::run_job(const std::shared_ptr<Job>& job)
     --m_running;
     ++(result ? m_done : m_failed);
     record(*job, result ? "done" : "failed", result ? "" : result.error().message);
-    m_flights.erase(job->key_text);
   }
-  {
-    std::lock_guard lock(job->flight->mutex);
-    job->flight->result = std::move(result);
-  }
-  job->flight->done.notify_all();
+  m_flights.finish(job->key_text, *job->flight, std::move(result));
 }
 
 Expected<cache::Hit> BuildService::build(const Job& job)
@@ -313,9 +312,50 @@ Expected<cache::Hit> BuildService::build(const Job& job)
     return make_error(ErrorCode::rejected, what + ": " + meta.error().message);
   }
   spdlog::info("built {} in {} ms", what, built->elapsed.count());
-  return m_cache.insert(job.mode, job.key, built->code_object, wire::serialize_launch_meta(*meta),
-                        "build:" + job.recipe->name + "@" + std::to_string(job.recipe->version) +
-                            " " + job.backend);
+  TRY_ASSIGN(cache::Hit hit,
+             m_cache.insert(job.mode, job.key, built->code_object, encoded_launch_record(*meta),
+                            "build:" + job.recipe->name + "@" + std::to_string(job.recipe->version) +
+                                " " + job.backend));
+  publish(job.mode, hit, built->code_object);
+  return hit;
+}
+
+std::optional<cache::Hit> BuildService::fetch(Mode mode, const cache::CacheKey& key,
+                                              std::string_view kernel, const std::string& target,
+                                              std::chrono::steady_clock::time_point deadline)
+{
+  if (!m_options.tiers || m_options.tiers->size() < 2) {
+    return std::nullopt;
+  }
+  // Served as if built here: the object must keep the launch contract for this kernel and
+  // target, and its metadata is what this daemon reads from it, not what the tier says.
+  auto accept = [&](const cache::TierObject& object) {
+    Expected<compiler::LaunchMeta> meta = checked_launch_meta(object.bytes, kernel, target);
+    return meta && encoded_launch_record(*meta) == object.metadata;
+  };
+  // Tier 0 is the local store, which the caller has just asked.
+  if (!m_options.tiers->lookup(mode, key, deadline, 1, accept)) {
+    return std::nullopt;
+  }
+  Expected<std::optional<cache::Hit>> hit = m_cache.lookup(mode, key);
+  if (!hit || !*hit) {
+    return std::nullopt; // not backfilled (a full disk, say): built here after all
+  }
+  if (m_options.telemetry) {
+    m_options.telemetry->misses().note_present(mode, key);
+  }
+  return std::move(*hit);
+}
+
+void BuildService::publish(Mode mode, const cache::Hit& hit, std::span<const std::byte> object)
+{
+  if (!m_options.tiers || m_options.tiers->size() < 2) {
+    return;
+  }
+  cache::TierObject shared{hit.digest, std::vector<std::byte>(object.begin(), object.end()),
+                           hit.metadata, hit.source};
+  // Each tier keeps its own budget; past a minute nothing is offered any more.
+  m_options.tiers->store(mode, hit.key, shared, std::chrono::steady_clock::now() + std::chrono::minutes(1), 1);
 }
 
 void BuildService::record(const Job& job, const std::string& state, const std::string& reason)

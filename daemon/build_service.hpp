@@ -6,6 +6,7 @@
 // and a negative cache so that a failing build is not retried until its inputs change.
 
 #include "cache/cache.hpp"
+#include "cache/tier_chain.hpp"
 #include "compiler/recipe.hpp"
 #include "compiler/translate/translator_fingerprint.hpp"
 #include "compiler/worker/toolchains.hpp"
@@ -49,6 +50,10 @@ struct BuildOptions {
   std::optional<std::vector<compiler::TargetToolchain>> toolchains;
   // Told of each finished build and of what the store had (miss reasons); null: nothing told.
   Telemetry* telemetry = nullptr;
+  // The tiers, the local store first (tier_chain.hpp): on a local miss the farther ones are asked
+  // before a build, within the caller's budget, and each new build is offered to them. Null, or
+  // the local store alone: builds only.
+  cache::TierChain* tiers = nullptr;
 };
 
 // The PTX module a ptx recipe builds: the client's upload in the daemon's module store.
@@ -120,12 +125,17 @@ public:
   void stop();
 
 private:
-  struct Flight;
+  using BuildFlights = SingleFlight<Expected<cache::Hit>>;
   struct Job;
   [[nodiscard]] Expected<cache::CacheKey> key_for(const compiler::Recipe& recipe,
                                                   std::string_view kernel, const std::string& target,
                                                   uint64_t module_hash) const;
   [[nodiscard]] std::optional<std::string> queue_full(Priority priority) const;
+  // The object from a farther tier, backfilled into the local store, or nullopt.
+  [[nodiscard]] std::optional<cache::Hit> fetch(Mode mode, const cache::CacheKey& key,
+                                                std::string_view kernel, const std::string& target,
+                                                std::chrono::steady_clock::time_point deadline);
+  void publish(Mode mode, const cache::Hit& hit, std::span<const std::byte> object);
   void run_job(const std::shared_ptr<Job>& job);
   [[nodiscard]] Expected<cache::Hit> build(const Job& job);
   void record(const Job& job, const std::string& state, const std::string& reason);
@@ -141,9 +151,9 @@ private:
   std::map<std::string, std::string> m_recipe_fingerprints; // recipe name -> digest of its inputs
   BuildPool m_pool; // the build workers: a game's request never waits for background work
 
-  // The single-flight table and the counters: the one lock of this class.
+  BuildFlights m_flights; // key text -> build in progress (single_flight.hpp)
+  // The counters and the recent builds: the one lock of this class.
   mutable std::mutex m_mutex;
-  std::map<std::string, std::shared_ptr<Flight>> m_flights; // key text -> build in progress
   int64_t m_queued = 0;
   int64_t m_running = 0;
   int64_t m_done = 0;

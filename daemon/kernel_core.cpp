@@ -1,9 +1,10 @@
 #include "daemon/kernel_core.hpp"
 
 #include "compiler/launch_meta.hpp"
+#include "cache/local_tier.hpp"
 #include "daemon/build_jobs.hpp"
+#include "daemon/launch_record.hpp"
 #include "daemon/object_checks.hpp"
-#include "daemon/wire.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -90,7 +91,7 @@ ResolveAnswer release_verdict_answer(const release::CatalogAnswer& found, const 
 // whether this client can launch it differs (it must mirror the host variables, write our tensor
 // maps).
 std::optional<ResolveAnswer> unmet_needs(const ResolveQuery& query,
-                                         const Expected<wire::ClientNeeds>& needs)
+                                         const Expected<cache::LaunchMetadata>& needs)
 {
   if (query.background) {
     return std::nullopt; // warm-up work serves nobody: its answer is dropped
@@ -100,8 +101,8 @@ std::optional<ResolveAnswer> unmet_needs(const ResolveQuery& query,
   }
   if (!query.mirrors_host_variables && !needs->host_variables.empty()) {
     std::string listed;
-    for (const std::string& name : needs->host_variables) {
-      listed += (listed.empty() ? "" : ", ") + name;
+    for (const cache::LaunchVariable& variable : needs->host_variables) {
+      listed += (listed.empty() ? "" : ", ") + variable.name;
     }
     return not_served(Outcome::not_found, Counter::not_found_host_variables,
                       "host_variables: the object of kernel " + query.kernel +
@@ -168,7 +169,9 @@ Expected<std::unique_ptr<KernelCore>> KernelCore::create(const DaemonConfig& con
 KernelCore::KernelCore(DaemonConfig config, std::string detected_target,
                        std::unique_ptr<cache::Cache> cache, std::vector<compiler::Recipe> recipes)
     : m_config(std::move(config)), m_detected_target(std::move(detected_target)),
-      m_cache(std::move(cache)), m_modules(m_config.cache_dir / "modules", m_config.max_ptx_bytes),
+      m_cache(std::move(cache)),
+      m_tiers([](const std::string& line) { spdlog::warn("{}", line); }),
+      m_modules(m_config.cache_dir / "modules", m_config.max_ptx_bytes),
       m_uploads(m_config.upload_memory_bytes),
       m_started(std::chrono::steady_clock::now())
 {
@@ -177,12 +180,14 @@ KernelCore::KernelCore(DaemonConfig config, std::string detected_target,
     m_counters.add(Counter::cache_index_replaced);
     spdlog::error("{}", note);
   });
+  m_tiers.add(cache::make_local_tier(*m_cache));
   if (m_config.native_dir) {
     m_catalog = std::make_unique<release::ReleaseCatalog>(*m_config.native_dir);
   }
   if (!recipes.empty()) {
     BuildOptions options = build_options(m_config);
     options.telemetry = &m_telemetry;
+    options.tiers = &m_tiers;
     m_builds = std::make_unique<BuildService>(*m_cache, std::move(recipes), std::move(options));
   }
   // The trash is collected every half minute (or half its grace, if shorter): a purge's files
@@ -540,7 +545,7 @@ Expected<ResolveAnswer> KernelCore::serve_release_object(const ResolveQuery& que
     return make_error(ErrorCode::rejected, reason);
   }
   TRY_ASSIGN(cache::Hit inserted,
-             m_cache->insert(selection.mode, key, bytes, wire::serialize_launch_meta(*meta),
+             m_cache->insert(selection.mode, key, bytes, encoded_launch_record(*meta),
                              "release:" + found.object_path.string()));
   {
     std::lock_guard lock(m_memo_mutex);
@@ -557,9 +562,12 @@ Expected<ResolveAnswer> KernelCore::serve_release_object(const ResolveQuery& que
 Expected<ResolveAnswer> KernelCore::ready_answer(Mode mode, const std::string& target,
                                                  const cache::Hit& hit, const ResolveQuery& query)
 {
-  if (std::optional<ResolveAnswer> refused =
-          unmet_needs(query, wire::client_needs(hit.metadata))) {
+  Expected<cache::LaunchMetadata> metadata = cache::decode_launch_metadata(hit.metadata);
+  if (std::optional<ResolveAnswer> refused = unmet_needs(query, metadata)) {
     return std::move(*refused);
+  }
+  if (!metadata) {
+    return std::unexpected(metadata.error()); // only a background answer gets here: dropped
   }
   const bool accept_path = query.accept_path;
   ResolveAnswer answer;
@@ -569,7 +577,7 @@ Expected<ResolveAnswer> KernelCore::ready_answer(Mode mode, const std::string& t
   answer.mode = mode;
   answer.digest = hit.digest;
   answer.size = hit.size;
-  answer.metadata = hit.metadata;
+  answer.metadata = std::move(*metadata);
   if (!accept_path) {
     TRY_ASSIGN(answer.object_bytes, m_cache->read_object(mode, hit));
     return answer;
@@ -694,6 +702,7 @@ StatusSnapshot KernelCore::status() const
   }
   status.counters = m_counters.snapshot();
   status.telemetry = m_telemetry.snapshot();
+  status.tiers = m_tiers.health();
   if (m_builds) {
     status.builds = m_builds->stats();
     status.recipes = m_builds->recipe_names();
@@ -742,6 +751,11 @@ Expected<cache::PurgeResult> KernelCore::purge(std::optional<Mode> mode)
   std::lock_guard lock(m_memo_mutex);
   m_verified.clear();
   return total;
+}
+
+void KernelCore::add_tier(std::unique_ptr<cache::Tier> tier, cache::TierPolicy policy)
+{
+  m_tiers.add(std::move(tier), policy);
 }
 
 void KernelCore::stop_builds()

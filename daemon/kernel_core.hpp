@@ -4,6 +4,9 @@
 // tests call the core directly, without a server.
 
 #include "cache/cache.hpp"
+#include "cache/launch_metadata.hpp"
+#include "cache/tier.hpp"
+#include "cache/tier_chain.hpp"
 #include "compiler/recipe.hpp"
 #include "daemon/build_service.hpp"
 #include "daemon/config.hpp"
@@ -93,7 +96,7 @@ struct ResolveAnswer {
   int64_t size = 0;
   std::filesystem::path object_path;   // set when the query accepted a path
   std::vector<std::byte> object_bytes; // set otherwise
-  std::string metadata;                // serialised d4r.kernel.v1.LaunchMetadata
+  cache::LaunchMetadata metadata;      // set on a READY answer
   // Set on a READY answer by path of a release object found in the cache: it may be remembered.
   std::shared_ptr<const ReadyCheck> check;
   // Telemetry (miss_reason.hpp): why the store had no object, when this answer built or imported
@@ -139,6 +142,7 @@ struct StatusSnapshot {
   std::vector<std::string> recipes;
   std::map<std::string, std::string> toolchains; // target -> fingerprint
   TelemetrySnapshot telemetry;
+  std::vector<cache::TierHealth> tiers; // the local store first
 };
 
 class KernelCore {
@@ -180,6 +184,11 @@ public:
                                                          const cache::PurgeFilter& filter);
   [[nodiscard]] Expected<std::vector<std::pair<Mode, cache::Entry>>> list(std::optional<Mode> mode);
   [[nodiscard]] Expected<cache::PurgeResult> purge(std::optional<Mode> mode);
+
+  // Appends a farther tier (an upstream daemon, a shared store) after the local store and those
+  // added before: asked on a local miss before a build, given each new build. The core knows it
+  // only as a cache::Tier. Call before the core serves.
+  void add_tier(std::unique_ptr<cache::Tier> tier, cache::TierPolicy policy = {});
 
   // Stops the builds (BuildService::stop) so that a daemon asked to stop stops within seconds.
   void stop_builds();
@@ -231,6 +240,7 @@ private:
   std::string m_detected_target;
   Telemetry m_telemetry; // before the cache and builds, which report to it
   std::unique_ptr<cache::Cache> m_cache;
+  cache::TierChain m_tiers; // the local store (m_cache) first, then what add_tier added
   std::unique_ptr<release::ReleaseCatalog> m_catalog; // null without a native dir
   std::unique_ptr<BuildService> m_builds;             // null without recipes
   ModuleStore m_modules;

@@ -4,8 +4,8 @@
 
 #include "compiler/launch_meta.hpp"
 #include "daemon/kernel_core.hpp"
+#include "daemon/launch_record.hpp"
 #include "daemon/object_checks.hpp"
-#include "daemon/wire.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -60,7 +60,7 @@ void import_candidate(ImportContext& context, Mode mode, const release::Selected
   }
   std::string target = directory.folder_target.empty() ? arch : directory.folder_target;
   std::string recipe = "release:" + to_hex(sha256(*bytes));
-  std::string metadata = wire::serialize_launch_meta(*meta);
+  std::string metadata = encoded_launch_record(*meta);
   for (const release::ManifestEntry& entry : candidate.authorised_by) {
     cache::CacheKey key{entry.module_hash, candidate.name, target, "", "prebuilt", recipe};
     Expected<std::optional<cache::Hit>> present = context.cache.lookup(mode, key);

@@ -12,7 +12,7 @@ namespace {
 
 constexpr size_t k_max_status_message = 1024;
 
-void fill_resources(const compiler::KernelResources& from, pb::KernelResources& to)
+void fill_resources(const cache::LaunchKernel& from, pb::KernelResources& to)
 {
   to.set_name(from.name);
   to.set_kernarg_size(from.kernarg_size);
@@ -187,7 +187,7 @@ void fill_resolve_reply(ResolveAnswer answer, pb::ResolveReply& reply)
     object.set_data(reinterpret_cast<const char*>(answer.object_bytes.data()),
                     answer.object_bytes.size());
   }
-  reply.mutable_metadata()->ParseFromString(answer.metadata);
+  fill_launch_metadata(answer.metadata, *reply.mutable_metadata());
 }
 
 Expected<PrepareQuery> to_prepare_query(const pb::PrepareRequest& request)
@@ -279,9 +279,8 @@ void fill_purge_reply(const cache::PurgeResult& result, pb::PurgeReply& reply)
   reply.set_kept_pinned(result.kept_pinned);
 }
 
-std::string serialize_launch_meta(const compiler::LaunchMeta& meta)
+void fill_launch_metadata(const cache::LaunchMetadata& meta, pb::LaunchMetadata& out)
 {
-  pb::LaunchMetadata out;
   out.set_amdhsa_target(meta.amdhsa_target);
   fill_resources(meta.main, *out.mutable_main());
   if (meta.prep) {
@@ -294,7 +293,7 @@ std::string serialize_launch_meta(const compiler::LaunchMeta& meta)
   out.set_prep_identity_at(meta.prep_identity_at);
   out.set_block_z(meta.block_z);
   out.set_grid_x(meta.grid_x);
-  for (const compiler::PostKernelMeta& post : meta.posts) {
+  for (const cache::LaunchPost& post : meta.posts) {
     pb::PostKernel& p = *out.add_posts();
     p.set_name(post.name);
     p.set_grid_x(post.grid_x);
@@ -303,27 +302,12 @@ std::string serialize_launch_meta(const compiler::LaunchMeta& meta)
     p.set_block_y(post.block_y);
     p.set_block_z(post.block_z);
   }
-  for (const compiler::HostVariable& variable : meta.host_variables) {
+  for (const cache::LaunchVariable& variable : meta.host_variables) {
     pb::HostVariable& v = *out.add_host_variables();
     v.set_name(variable.name);
     v.set_size(variable.size);
   }
   out.set_tensor_map_layout(meta.tensor_map_layout);
-  return out.SerializeAsString();
-}
-
-Expected<ClientNeeds> client_needs(const std::string& metadata)
-{
-  pb::LaunchMetadata meta;
-  if (!meta.ParseFromString(metadata)) {
-    return make_error(ErrorCode::corrupt, "cache: stored launch metadata does not parse");
-  }
-  ClientNeeds needs;
-  for (const pb::HostVariable& variable : meta.host_variables()) {
-    needs.host_variables.push_back(variable.name());
-  }
-  needs.tensor_map_layout = meta.tensor_map_layout();
-  return needs;
 }
 
 grpc::Status to_grpc_status(const Error& error)

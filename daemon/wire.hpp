@@ -1,7 +1,7 @@
 #pragma once
 // Protobuf <-> core conversions, the only place that knows both (STYLE.md rule 10).
 
-#include "compiler/launch_meta.hpp"
+#include "cache/launch_metadata.hpp"
 #include "daemon/kernel_core.hpp"
 #include "util/error.hpp"
 
@@ -32,15 +32,8 @@ void fill_import_reply(const ImportSummary& summary, pb::ImportReply& reply);
 void fill_list_reply(const std::vector<std::pair<Mode, cache::Entry>>& entries, pb::ListReply& reply);
 void fill_purge_reply(const cache::PurgeResult& result, pb::PurgeReply& reply);
 
-// The launch metadata as the cache stores it: a serialised pb::LaunchMetadata.
-[[nodiscard]] std::string serialize_launch_meta(const compiler::LaunchMeta& meta);
-// What stored metadata says a client must do to launch the object: mirror these host variables
-// (names), write tensor maps in our layout (not 0). Corrupt when it does not parse.
-struct ClientNeeds {
-  std::vector<std::string> host_variables;
-  uint32_t tensor_map_layout = 0;
-};
-[[nodiscard]] Expected<ClientNeeds> client_needs(const std::string& metadata);
+// The launch metadata of an answer (the cache's, cache/launch_metadata.hpp) as the RPC sends it.
+void fill_launch_metadata(const cache::LaunchMetadata& meta, pb::LaunchMetadata& out);
 
 // One mapping from our errors to gRPC's, messages cut at 1 KiB.
 [[nodiscard]] grpc::Status to_grpc_status(const Error& error);

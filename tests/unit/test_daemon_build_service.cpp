@@ -3,6 +3,8 @@
 
 #include "daemon/build_service.hpp"
 
+#include "cache/local_tier.hpp"
+
 #include "compiler/recipe.hpp"
 #include "util/digest.hpp"
 #include "util/ptx_identity.hpp"
@@ -14,7 +16,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 namespace d4r::daemon {
@@ -138,6 +142,120 @@ TEST_F(BuildServiceTest, BuildsPastTheQueueBoundAreRejectedNotQueued)
   BuildStats stats = service.stats();
   EXPECT_EQ(stats.queued, 4);
   EXPECT_EQ(stats.rejected_queue_full, 2);
+}
+
+// A farther tier held in memory and shared by two services' chains, as two daemons share an
+// upstream or a Redis store; `failing` makes it refuse every call.
+struct SharedStore {
+  std::mutex mutex;
+  std::map<std::string, cache::TierObject> objects;
+  bool failing = false;
+  int lookups = 0;
+  int stores = 0;
+};
+
+class SharedTier final : public cache::Tier {
+public:
+  explicit SharedTier(std::shared_ptr<SharedStore> store) : m_store(std::move(store)) {}
+  std::string name() const override { return "shared"; }
+  cache::TierResult<std::optional<cache::TierObject>>
+  lookup(Mode mode, const cache::CacheKey& key, std::chrono::milliseconds) override
+  {
+    std::lock_guard lock(m_store->mutex);
+    ++m_store->lookups;
+    if (m_store->failing) {
+      return std::unexpected(cache::TierFailure{Error{ErrorCode::unavailable, "down"}, false});
+    }
+    auto found = m_store->objects.find(key.to_text(mode));
+    if (found == m_store->objects.end()) {
+      return std::optional<cache::TierObject>();
+    }
+    return std::optional<cache::TierObject>(found->second);
+  }
+  cache::TierResult<void> store(Mode mode, const cache::CacheKey& key,
+                                const cache::TierObject& object, std::chrono::milliseconds) override
+  {
+    std::lock_guard lock(m_store->mutex);
+    ++m_store->stores;
+    m_store->objects[key.to_text(mode)] = object;
+    return {};
+  }
+
+private:
+  std::shared_ptr<SharedStore> m_store;
+};
+
+// Two daemons, one shared tier: what one built the other serves without building, and what the
+// tier returns is checked as a build's output is.
+TEST_F(BuildServiceTest, AFartherTierServesWhatAnotherDaemonBuilt)
+{
+  auto shared = std::make_shared<SharedStore>();
+  auto service_with = [&](cache::Cache& cache, cache::TierChain& chain) {
+    chain.add(cache::make_local_tier(cache));
+    chain.add(std::make_unique<SharedTier>(shared), cache::TierPolicy{std::chrono::milliseconds(500),
+                                                                      std::chrono::seconds(30),
+                                                                      std::chrono::seconds(60)});
+    BuildOptions options;
+    options.worker = D4R_WORKER_PATH;
+    options.scratch = m_dir / "builds";
+    options.backend = "llvm";
+    options.tiers = &chain;
+    return std::make_unique<BuildService>(cache, std::vector<compiler::Recipe>{m_recipe}, options);
+  };
+  auto obtain = [&](BuildService& service) {
+    Expected<BuildAnswer> answer =
+        service.obtain(*service.recipe_for("int_arith32"), "int_arith32", "gfx1201", Mode::fast,
+                       Priority::interactive, std::chrono::milliseconds(120000), m_module);
+    EXPECT_TRUE(answer) << answer.error().message;
+    return answer ? *answer : BuildAnswer{};
+  };
+  cache::TierChain first_chain;
+  std::unique_ptr<BuildService> first = service_with(*m_cache, first_chain);
+  BuildAnswer built = obtain(*first);
+  ASSERT_EQ(built.state, BuildState::ready) << built.reason;
+  EXPECT_EQ(first->stats().done, 1);
+  ASSERT_EQ(shared->stores, 1) << "the new build was offered to the shared tier";
+
+  // A second daemon with a cache of its own.
+  Expected<std::unique_ptr<cache::Cache>> other = cache::Cache::open({m_dir / "other-cache"});
+  ASSERT_TRUE(other) << other.error().message;
+  cache::TierChain second_chain;
+  std::unique_ptr<BuildService> second = service_with(**other, second_chain);
+  BuildAnswer fetched = obtain(*second);
+  ASSERT_EQ(fetched.state, BuildState::ready) << fetched.reason;
+  EXPECT_EQ(second->stats().done, 0) << "served from the shared tier, not built";
+  EXPECT_FALSE(fetched.started);
+  EXPECT_EQ(fetched.hit->digest, built.hit->digest);
+  Expected<std::optional<cache::Hit>> local = (*other)->lookup(Mode::fast, fetched.hit->key);
+  ASSERT_TRUE(local && local->has_value()) << "backfilled into the second daemon's store";
+  EXPECT_EQ((*local)->metadata, built.hit->metadata);
+
+  // Metadata that is not what the object says is refused: the third daemon builds it itself.
+  {
+    std::lock_guard lock(shared->mutex);
+    ASSERT_EQ(shared->objects.size(), 1U);
+    shared->objects.begin()->second.metadata += "x";
+  }
+  Expected<std::unique_ptr<cache::Cache>> third_cache = cache::Cache::open({m_dir / "third-cache"});
+  ASSERT_TRUE(third_cache);
+  cache::TierChain third_chain;
+  std::unique_ptr<BuildService> third = service_with(**third_cache, third_chain);
+  ASSERT_EQ(obtain(*third).state, BuildState::ready);
+  EXPECT_EQ(third->stats().done, 1) << "refused what the tier returned, built instead";
+  EXPECT_EQ(third_chain.health()[1].mismatches, 1);
+
+  // The tier down: a fourth daemon builds locally, and the tier is backed off, not asked again.
+  shared->failing = true;
+  Expected<std::unique_ptr<cache::Cache>> fourth_cache = cache::Cache::open({m_dir / "fourth-cache"});
+  ASSERT_TRUE(fourth_cache);
+  cache::TierChain fourth_chain;
+  std::unique_ptr<BuildService> fourth = service_with(**fourth_cache, fourth_chain);
+  ASSERT_EQ(obtain(*fourth).state, BuildState::ready);
+  EXPECT_EQ(fourth->stats().done, 1);
+  std::vector<cache::TierHealth> health = fourth_chain.health();
+  EXPECT_EQ(health[1].failures, 1);
+  EXPECT_TRUE(health[1].backed_off) << "the publish after the build was skipped, not tried";
+  EXPECT_EQ(health[1].skipped, 1);
 }
 
 } // namespace

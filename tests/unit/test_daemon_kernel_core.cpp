@@ -5,10 +5,9 @@
 #include "compiler/ptx_build.hpp"
 #include "tests/support/read_file.hpp"
 
-#include "d4r/kernel/v1/kernel.pb.h"
-
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -65,11 +64,10 @@ TEST_F(KernelCoreTest, ServesTheReleaseObjectWithMetadata)
   ASSERT_EQ(answer.object_bytes.size(), expected.size());
   EXPECT_EQ(std::memcmp(answer.object_bytes.data(), expected.data(), expected.size()), 0);
   EXPECT_EQ(answer.target, "gfx1101");
-  ::d4r::kernel::v1::LaunchMetadata meta;
-  ASSERT_TRUE(meta.ParseFromString(answer.metadata));
-  EXPECT_EQ(meta.main().name(), "d4r_test_layer");
-  EXPECT_TRUE(meta.has_prep());
-  EXPECT_EQ(meta.amdhsa_target(), "amdgcn-amd-amdhsa--gfx1101");
+  const cache::LaunchMetadata& meta = answer.metadata;
+  EXPECT_EQ(meta.main.name, "d4r_test_layer");
+  EXPECT_TRUE(meta.prep.has_value());
+  EXPECT_EQ(meta.amdhsa_target, "amdgcn-amd-amdhsa--gfx1101");
   EXPECT_EQ(core->counters().get(Counter::resolve_ready), 1);
 }
 
@@ -231,11 +229,9 @@ TEST_F(KernelCoreTest, HostVariablesAreServedOnlyToAClientThatMirrorsThem)
   mirrors.mirrors_host_variables = true;
   ResolveAnswer served = core->resolve(mirrors);
   ASSERT_EQ(served.outcome, Outcome::ready) << served.reason;
-  ::d4r::kernel::v1::LaunchMetadata meta;
-  ASSERT_TRUE(meta.ParseFromString(served.metadata));
   std::vector<std::string> names;
-  for (const ::d4r::kernel::v1::HostVariable& variable : meta.host_variables()) {
-    names.push_back(variable.name() + ":" + std::to_string(variable.size()));
+  for (const cache::LaunchVariable& variable : served.metadata.host_variables) {
+    names.push_back(variable.name + ":" + std::to_string(variable.size));
   }
   EXPECT_EQ(names, (std::vector<std::string>{"d_table:256", "d_wide:8", "k_init:16", "k_scale:16"}))
       << "module_vars_static's s_bias and s_mask are not this kernel's";
@@ -248,9 +244,7 @@ TEST_F(KernelCoreTest, ObjectsWithoutHostVariablesNeedNoCapability)
   std::unique_ptr<KernelCore> core = make_core();
   ResolveAnswer answer = core->resolve(query("d4r_test_layer"));
   ASSERT_EQ(answer.outcome, Outcome::ready) << answer.reason;
-  ::d4r::kernel::v1::LaunchMetadata meta;
-  ASSERT_TRUE(meta.ParseFromString(answer.metadata));
-  EXPECT_EQ(meta.host_variables_size(), 0);
+  EXPECT_TRUE(answer.metadata.host_variables.empty());
 }
 
 } // namespace
