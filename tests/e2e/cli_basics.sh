@@ -3,28 +3,7 @@
 # separation, and that every --json run prints exactly one valid JSON document on stdout.
 set -u
 cli=$1
-work=$(mktemp -d) || exit 1
-trap 'rm -rf "$work"' EXIT
-failures=0
-
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
-
-# expect_status STATUS ARGS...: runs the tool with stdin from /dev/null, keeps out and err.
-expect_status() {
-  want=$1
-  shift
-  "$cli" "$@" </dev/null >"$work/out" 2>"$work/err"
-  got=$?
-  [ "$got" -eq "$want" ] || fail "d4r-kernel $* exited $got, expected $want: $(cat "$work/err")"
-}
-
-expect_json_stdout() {
-  python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$work/out" 2>/dev/null ||
-    fail "stdout is not one JSON document: $(cat "$work/out")"
-}
+. "$(dirname "$0")/cli_lib.sh" # $work, fail, expect_status, expect_json_stdout, finish
 
 socket="$work/no-daemon.sock"
 
@@ -57,8 +36,4 @@ expect_status 2 --socket "$socket" purge
 grep -q -- "--yes" "$work/err" || fail "purge message: $(cat "$work/err")"
 expect_status 5 --socket "$socket" purge --yes
 
-if [ "$failures" -ne 0 ]; then
-  echo "cli_basics: $failures failure(s)"
-  exit 1
-fi
-echo "cli_basics: passed"
+finish cli_basics

@@ -6,23 +6,7 @@ set -u
 cli=$1
 ptx_dir=$2
 fatbin_dir=$3
-work=$(mktemp -d) || exit 1
-trap 'rm -rf "$work"' EXIT
-failures=0
-
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
-
-# expect_status STATUS ARGS...: runs the tool with stdin from /dev/null, keeps out and err.
-expect_status() {
-  want=$1
-  shift
-  "$cli" "$@" </dev/null >"$work/out" 2>"$work/err"
-  got=$?
-  [ "$got" -eq "$want" ] || fail "d4r-kernel $* exited $got, expected $want: $(cat "$work/err")"
-}
+. "$(dirname "$0")/cli_lib.sh" # $work, fail, expect_status, expect_json_stdout, finish
 
 expect_status 0 ptx inspect "$ptx_dir/sr_module.ptx" --json
 python3 - "$work/out" <<'PY' || fail "ptx inspect --json: $(cat "$work/out")"
@@ -87,8 +71,4 @@ grep -q 'fatbin at offset 0: files size 255 runs past the end' "$work/err" ||
 python3 -c 'import json, sys; json.load(open(sys.argv[1]))["error"]' "$work/out" 2>/dev/null ||
   fail "the error is not one JSON document: $(cat "$work/out")"
 
-if [ "$failures" -ne 0 ]; then
-  echo "$failures failure(s)"
-  exit 1
-fi
-echo "ptx_inspect: ok"
+finish ptx_inspect
