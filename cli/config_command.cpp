@@ -13,22 +13,6 @@ namespace d4r::cli {
 
 namespace {
 
-SwitchFlags flags_of(const ConfigCommand& command)
-{
-  SwitchFlags flags;
-  if (command.mode) {
-    flags[static_cast<size_t>(Switch::prefer_accuracy)] = {
-        *command.mode == Mode::accuracy, std::string("--mode ") + to_string(*command.mode)};
-  }
-  if (command.no_fp8) {
-    flags[static_cast<size_t>(Switch::native_fp8)] = {false, "--no-fp8"};
-  }
-  if (command.no_swin_encoders) {
-    flags[static_cast<size_t>(Switch::native_swin_encoders)] = {false, "--no-swin-encoders"};
-  }
-  return flags;
-}
-
 EffectiveValue socket_value(const ConfigInputs& inputs, const EnvironmentMap& environment)
 {
   EffectiveValue value{"socket", std::string(k_env_kerneld_socket), inputs.socket, std::nullopt,
@@ -164,7 +148,7 @@ ConfigInputs config_inputs_from_process(const GlobalOptions& global, const Confi
 EffectiveConfig effective_config(const ConfigInputs& inputs)
 {
   const EnvironmentMap environment = environment_from_entries(inputs.environment);
-  Settings settings = read_settings(flags_of(inputs.command), environment);
+  Settings settings = read_settings(inputs.command.switches, environment);
   EffectiveConfig config;
   config.config_file = settings.config_path;
   config.config_file_present = settings.config_present;

@@ -4,12 +4,13 @@ namespace d4r::cli {
 
 std::string_view config_help()
 {
-  return R"(usage: d4r-kernel config [--mode fast|accuracy] [--no-fp8] [--no-swin-encoders]
-                         [--target gfxNNNN] [--json]
+  return R"(usage: d4r-kernel config [--mode fast|accuracy] [--no-fp8|--fp8]
+                         [--no-swin-encoders|--swin-encoders] [--target gfxNNNN] [--json]
 
 Prints every setting a game started from this shell would send, and a d4r-kerneld started here
 would use, with its value and where it came from:
-  flag     an option on this line (--socket, --mode, --no-fp8, --no-swin-encoders, --target)
+  flag     an option on this line (--socket, --mode, --[no-]fp8, --[no-]swin-encoders, --target;
+           d4r-kerneld takes the same switch flags and reads them alike)
   env      an environment variable (D4R_PREFER_ACCURACY, D4R_ZLUDA_WMMA_FP8_NATIVE,
            D4R_NATIVE_SWIN_ENCODERS, D4R_GPU_ARCH, D4R_ZLUDA_NATIVE_DIR, D4R_KERNELD_SOCKET)
   file     the config file, $XDG_CONFIG_HOME/d4r-kerneld/config (else ~/.config/d4r-kerneld/config),
@@ -42,10 +43,9 @@ parse_config_command(const std::vector<std::pair<std::string, std::string>>& opt
                           "--mode " + value.substr(0, 64) + ": expected fast or accuracy");
       }
       command.mode = *mode;
-    } else if (name == "--no-fp8") {
-      command.no_fp8 = true;
-    } else if (name == "--no-swin-encoders") {
-      command.no_swin_encoders = true;
+      apply_mode_flag(*mode == Mode::accuracy, command.switches);
+    } else if (apply_switch_flag(name, command.switches)) {
+      // --no-fp8, --fp8, --no-swin-encoders, --swin-encoders
     } else if (name == "--target") {
       TRY_ASSIGN(command.target, validate_target(value));
     } else {

@@ -1,10 +1,12 @@
 #pragma once
-// `d4r-kernel config [--mode fast|accuracy] [--no-fp8] [--no-swin-encoders] [--target gfxNNNN]`,
-// parsed (options.cpp hands over the command's options and positionals). The flags are resolve's:
-// they show what a request with them would ask for, and win over the environment and the file.
+// `d4r-kernel config [--mode fast|accuracy] [--[no-]fp8] [--[no-]swin-encoders] [--target gfxNNNN]`,
+// parsed (options.cpp hands over the command's options and positionals). The switch flags are
+// d4r-kerneld's own (util/settings.hpp's k_switch_flag_names): they show what a daemon started with
+// them would use, and win over the environment and the file.
 
 #include "util/error.hpp"
 #include "util/kernel_identity.hpp"
+#include "util/settings.hpp"
 
 #include <optional>
 #include <string>
@@ -16,8 +18,7 @@ namespace d4r::cli {
 
 struct ConfigCommand {
   std::optional<Mode> mode; // --mode
-  bool no_fp8 = false;      // --no-fp8
-  bool no_swin_encoders = false; // --no-swin-encoders
+  SwitchFlags switches{};   // --mode, --no-fp8, --fp8, ... as given (the last of each wins)
   std::string target;       // --target; empty: D4R_GPU_ARCH, else the daemon's GPU
 };
 

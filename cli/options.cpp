@@ -61,6 +61,7 @@ constexpr OptionSpec k_warm_options[] = {
 
 constexpr OptionSpec k_config_options[] = {
     {"--mode", true}, {"--no-fp8", false}, {"--no-swin-encoders", false}, {"--target", true},
+    {"--fp8", false}, {"--swin-encoders", false},
 };
 
 constexpr std::string_view k_commands[] = {"help", "status", "resolve", "build", "import",

@@ -66,9 +66,15 @@ Expected<void> apply_environment(const Environment& env, DaemonConfig& config)
     config.native_dir = *native;
   }
   config.gpu_arch = gpu_arch_from_environment(env);
-  // The switches as games read them (util/settings.hpp): the environment over the config file.
-  // A value in no known spelling refuses to start, loudly, rather than serve another set.
-  Settings settings = read_settings({}, env);
+  return {};
+}
+
+// The switches as games and `d4r-kernel config` read them (util/settings.hpp): the flags over the
+// environment over the config file. A value in no known spelling refuses to start, loudly, rather
+// than serve another set (even under a flag, as `d4r-kernel config` then exits 1 too).
+Expected<void> apply_switches(const Environment& env, const SwitchFlags& flags, DaemonConfig& config)
+{
+  Settings settings = read_settings(flags, env);
   if (!settings.problems.empty()) {
     return make_error(ErrorCode::invalid_argument, settings.problems.front());
   }
@@ -81,6 +87,7 @@ Expected<void> apply_environment(const Environment& env, DaemonConfig& config)
 struct FlagCursor {
   const std::vector<std::string>& args;
   size_t index = 0;
+  SwitchFlags switches{}; // --mode, --no-fp8, ...: applied over the environment once all are read
 
   // "--flag value" or "--flag=value".
   Expected<std::string> value_of(std::string_view flag)
@@ -121,6 +128,16 @@ Expected<bool> apply_flag(FlagCursor& cursor, ParsedConfig& parsed)
     TRY_ASSIGN(std::string arch, cursor.value_of("--gpu-arch"));
     TRY(validate_target(arch));
     config.gpu_arch = arch;
+  } else if (matches(arg, "--mode")) {
+    TRY_ASSIGN(std::string text, cursor.value_of("--mode"));
+    Expected<Mode> mode = parse_mode(text);
+    if (!mode) {
+      return make_error(ErrorCode::invalid_argument,
+                        "--mode " + text.substr(0, 64) + ": expected fast or accuracy");
+    }
+    apply_mode_flag(*mode == Mode::accuracy, cursor.switches);
+  } else if (apply_switch_flag(arg, cursor.switches)) {
+    // --no-fp8, --fp8, --no-swin-encoders, --swin-encoders
   } else if (matches(arg, "--kfd-topology")) {
     TRY_ASSIGN(config.topology_root, cursor.value_of("--kfd-topology"));
   } else if (matches(arg, "--max-ptx-bytes")) {
@@ -234,6 +251,7 @@ Expected<ParsedConfig> parse_config(const std::vector<std::string>& args,
   for (cursor.index = 0; cursor.index < args.size(); ++cursor.index) {
     TRY(apply_flag(cursor, parsed));
   }
+  TRY(apply_switches(to_map(environment), cursor.switches, parsed.config));
   DaemonConfig& config = parsed.config;
   if (config.cache_dir.empty()) {
     return make_error(ErrorCode::invalid_argument,
@@ -275,6 +293,10 @@ options:
   --cache-dir DIR         cache root (default $XDG_CACHE_HOME/d4r-kerneld)
   --native-dir DIR        d4r release directory to serve (env D4R_ZLUDA_NATIVE_DIR)
   --gpu-arch gfxNNNN      GPU target instead of KFD detection (env D4R_GPU_ARCH)
+  --mode fast|accuracy    the set for requests that name none (over D4R_PREFER_ACCURACY)
+  --no-fp8, --fp8         do (not) use the <gfx12>-fp8 folders (over D4R_ZLUDA_WMMA_FP8_NATIVE)
+  --no-swin-encoders, --swin-encoders  do (not) serve rrlite_enc1_4x4 / rrlite_enc2_4x4 (over
+                          D4R_NATIVE_SWIN_ENCODERS)
   --kfd-topology DIR      KFD topology nodes (default /sys/class/kfd/kfd/topology/nodes)
   --max-ptx-bytes SIZE    largest PTX module accepted by PutModule (default 64M)
   --cache-max-bytes SIZE  size cap of each accuracy mode's store (default 4G)
@@ -316,7 +338,8 @@ on-demand builds (native sources of kernels/, compiled in isolated worker proces
   --version               print the version and exit
   -h, --help              print this help and exit
 
-environment (as d4r's CUDA bridge reads it; each request may override it), over the [Kernels]
+environment (as d4r's CUDA bridge reads it; each request may override it; the flags above win
+over it), over the [Kernels]
 keys of $XDG_CONFIG_HOME/d4r-kerneld/config (else ~/.config/d4r-kerneld/config, d4r.ini's syntax);
 switches take 1/true/on/yes or 0/false/off/no in any case, anything else refuses to start:
   D4R_PREFER_ACCURACY=1         PreferAccuracy = true       default to the accuracy set

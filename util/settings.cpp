@@ -108,6 +108,23 @@ std::string_view to_string(SettingSource source)
   D4R_UNREACHABLE("every source is named");
 }
 
+bool apply_switch_flag(std::string_view name, SwitchFlags& flags)
+{
+  for (const SwitchFlagName& flag : k_switch_flag_names) {
+    if (flag.name == name) {
+      flags[static_cast<size_t>(flag.id)] = {flag.value, std::string(flag.name)};
+      return true;
+    }
+  }
+  return false;
+}
+
+void apply_mode_flag(bool accuracy, SwitchFlags& flags)
+{
+  flags[static_cast<size_t>(Switch::prefer_accuracy)] = {
+      accuracy, accuracy ? "--mode accuracy" : "--mode fast"};
+}
+
 Settings resolve_settings(const SwitchFlags& flags, const EnvironmentMap& environment,
                           const ConfigFile* file)
 {

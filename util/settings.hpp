@@ -59,6 +59,26 @@ struct Settings {
   }
 };
 
+// The switch flags d4r-kerneld and `d4r-kernel config` both take, so the two read a command line
+// alike (`--mode fast|accuracy` sets PreferAccuracy and is parsed by each with its mode's words).
+// The positive spellings let a flag win over a variable or file that turned a switch off.
+struct SwitchFlagName {
+  std::string_view name; // --no-fp8
+  Switch id;
+  bool value;
+};
+inline constexpr std::array<SwitchFlagName, 4> k_switch_flag_names = {{
+    {"--no-fp8", Switch::native_fp8, false},
+    {"--fp8", Switch::native_fp8, true},
+    {"--no-swin-encoders", Switch::native_swin_encoders, false},
+    {"--swin-encoders", Switch::native_swin_encoders, true},
+}};
+
+// Records `--name` of k_switch_flag_names in `flags`; false when it is not one of them.
+[[nodiscard]] bool apply_switch_flag(std::string_view name, SwitchFlags& flags);
+// Records `--mode accuracy` (true) or `--mode fast` (false) as PreferAccuracy's flag.
+void apply_mode_flag(bool accuracy, SwitchFlags& flags);
+
 // `file` may be null (no config file to read).
 [[nodiscard]] Settings resolve_settings(const SwitchFlags& flags, const EnvironmentMap& environment,
                                         const ConfigFile* file);

@@ -4,14 +4,7 @@
 # table and in the --json document (parsed by python3), the exit status on a bad value.
 set -u
 cli=$1
-work=$(mktemp -d) || exit 1
-trap 'rm -rf "$work"' EXIT
-failures=0
-
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
+. "$(dirname "$0")/cli_lib.sh" # $work, fail, expect_status, expect_json_stdout, finish
 
 # run STATUS ARGS...: the tool in a clean environment (only what the test sets), out and err kept.
 run() {
@@ -97,6 +90,18 @@ expect_json socket source '"flag"'
 run 0 config --mode fast
 expect_line "^PreferAccuracy +false +flag +--mode fast$"
 
+# The positive switch flags (d4r-kerneld takes the same) win over a variable and the file that
+# turned the switch off; the last of two flags wins.
+extra="D4R_ZLUDA_WMMA_FP8_NATIVE=0 D4R_NATIVE_SWIN_ENCODERS=off"
+run 0 config --fp8 --swin-encoders
+expect_line "^NativeFp8 +true +flag +--fp8$"
+expect_line "^NativeSwinEncoders +true +flag +--swin-encoders$"
+run 0 config --json --fp8 --no-fp8
+expect_json NativeFp8 value false
+expect_json NativeFp8 from '"--no-fp8"'
+extra=""
+run 2 config --fp8=yes
+
 # A value in no spelling: said, exit 1, the file's value serves.
 extra="D4R_PREFER_ACCURACY=maybe"
 run 1 config
@@ -111,5 +116,4 @@ run 2 config extra-argument
 run 0 config --help
 grep -q 'PreferAccuracy, NativeFp8, NativeSwinEncoders' "$work/out" || fail "config --help"
 
-[ "$failures" -eq 0 ] && echo "config_command: ok"
-exit "$failures"
+finish config_command

@@ -4,4 +4,4 @@ d4r_test(test_integration_settings
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_integration_settings.cpp
   LIBS d4r_test_harness d4r_util
   TIMEOUT 180)
-add_dependencies(test_integration_settings d4r-kerneld d4r-test-resolve d4r_release_fixture)
+add_dependencies(test_integration_settings d4r-kerneld d4r-kernel d4r-test-resolve d4r_release_fixture)

@@ -6,83 +6,32 @@
 // sha256 of the accuracy object of the release fixture, or of the fast one.
 
 #include "daemon_process.hpp"
+#include "tests/support/tool_run.hpp"
 
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <algorithm>
-#include <cstdio>
 #include <fstream>
-
-extern char** environ;
 
 namespace d4r::testing {
 namespace {
 
-struct ClientRun {
-  int exit_code = -1;
-  std::string output; // stdout and stderr
-};
-
 // d4r-test-resolve "" 8baeb925f177af87 d4r_test_layer, with this process's environment minus
 // D4R_*, XDG_* and the names `env` sets, plus `env`.
-ClientRun run_client(const std::vector<std::string>& env)
+ToolRun run_client(const std::vector<std::string>& env)
 {
-  std::vector<std::string> entries;
-  for (char** entry = environ; *entry != nullptr; ++entry) {
-    std::string_view text(*entry);
-    std::string_view name = text.substr(0, text.find('=') + 1);
-    bool overridden = std::any_of(env.begin(), env.end(), [name](const std::string& mine) {
-      return mine.starts_with(name);
-    });
-    if (!text.starts_with("D4R_") && !text.starts_with("XDG_") && !overridden) {
-      entries.emplace_back(text);
-    }
-  }
-  entries.insert(entries.end(), env.begin(), env.end());
   const std::string tool = (std::filesystem::path(D4R_BINARY_DIR) / "tests" / "d4r-test-resolve").string();
-  int pipe_fds[2];
-  if (pipe(pipe_fds) != 0) {
-    return {};
-  }
-  pid_t child = fork();
-  if (child == 0) {
-    dup2(pipe_fds[1], STDOUT_FILENO);
-    dup2(pipe_fds[1], STDERR_FILENO);
-    close(pipe_fds[0]);
-    close(pipe_fds[1]);
-    std::vector<char*> envp;
-    for (std::string& entry : entries) {
-      envp.push_back(entry.data());
-    }
-    envp.push_back(nullptr);
-    const char* argv[] = {tool.c_str(), "", "8baeb925f177af87", "d4r_test_layer", "3000", nullptr};
-    execve(tool.c_str(), const_cast<char* const*>(argv), envp.data());
-    _exit(127);
-  }
-  close(pipe_fds[1]);
-  ClientRun run;
-  char buffer[4096];
-  ssize_t got = 0;
-  while ((got = read(pipe_fds[0], buffer, sizeof(buffer))) > 0) {
-    run.output.append(buffer, static_cast<size_t>(got));
-  }
-  close(pipe_fds[0]);
-  int status = 0;
-  waitpid(child, &status, 0);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
+  return run_tool({tool, "", "8baeb925f177af87", "d4r_test_layer", "3000"}, {env, {"D4R_", "XDG_"}});
 }
 
 class GameSettings : public ::testing::Test {
 protected:
   // The daemon's own D4R_PREFER_ACCURACY: its default for requests that name no mode.
-  void start(const std::string& daemon_prefers_accuracy)
+  void start(const std::string& daemon_prefers_accuracy,
+             const std::vector<std::string>& daemon_flags = {})
   {
     DaemonOptions options(m_dir.path());
     options.extra_env = {"D4R_PREFER_ACCURACY=" + daemon_prefers_accuracy};
+    options.extra_args = daemon_flags;
     m_daemon = std::make_unique<DaemonProcess>(options);
     ASSERT_TRUE(m_daemon->start()) << "d4r-kerneld did not start";
     m_fast_sha = sha256_hex_of_file(release_fixture() / "gfx1101" / "d4r_test_layer.hsaco");
@@ -102,7 +51,7 @@ protected:
     if (!has_config_home) {
       env.push_back("XDG_CONFIG_HOME=" + (m_dir.path() / "no-config").string());
     }
-    ClientRun run = run_client(env);
+    ToolRun run = run_client(env);
     m_last_output = run.output;
     if (run.exit_code != 0) {
       return "not ready (" + std::to_string(run.exit_code) + "): " + run.output;
@@ -176,6 +125,38 @@ TEST_F(GameSettings, TheConfigFileUnderTheEnvironment)
   std::ofstream(home / ".config" / "d4r-kerneld" / "config") << "[kernels]\npreferaccuracy=on\n";
   std::vector<std::string> env = {"HOME=" + home.string(), "XDG_CONFIG_HOME="};
   EXPECT_EQ(served_set(env), "accuracy");
+}
+
+// The daemon's own flags over its environment: `--mode accuracy` with D4R_PREFER_ACCURACY=0 is
+// the accuracy set for a request that names no mode (the CLI's resolve without --mode), and
+// `d4r-kernel config --mode accuracy` in that environment says the same, from the flag.
+TEST_F(GameSettings, TheDaemonsModeFlagWinsOverItsEnvironment)
+{
+  start("0", {"--mode", "accuracy"});
+  const std::string cli = (std::filesystem::path(D4R_BINARY_DIR) / "cli" / "d4r-kernel").string();
+  const ToolEnvironment env{{"D4R_PREFER_ACCURACY=0",
+                             "XDG_CONFIG_HOME=" + (m_dir.path() / "no-config").string()},
+                            {"D4R_"}};
+  ToolRun resolve = run_tool({cli, "--socket", m_daemon->socket_path().string(), "resolve",
+                              "--module-hash", "8baeb925f177af87", "--kernel", "d4r_test_layer"},
+                             env);
+  EXPECT_EQ(resolve.exit_code, 0) << resolve.output;
+  EXPECT_NE(resolve.output.find(m_accuracy_sha), std::string::npos) << resolve.output;
+  EXPECT_EQ(resolve.output.find(m_fast_sha), std::string::npos) << resolve.output;
+  ToolRun fast = run_tool({cli, "--socket", m_daemon->socket_path().string(), "resolve",
+                           "--module-hash", "8baeb925f177af87", "--kernel", "d4r_test_layer",
+                           "--mode", "fast"},
+                          env);
+  EXPECT_NE(fast.output.find(m_fast_sha), std::string::npos) << "a request's mode wins: "
+                                                             << fast.output;
+  ToolRun config = run_tool({cli, "config", "--mode", "accuracy"}, env);
+  EXPECT_EQ(config.exit_code, 0) << config.output;
+  size_t line = config.output.find("\nPreferAccuracy ");
+  ASSERT_NE(line, std::string::npos) << config.output;
+  const std::string row = config.output.substr(line + 1, config.output.find('\n', line + 1) - line - 1);
+  EXPECT_NE(row.find(" true "), std::string::npos) << row;
+  EXPECT_NE(row.find(" flag "), std::string::npos) << row;
+  EXPECT_TRUE(row.ends_with("--mode accuracy")) << row;
 }
 
 } // namespace

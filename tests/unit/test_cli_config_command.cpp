@@ -63,8 +63,8 @@ TEST(ConfigCommandLine, FlagsAndRefusals)
   const ConfigCommand* command = std::get_if<ConfigCommand>(&parsed->command);
   ASSERT_NE(command, nullptr);
   EXPECT_EQ(command->mode, Mode::accuracy);
-  EXPECT_TRUE(command->no_fp8);
-  EXPECT_FALSE(command->no_swin_encoders);
+  EXPECT_EQ(command->switches[static_cast<size_t>(Switch::native_fp8)].value, false);
+  EXPECT_FALSE(command->switches[static_cast<size_t>(Switch::native_swin_encoders)].value);
   EXPECT_EQ(command->target, "gfx1201");
   EXPECT_TRUE(parsed->global.socket_given);
   EXPECT_FALSE(parse({"config"})->global.socket_given);
@@ -103,7 +103,7 @@ TEST_F(ConfigCommandTest, EachSourceInItsPlace)
   m_inputs.environment.push_back("D4R_ZLUDA_WMMA_FP8_NATIVE=TRUE");
   m_inputs.environment.push_back("D4R_GPU_ARCH=gfx1101");
   m_inputs.environment.push_back("D4R_ZLUDA_NATIVE_DIR=/opt/d4r/kernels");
-  m_inputs.command.no_swin_encoders = true;
+  EXPECT_TRUE(apply_switch_flag("--no-swin-encoders", m_inputs.command.switches));
   EffectiveConfig config = effective_config(m_inputs);
   EXPECT_TRUE(config.config_file_present);
   const EffectiveValue& prefer = find(config, "PreferAccuracy");
