@@ -56,8 +56,9 @@ constexpr std::string_view k_status_help = R"(usage: d4r-kernel status [--json]
 
 Prints the daemon's version, pid and uptime, the detected GPU target, the native (release) dir,
 per accuracy mode the cache entries, bytes and size cap, hits, misses, evictions and quarantined
-objects, the trash (removed objects waiting out their grace) and index replacements, and the
-daemon's counters; then per mode Resolve hits and misses, why each miss missed (new, evicted,
+objects, the trash (removed objects waiting out their grace) and index replacements, a line
+for ZLUDA's own compiles shared through the daemon (entries and bytes per mode, of the same cap;
+client/zluda_compiles.md), and the daemon's counters; then per mode Resolve hits and misses, why each miss missed (new, evicted,
 stale_toolchain, stale_translator, corrupt, unlisted_hash, rejected, unsupported_instruction,
 build_failed, host_variables, tensor_maps, no_replacement, no_module, busy, in_flight, error),
 build times (average, max, a histogram) and bytes served and built; per game (the executable

@@ -1,5 +1,6 @@
 #include "cli/output.hpp"
 
+#include "cli/status_compiled.hpp"
 #include "cli/telemetry_output.hpp"
 #include "util/digest.hpp"
 
@@ -344,7 +345,7 @@ std::string status_text(const pb::StatusReply& reply, std::string_view socket)
                     store_cell(s.hits()), store_cell(s.misses()), store_cell(s.evictions()),
                     store_cell(s.quarantined())});
   }
-  out += "\n" + stores.render();
+  out += "\n" + stores.render() + compiled_store_text(reply);
   Table counters({"counter", "value"}, {A::left, A::right});
   for (const auto& [name, value] : sorted_counters(reply)) {
     counters.add_row({name, std::to_string(value)});
@@ -380,6 +381,7 @@ void status_json(JsonWriter& json, const pb::StatusReply& reply, std::string_vie
     json.end_object();
   }
   json.end_array();
+  compiled_store_json(json, reply);
   json.key("counters").begin_object();
   for (const auto& [name, value] : sorted_counters(reply)) {
     json.key(name).number(value);

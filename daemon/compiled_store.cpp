@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <set>
+
 namespace d4r::daemon {
 
 namespace {
@@ -33,6 +35,24 @@ cache::CacheKey CompiledStore::cache_key_of(const CompiledKey& key)
   cache_key.toolchain = key.compiler_identity;
   cache_key.recipe = k_compiled_recipe;
   return cache_key;
+}
+
+Expected<CompiledStats> CompiledStore::stats(Mode mode)
+{
+  TRY_ASSIGN(std::vector<cache::Entry> entries, m_cache.list(mode));
+  TRY_ASSIGN(cache::StoreStats store, m_cache.stats(mode));
+  CompiledStats stats{mode, 0, 0, store.max_bytes};
+  std::set<Sha256> objects; // one object may serve several keys (options that change nothing)
+  for (const cache::Entry& entry : entries) {
+    if (entry.key.recipe != k_compiled_recipe) {
+      continue;
+    }
+    ++stats.entries;
+    if (objects.insert(entry.digest).second) {
+      stats.bytes += entry.size;
+    }
+  }
+  return stats;
 }
 
 Expected<void> CompiledStore::check_size(int64_t size) const

@@ -29,6 +29,15 @@ namespace d4r::daemon {
 
 inline constexpr const char* k_compiled_recipe = "zluda-compiled/1";
 
+// What one mode's store holds of them, for Status (they share the store's cap and LRU with the
+// replacements, so `max_bytes` is the store's).
+struct CompiledStats {
+  Mode mode = Mode::fast;
+  int64_t entries = 0;
+  int64_t bytes = 0; // distinct objects
+  int64_t max_bytes = 0;
+};
+
 struct CompiledLookup {
   bool found = false;
   std::string reason; // when not found
@@ -59,6 +68,10 @@ public:
   // is quarantined and its rows dropped, so it is never named again).
   [[nodiscard]] CompiledLookup lookup(const CompiledKey& key, bool accept_path,
                                       const std::optional<Sha256>& damaged);
+
+  // Counted from the store's rows of k_compiled_recipe (a scan of the index: for Status, not for
+  // a game's path).
+  [[nodiscard]] Expected<CompiledStats> stats(Mode mode);
 
   [[nodiscard]] static cache::CacheKey cache_key_of(const CompiledKey& key);
 

@@ -31,4 +31,18 @@ void fill_lookup_compiled_reply(CompiledLookup answer, pb::LookupCompiledReply& 
   }
 }
 
+void fill_compiled_stats(CompiledStore& store, pb::StatusReply& reply)
+{
+  for (pb::StoreStats& out : *reply.mutable_stores()) {
+    Expected<std::optional<Mode>> mode = to_mode(out.mode());
+    if (!mode || !*mode) {
+      continue;
+    }
+    if (Expected<CompiledStats> stats = store.stats(**mode)) {
+      out.set_compiled_entries(stats->entries);
+      out.set_compiled_bytes(stats->bytes);
+    }
+  }
+}
+
 } // namespace d4r::daemon::wire

@@ -15,5 +15,8 @@ namespace d4r::daemon::wire {
                                                     Mode default_mode);
 void fill_lookup_compiled_reply(CompiledLookup answer,
                                 ::d4r::kernel::v1::LookupCompiledReply& reply);
+// Each store of `reply` gets its compiled_entries and compiled_bytes (a store the count fails for
+// keeps 0: Status still answers).
+void fill_compiled_stats(CompiledStore& store, ::d4r::kernel::v1::StatusReply& reply);
 
 } // namespace d4r::daemon::wire

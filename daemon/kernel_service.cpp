@@ -1,5 +1,6 @@
 #include "daemon/kernel_service.hpp"
 
+#include "daemon/compiled_wire.hpp"
 #include "daemon/metrics_text.hpp"
 #include "daemon/release_wire.hpp"
 #include "daemon/wire.hpp"
@@ -271,6 +272,7 @@ grpc::ServerUnaryReactor* KernelService::Status(grpc::CallbackServerContext* con
 {
   return run(context, Priority::interactive, [this, reply] {
     wire::fill_status_reply(m_core.status(), *reply);
+    wire::fill_compiled_stats(m_compiled, *reply);
     return grpc::Status::OK;
   });
 }

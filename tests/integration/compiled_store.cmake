@@ -10,5 +10,5 @@ d4r_test(test_integration_compiled_store
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_integration_compiled_store.cpp
   LIBS d4r_test_harness d4r_kernel_client d4r_util
   TIMEOUT 180)
-add_dependencies(test_integration_compiled_store d4r-kerneld d4r-test-compiled d4r-test-counters
+add_dependencies(test_integration_compiled_store d4r-kerneld d4r-kernel d4r-test-compiled d4r-test-counters
                  d4r_release_fixture)

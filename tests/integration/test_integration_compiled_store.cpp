@@ -5,12 +5,11 @@
 
 #include "client/d4r_kernel_client.h"
 #include "daemon_process.hpp"
+#include "tests/support/tool_run.hpp"
 
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <fstream>
@@ -20,52 +19,16 @@
 namespace d4r::testing {
 namespace {
 
-struct ToolRun {
-  int exit_code = -1;
-  std::string output;
-};
-
-// Runs d4r-test-compiled with `args` after its socket, stdout and stderr captured.
-ToolRun run_tool(const std::filesystem::path& socket, const std::vector<std::string>& args,
-                 const std::vector<std::string>& environment = {})
+// Runs d4r-test-compiled with `args` after its socket, stdout and stderr captured; `environment`
+// is added to this process's.
+ToolRun run_compiled_tool(const std::filesystem::path& socket, const std::vector<std::string>& args,
+                          const std::vector<std::string>& environment = {})
 {
-  const std::string tool =
-      (std::filesystem::path(D4R_BINARY_DIR) / "tests" / "d4r-test-compiled").string();
-  std::vector<std::string> argv_text = {tool, socket.string()};
-  argv_text.insert(argv_text.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& arg : argv_text) {
-    argv.push_back(arg.data());
-  }
-  argv.push_back(nullptr);
-  int pipe_fds[2];
-  if (pipe(pipe_fds) != 0) {
-    return {};
-  }
-  pid_t child = fork();
-  if (child == 0) {
-    dup2(pipe_fds[1], 1);
-    dup2(pipe_fds[1], 2);
-    close(pipe_fds[0]);
-    close(pipe_fds[1]);
-    for (const std::string& assignment : environment) {
-      putenv(const_cast<char*>(assignment.c_str()));
-    }
-    execv(tool.c_str(), argv.data());
-    _exit(91);
-  }
-  close(pipe_fds[1]);
-  ToolRun run;
-  char buffer[4096];
-  ssize_t got = 0;
-  while ((got = read(pipe_fds[0], buffer, sizeof(buffer))) > 0) {
-    run.output.append(buffer, static_cast<size_t>(got));
-  }
-  close(pipe_fds[0]);
-  int status = 0;
-  waitpid(child, &status, 0);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
+  std::vector<std::string> argv = {
+      (std::filesystem::path(D4R_BINARY_DIR) / "tests" / "d4r-test-compiled").string(),
+      socket.string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_tool(argv, {environment, {}});
 }
 
 std::filesystem::path ptx_module() { return std::filesystem::path(D4R_TEST_SOURCE_DIR) / "ptx" / "mma_tile.sm_80.ptx"; }
@@ -100,7 +63,7 @@ protected:
 
   ToolRun tool(const std::vector<std::string>& args, const std::vector<std::string>& env = {})
   {
-    return run_tool(m_daemon->socket_path(), args, env);
+    return run_compiled_tool(m_daemon->socket_path(), args, env);
   }
 
   // The stored object's file in the fast store: objects/<2 hex>/<62 hex>.
@@ -128,6 +91,49 @@ TEST_F(CompiledStoreIntegration, StoredByOneProcessIsServedToAnother)
   ToolRun reordered = tool(call("lookup", object_a(), k_identity, "gfx1101", "fast",
                                 {"wave32", "fast_math=1", "wave32"}));
   EXPECT_EQ(reordered.exit_code, 0) << reordered.output;
+}
+
+// `d4r-kernel status` gives them a line of their own, per mode: entries, bytes (distinct objects)
+// and the store's cap they share; --json the same as "compiled_store", read by python3.
+TEST_F(CompiledStoreIntegration, StatusShowsThemOnALineOfTheirOwn)
+{
+  const std::string cli = (std::filesystem::path(D4R_BINARY_DIR) / "cli" / "d4r-kernel").string();
+  const std::string socket = m_daemon->socket_path().string();
+  ToolRun empty = run_tool({cli, "--socket", socket, "status"});
+  ASSERT_EQ(empty.exit_code, 0) << empty.output;
+  EXPECT_NE(empty.output.find("zluda compiles: fast 0 entries, 0 B of 4.0 GiB; accuracy 0 entries, "
+                              "0 B of 4.0 GiB"),
+            std::string::npos)
+      << empty.output;
+  ASSERT_EQ(tool(call("store-wait", object_a())).exit_code, 0);
+  ASSERT_EQ(tool(call("store-wait", object_b(), k_identity, "gfx1101", "accuracy")).exit_code, 0);
+  // Another option set with the same bytes: a second entry, the same object.
+  ASSERT_EQ(tool(call("store-wait", object_b(), k_identity, "gfx1101", "accuracy",
+                      {"fast_math=0"}))
+                .exit_code,
+            0);
+  const int64_t size_a = static_cast<int64_t>(std::filesystem::file_size(object_a()));
+  const int64_t size_b = static_cast<int64_t>(std::filesystem::file_size(object_b()));
+  ToolRun text = run_tool({cli, "--socket", socket, "status"});
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_NE(text.output.find("zluda compiles: fast 1 entry, "), std::string::npos) << text.output;
+  EXPECT_NE(text.output.find("; accuracy 2 entries, "), std::string::npos) << text.output;
+  ToolRun json = run_tool({cli, "--socket", socket, "status", "--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  const std::filesystem::path doc = m_dir.path() / "status.json";
+  std::ofstream(doc) << json.output;
+  ToolRun parsed = run_tool(
+      {"/usr/bin/python3", "-c",
+       "import json, sys\n"
+       "doc = json.load(open(sys.argv[1]))\n"
+       "for s in doc['compiled_store']:\n"
+       "    print(s['mode'], s['entries'], s['bytes'], s['max_bytes'])\n",
+       doc.string()});
+  ASSERT_EQ(parsed.exit_code, 0) << parsed.output << json.output;
+  EXPECT_EQ(parsed.output, "fast 1 " + std::to_string(size_a) + " " + std::to_string(4LL << 30) +
+                               "\naccuracy 2 " + std::to_string(size_b) + " " +
+                               std::to_string(4LL << 30) + "\n")
+      << json.output;
 }
 
 TEST_F(CompiledStoreIntegration, AQueuedStoreReachesTheDaemonAndAnotherProcess)

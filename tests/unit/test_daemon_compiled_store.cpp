@@ -194,5 +194,31 @@ TEST_F(CompiledStoreTest, SharesTheModeCapAndLruWithReplacements)
   EXPECT_GE(stats->evictions, 2);
 }
 
+// What Status shows of them: their rows only (not the replacements beside them), per mode, an
+// object two keys share counted once, and the store's cap.
+TEST_F(CompiledStoreTest, StatsCountTheirRowsOnly)
+{
+  Expected<CompiledStats> none = m_store->stats(Mode::fast);
+  ASSERT_TRUE(none) << none.error().message;
+  EXPECT_EQ(none->entries, 0);
+  EXPECT_EQ(none->bytes, 0);
+  EXPECT_EQ(none->max_bytes, 4LL << 30);
+  cache::CacheKey kernel_key{0x1234, "d4r_test_layer", "gfx1101", "", "prebuilt", "release"};
+  ASSERT_TRUE(m_cache->insert(Mode::fast, kernel_key, bytes_of(std::string(700, 'r')), "", "test"));
+  store(key_for("id", "gfx1101", {"n=1"}), std::string(100, 'a'));
+  store(key_for("id", "gfx1101", {"n=2"}), std::string(100, 'a')); // the same bytes
+  store(key_for("id", "gfx1100", {"n=1"}), std::string(30, 'b'));
+  store(key_for("id", "gfx1101", {"n=1"}, Mode::accuracy), std::string(5, 'c'));
+  Expected<CompiledStats> fast = m_store->stats(Mode::fast);
+  ASSERT_TRUE(fast) << fast.error().message;
+  EXPECT_EQ(fast->mode, Mode::fast);
+  EXPECT_EQ(fast->entries, 3);
+  EXPECT_EQ(fast->bytes, 130);
+  Expected<CompiledStats> accuracy = m_store->stats(Mode::accuracy);
+  ASSERT_TRUE(accuracy);
+  EXPECT_EQ(accuracy->entries, 1);
+  EXPECT_EQ(accuracy->bytes, 5);
+}
+
 } // namespace
 } // namespace d4r::daemon
