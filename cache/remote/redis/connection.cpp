@@ -231,8 +231,8 @@ Expected<void> RedisConnection::flush(Deadline until, std::string_view what)
   }
 }
 
-Expected<std::optional<RedisReply>> RedisConnection::receive(Deadline until, std::string_view what,
-                                                             bool none_is_timeout)
+Expected<bool> RedisConnection::receive(Deadline until, std::string_view what, bool none_is_timeout,
+                                        RedisReply& reply)
 {
   for (;;) {
     void* raw = nullptr;
@@ -240,17 +240,17 @@ Expected<std::optional<RedisReply>> RedisConnection::receive(Deadline until, std
       return fail(ErrorCode::unavailable, what, std::string("protocol: ") + m_context->errstr);
     }
     if (raw) {
-      RedisReply reply = convert(*static_cast<redisReply*>(raw));
+      reply = convert(*static_cast<redisReply*>(raw));
       freeReplyObject(raw);
       m_failures = 0;
-      return reply;
+      return true;
     }
     pollfd descriptor{.fd = m_context->fd, .events = POLLIN, .revents = 0};
     milliseconds left = left_until(until);
     int ready = left.count() == 0 ? 0 : ::poll(&descriptor, 1, static_cast<int>(left.count()));
     if (ready == 0) {
       if (!none_is_timeout) {
-        return std::optional<RedisReply>();
+        return false;
       }
       // The reply may still come; the connection cannot be reused without reading it.
       return fail(ErrorCode::timeout, what, "no reply within the budget");
@@ -293,9 +293,9 @@ Expected<RedisReply> RedisConnection::command(std::span<const std::string_view> 
     return fail(ErrorCode::resource_exhausted, what, "out of memory");
   }
   TRY(flush(until, what));
-  TRY_ASSIGN(std::optional<RedisReply> reply, receive(until, what, true));
-  assert(reply && "receive waits for a reply or fails");
-  return std::move(*reply);
+  RedisReply reply;
+  TRY(receive(until, what, true, reply));
+  return reply;
 }
 
 Expected<RedisReply> RedisConnection::command(std::initializer_list<std::string_view> args,
@@ -329,7 +329,12 @@ Expected<std::optional<RedisReply>> RedisConnection::read_pushed(Deadline deadli
   }
   SigpipeGuard guard;
   redisSetTimeout(m_context, to_timeval(left_until(deadline)));
-  return receive(deadline, "read", false);
+  RedisReply reply;
+  TRY_ASSIGN(bool came, receive(deadline, "read", false, reply));
+  if (!came) {
+    return std::optional<RedisReply>();
+  }
+  return std::optional<RedisReply>(std::move(reply));
 }
 
 } // namespace d4r::cache::redis

@@ -76,8 +76,10 @@ public:
 
 private:
   [[nodiscard]] Expected<void> flush(Deadline until, std::string_view what);
-  [[nodiscard]] Expected<std::optional<RedisReply>> receive(Deadline until, std::string_view what,
-                                                            bool none_is_timeout);
+  // Reads into `reply`: true when one came, false when `until` passed first (then, unless
+  // `none_is_timeout` is false, the connection is dropped: the reply may still come).
+  [[nodiscard]] Expected<bool> receive(Deadline until, std::string_view what, bool none_is_timeout,
+                                       RedisReply& reply);
   // Drops the connection, schedules the next attempt and returns the error, named.
   [[nodiscard]] std::unexpected<Error> fail(ErrorCode code, std::string_view what,
                                             std::string detail);
