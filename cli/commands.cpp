@@ -389,6 +389,8 @@ int run_command(const ParsedCommand& parsed, Io& io)
           return run_config(config_inputs_from_process(global, cmd), global.json, io.out);
         } else if constexpr (std::is_same_v<T, DoctorCommand>) {
           return run_doctor(doctor_inputs_from_process(global, cmd), global.json, io.out);
+        } else if constexpr (std::is_same_v<T, TokenCommand>) {
+          return run_token_command(cmd, global.json, io.out, io.err);
         } else {
           static_assert(std::is_same_v<T, PurgeCommand>, "every command is handled");
           return run_purge(global, cmd, io);

@@ -3,6 +3,7 @@
 #include "cli/config_options.hpp"
 #include "cli/metrics.hpp"
 #include "cli/release_options.hpp"
+#include "cli/token_command.hpp"
 #include "cli/warm_options.hpp"
 
 namespace d4r::cli {
@@ -30,6 +31,7 @@ commands:
             flag, environment, $XDG_CONFIG_HOME/d4r-kerneld/config or default
   doctor    check this machine's setup (GPU, toolchains, socket, units, release, cache,
             environment) and say what to fix
+  token     the named clients of a build server (--listen): add NAME, list, revoke NAME
   help      help on a command (also: d4r-kernel COMMAND --help)
 
 global options (allowed anywhere on the line):
@@ -212,6 +214,9 @@ std::string help_text(std::string_view topic)
   }
   if (topic == "warm") {
     return std::string(warm_help());
+  }
+  if (topic == "token") {
+    return std::string(token_help());
   }
   if (topic == "export") {
     return std::string(export_help());

@@ -59,6 +59,8 @@ constexpr OptionSpec k_warm_options[] = {
     {"--no-swin-encoders", false}, {"--max-decompressed", true},
 };
 
+constexpr OptionSpec k_token_options[] = {{"--token-file", true}};
+
 constexpr OptionSpec k_config_options[] = {
     {"--mode", true}, {"--no-fp8", false}, {"--no-swin-encoders", false}, {"--target", true},
     {"--fp8", false}, {"--swin-encoders", false},
@@ -67,7 +69,7 @@ constexpr OptionSpec k_config_options[] = {
 constexpr std::string_view k_commands[] = {"help", "status", "resolve", "build", "import",
                                            "list", "purge",  "ptx",     "doctor",  "config",
                                            "metrics", "warm",    "export",  "pin",
-                                           "unpin"};
+                                           "unpin", "token"};
 
 std::span<const OptionSpec> options_of(std::string_view command)
 {
@@ -100,6 +102,9 @@ std::span<const OptionSpec> options_of(std::string_view command)
   }
   if (command == "warm") {
     return k_warm_options;
+  }
+  if (command == "token") {
+    return k_token_options;
   }
   return {};
 }
@@ -617,6 +622,10 @@ Expected<Command> build_command(const RawArgs& raw)
   if (raw.command == "warm") {
     TRY_ASSIGN(WarmCommand warm, parse_warm_command(raw.options, raw.positionals));
     return warm;
+  }
+  if (raw.command == "token") {
+    TRY_ASSIGN(TokenCommand token, parse_token_command(raw.options, raw.positionals));
+    return token;
   }
   return build_list_or_purge(raw);
 }

@@ -6,6 +6,7 @@
 #include "cli/warm_options.hpp"
 #include "cli/config_options.hpp"
 #include "cli/release_options.hpp"
+#include "cli/token_command.hpp"
 #include "util/error.hpp"
 #include "util/kernel_identity.hpp"
 
@@ -117,7 +118,7 @@ using Command =
     std::variant<HelpCommand, VersionCommand, StatusCommand, ResolveCommand, ImportCommand,
                  ListCommand, PurgeCommand, PtxInspectCommand, PtxRewriteCommand,
                  PtxTranslateCommand, PtxRunCommand, ConfigCommand, DoctorCommand, MetricsCommand,
-                 WarmCommand, ExportCommand, PinCommand>;
+                 WarmCommand, ExportCommand, PinCommand, TokenCommand>;
 
 struct ParsedCommand {
   GlobalOptions global;

@@ -3,6 +3,7 @@
 #include "util/environment.hpp"
 #include "util/settings.hpp"
 #include "util/socket_path.hpp"
+#include "util/tokens.hpp"
 #include "util/variables.hpp"
 
 #include <unistd.h>
@@ -106,6 +107,52 @@ struct FlagCursor {
 bool matches(std::string_view arg, std::string_view flag)
 {
   return arg == flag || (arg.starts_with(flag) && arg.size() > flag.size() && arg[flag.size()] == '=');
+}
+
+// The build server's flags (--listen and what TLS and tokens need); false: not one of them.
+Expected<bool> apply_remote_flag(FlagCursor& cursor, DaemonConfig& config)
+{
+  std::string_view arg = cursor.args[cursor.index];
+  if (matches(arg, "--listen")) {
+    TRY_ASSIGN(config.listen, cursor.value_of("--listen"));
+  } else if (matches(arg, "--tls-cert")) {
+    TRY_ASSIGN(config.tls_cert, cursor.value_of("--tls-cert"));
+  } else if (matches(arg, "--tls-key")) {
+    TRY_ASSIGN(config.tls_key, cursor.value_of("--tls-key"));
+  } else if (matches(arg, "--tls-client-ca")) {
+    TRY_ASSIGN(config.tls_client_ca, cursor.value_of("--tls-client-ca"));
+  } else if (matches(arg, "--token-file")) {
+    TRY_ASSIGN(config.token_file, cursor.value_of("--token-file"));
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// There is no plain-text TCP: a token sent in clear would be anyone's on the path.
+Expected<void> check_remote_flags(DaemonConfig& config, const Environment& env)
+{
+  bool tls_given = !config.tls_cert.empty() || !config.tls_key.empty() || config.tls_client_ca;
+  if (config.listen.empty()) {
+    if (tls_given) {
+      return make_error(ErrorCode::invalid_argument, "--tls-cert, --tls-key and --tls-client-ca "
+                                                     "need --listen HOST:PORT");
+    }
+    return {};
+  }
+  if (config.tls_cert.empty() || config.tls_key.empty()) {
+    return make_error(ErrorCode::invalid_argument,
+                      "--listen needs --tls-cert FILE and --tls-key FILE: TCP is served over TLS "
+                      "only");
+  }
+  if (config.token_file.empty()) {
+    TRY_ASSIGN(config.token_file, default_token_file(env));
+  }
+  std::error_code ec;
+  config.tls_cert = std::filesystem::absolute(config.tls_cert, ec);
+  config.tls_key = std::filesystem::absolute(config.tls_key, ec);
+  config.token_file = std::filesystem::absolute(config.token_file, ec);
+  return {};
 }
 
 Expected<bool> apply_flag(FlagCursor& cursor, ParsedConfig& parsed)
@@ -219,8 +266,11 @@ Expected<bool> apply_flag(FlagCursor& cursor, ParsedConfig& parsed)
   } else if (matches(arg, "--log-level")) {
     TRY_ASSIGN(config.log_level, cursor.value_of("--log-level"));
   } else {
-    return make_error(ErrorCode::invalid_argument,
-                      "unknown option '" + std::string(arg) + "' (see --help)");
+    TRY_ASSIGN(bool remote, apply_remote_flag(cursor, config));
+    if (!remote) {
+      return make_error(ErrorCode::invalid_argument,
+                        "unknown option '" + std::string(arg) + "' (see --help)");
+    }
   }
   return true;
 }
@@ -257,6 +307,7 @@ Expected<ParsedConfig> parse_config(const std::vector<std::string>& args,
     return make_error(ErrorCode::invalid_argument,
                       "no cache directory: set --cache-dir, XDG_CACHE_HOME or HOME");
   }
+  TRY(check_remote_flags(config, to_map(environment)));
   // A quota smaller than the largest upload would abandon every upload of that size.
   if (config.transport_memory_bytes < config.max_ptx_bytes + k_transport_headroom) {
     return make_error(ErrorCode::invalid_argument,
@@ -335,6 +386,17 @@ on-demand builds (native sources of kernels/, compiled in isolated worker proces
   --wait-ms N             how long a Resolve that names no budget waits for a build (default 40)
   --max-queued-builds N   builds waiting for a worker, at most (default 256; background
                           warm-ups three quarters of it); past it REJECTED "build queue full"
+
+a build server for other machines (off unless --listen is given; TLS only, a token per call):
+  --listen HOST:PORT      also serve gRPC on TCP (e.g. 0.0.0.0:7467; port 0: any free one),
+                          beside the Unix socket; Resolve, Build, Prepare, PutModule and
+                          LookupCompiled only, code objects always sent as bytes
+  --tls-cert FILE         the server's PEM certificate (chain); required with --listen
+  --tls-key FILE          its PEM private key (keep it 0600); required with --listen
+  --tls-client-ca FILE    require client certificates signed by this PEM CA (mutual TLS)
+  --token-file FILE       the clients' token hashes (default $XDG_STATE_HOME/d4r-kerneld/tokens,
+                          else ~/.local/state/d4r-kerneld/tokens; `d4r-kernel token add NAME`),
+                          read again whenever it changes
   --version               print the version and exit
   -h, --help              print this help and exit
 

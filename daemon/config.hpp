@@ -50,6 +50,12 @@ struct DaemonConfig {
   int64_t idle_connection_ms = 60'000;      // --idle-connection-ms: no call for so long: closed
   int64_t silent_connection_ms = 5'000;     // --silent-connection-ms: no first byte: closed
   std::string log_level = "info";           // --log-level
+  // A build server for other machines (remote_server.hpp): TCP with TLS only, off by default.
+  std::string listen;                       // --listen HOST:PORT
+  std::filesystem::path tls_cert;           // --tls-cert: PEM certificate chain
+  std::filesystem::path tls_key;            // --tls-key: PEM private key
+  std::optional<std::filesystem::path> tls_client_ca; // --tls-client-ca: require client certs
+  std::filesystem::path token_file;         // --token-file, default $XDG_STATE_HOME/d4r-kerneld/tokens
 };
 
 enum class ParseStatus { run, help, version };

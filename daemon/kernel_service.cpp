@@ -273,6 +273,9 @@ grpc::ServerUnaryReactor* KernelService::Status(grpc::CallbackServerContext* con
   return run(context, Priority::interactive, [this, reply] {
     wire::fill_status_reply(m_core.status(), *reply);
     wire::fill_compiled_stats(m_compiled, *reply);
+    if (m_remote_clients != nullptr) {
+      fill_remote_stats(m_remote_clients->snapshot(), *reply->mutable_remote());
+    }
     return grpc::Status::OK;
   });
 }
@@ -284,6 +287,9 @@ grpc::ServerUnaryReactor* KernelService::Metrics(grpc::CallbackServerContext* co
   return run(context, Priority::interactive, [this, reply] {
     pb::StatusReply status;
     wire::fill_status_reply(m_core.status(), status);
+    if (m_remote_clients != nullptr) {
+      fill_remote_stats(m_remote_clients->snapshot(), *status.mutable_remote());
+    }
     reply->set_text(metrics_text(status));
     return grpc::Status::OK;
   });

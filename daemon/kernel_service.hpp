@@ -6,6 +6,7 @@
 
 #include "daemon/compiled_store.hpp"
 #include "daemon/kernel_core.hpp"
+#include "daemon/remote_clients.hpp"
 #include "daemon/task_pool.hpp"
 #include "daemon/warm_jobs.hpp"
 #include "daemon/warm_queries.hpp"
@@ -73,6 +74,9 @@ public:
                                            const pb::LookupCompiledRequest* request,
                                            pb::LookupCompiledReply* reply) override;
 
+  // The build server's clients, shown by Status and Metrics (remote_server.hpp); null: none.
+  void set_remote_clients(const RemoteClients* clients) { m_remote_clients = clients; }
+
 private:
   // Queues `work` and finishes the reactor with its status; a request whose deadline passed in
   // the queue is finished without running it. Past the queue's bound the request is refused at
@@ -97,6 +101,7 @@ private:
   TaskPool& m_pool;
   WarmQueries m_warm; // Resolve requests answered inline (warm_queries.hpp)
   CompiledStore m_compiled; // the hook's own compiled modules, in m_core's cache
+  const RemoteClients* m_remote_clients = nullptr;
   WarmJobs m_warm_jobs; // last: its drivers stop before anything they use goes
 };
 

@@ -198,6 +198,32 @@ void write_stores(Writer& out, const pb::StatusReply& status)
             "Damaged indexes replaced while running", [](S s) { return s.index_replacements(); });
 }
 
+// The build server's side (--listen): only when it listens, so a desktop's scrape stays as it was.
+void write_remote(Writer& out, const pb::StatusReply& status)
+{
+  const pb::RemoteStats& remote = status.remote();
+  if (remote.listen().empty()) {
+    return;
+  }
+  out.family("d4r_remote_unauthenticated_total", "counter",
+             "TCP calls refused for their token, by why (missing, unknown, revoked)");
+  out.sample("d4r_remote_unauthenticated_total", {{"reason", "missing"}}, remote.unauthenticated_missing());
+  out.sample("d4r_remote_unauthenticated_total", {{"reason", "unknown"}}, remote.unauthenticated_unknown());
+  out.sample("d4r_remote_unauthenticated_total", {{"reason", "revoked"}}, remote.unauthenticated_revoked());
+  out.family("d4r_remote_requests_total", "counter", "TCP calls per client (its token's name)");
+  for (const pb::RemoteClient& client : remote.clients()) {
+    out.sample("d4r_remote_requests_total", {{"client", client.name()}}, client.requests());
+  }
+  out.family("d4r_remote_failed_total", "counter", "TCP calls per client answered with an error");
+  for (const pb::RemoteClient& client : remote.clients()) {
+    out.sample("d4r_remote_failed_total", {{"client", client.name()}}, client.failed());
+  }
+  out.family("d4r_remote_refused_total", "counter", "TCP calls refused for a client's revoked token");
+  for (const pb::RemoteClient& client : remote.clients()) {
+    out.sample("d4r_remote_refused_total", {{"client", client.name()}}, client.refused());
+  }
+}
+
 } // namespace
 
 std::string escape_label_value(std::string_view value)
@@ -227,6 +253,7 @@ std::string metrics_text(const pb::StatusReply& status)
   write_requests(out, status);
   write_builds(out, status);
   write_stores(out, status);
+  write_remote(out, status);
   return out.take();
 }
 

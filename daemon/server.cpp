@@ -79,6 +79,14 @@ Expected<std::unique_ptr<Server>> Server::start(KernelCore& core, TaskPool& pool
   if (grpc::HealthCheckServiceInterface* health = server->m_server->GetHealthCheckService()) {
     health->SetServingStatus(true);
   }
+  if (!config.listen.empty()) {
+    server->m_service.set_remote_clients(&server->m_remote_clients);
+    TRY_ASSIGN(server->m_remote, RemoteServer::start(config, server->m_service,
+                                                     server->m_remote_clients, max_message_bytes));
+    spdlog::info("remote: serving TLS on {}{}, tokens from {}", server->m_remote->address(),
+                 config.tls_client_ca ? " (client certificates required)" : "",
+                 config.token_file.string());
+  }
   return server;
 }
 
@@ -173,8 +181,17 @@ Expected<void> Server::serve(const Listener& listener, int signal_fd)
   }
 }
 
+std::string Server::remote_address() const
+{
+  return m_remote ? m_remote->address() : std::string();
+}
+
 void Server::shutdown(std::chrono::milliseconds grace)
 {
+  if (m_remote) {
+    m_remote->shutdown(grace);
+    m_remote.reset();
+  }
   if (!m_server) {
     return;
   }

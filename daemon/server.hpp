@@ -3,12 +3,15 @@
 // loop has checked (same uid as the daemon, and a first byte sent: connection_gate.hpp), until
 // SIGTERM or SIGINT. What the transport holds is bounded there and in gRPC's own settings:
 // memory for calls being received (a resource quota), connections, calls per connection, idle
-// connections (see start()).
+// connections (see start()). Given --listen, a second gRPC server serves other machines on TCP
+// with TLS and tokens (remote_server.hpp), started and stopped with this one.
 
 #include "daemon/connection_gate.hpp"
 #include "daemon/kernel_core.hpp"
 #include "daemon/kernel_service.hpp"
 #include "daemon/listener.hpp"
+#include "daemon/remote_clients.hpp"
+#include "daemon/remote_server.hpp"
 #include "daemon/task_pool.hpp"
 
 #include <grpcpp/server.h>
@@ -27,6 +30,8 @@ public:
   [[nodiscard]] Expected<void> serve(const Listener& listener, int signal_fd);
   // Lets calls in progress finish for up to `grace`, then cancels the rest.
   void shutdown(std::chrono::milliseconds grace);
+  // HOST:PORT of the TCP side as bound; empty without --listen.
+  [[nodiscard]] std::string remote_address() const;
 
 private:
   Server(KernelCore& core, TaskPool& pool);
@@ -42,6 +47,8 @@ private:
   std::chrono::steady_clock::time_point m_accept_logged_at{};
   std::chrono::steady_clock::time_point m_limit_logged_at{};
   std::unique_ptr<grpc::Server> m_server;
+  RemoteClients m_remote_clients;
+  std::unique_ptr<RemoteServer> m_remote; // after m_service, which it forwards to
 };
 
 } // namespace d4r::daemon

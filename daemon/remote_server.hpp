@@ -1,0 +1,77 @@
+#pragma once
+// The build server's TCP side (--listen HOST:PORT): a gRPC server of its own beside the Unix
+// socket's, on gRPC's TLS credentials (OpenSSL), with a bearer token per call (auth_processor.hpp)
+// and, given --tls-client-ca, client certificates required (mutual TLS). There is no plain-text
+// TCP: a cleartext connection fails its TLS handshake.
+//
+// It serves only what another machine's client or daemon needs: Prepare, PutModule, Resolve,
+// Build and LookupCompiled, forwarded to the local service; every other method (Import, Purge,
+// Export, Pin, Warm, StoreCompiled, Status, Metrics) is UNIMPLEMENTED here, as it reads or
+// changes this machine's files or tells of its other clients. A remote client always receives
+// the bytes of a code object, never a path: its requests' accept_path is cleared before the
+// handler sees them. Each call is counted and logged under its client's name.
+
+#include "daemon/config.hpp"
+#include "daemon/kernel_service.hpp"
+#include "daemon/remote_clients.hpp"
+#include "daemon/token_store.hpp"
+
+#include <grpcpp/server.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+namespace d4r::daemon {
+
+class RemoteService final : public pb::KernelService::CallbackService {
+public:
+  explicit RemoteService(KernelService& local) : m_local(local) {}
+
+  grpc::ServerUnaryReactor* Prepare(grpc::CallbackServerContext* context,
+                                    const pb::PrepareRequest* request,
+                                    pb::PrepareReply* reply) override;
+  grpc::ServerUnaryReactor* PutModule(grpc::CallbackServerContext* context,
+                                      const pb::PutModuleRequest* request,
+                                      pb::PutModuleReply* reply) override;
+  grpc::ServerUnaryReactor* Resolve(grpc::CallbackServerContext* context,
+                                    const pb::ResolveRequest* request,
+                                    pb::ResolveReply* reply) override;
+  grpc::ServerUnaryReactor* Build(grpc::CallbackServerContext* context,
+                                  const pb::BuildRequest* request,
+                                  pb::ResolveReply* reply) override;
+  grpc::ServerUnaryReactor* LookupCompiled(grpc::CallbackServerContext* context,
+                                           const pb::LookupCompiledRequest* request,
+                                           pb::LookupCompiledReply* reply) override;
+
+private:
+  KernelService& m_local;
+};
+
+class RemoteServer {
+public:
+  [[nodiscard]] static Expected<std::unique_ptr<RemoteServer>>
+  start(const DaemonConfig& config, KernelService& local, RemoteClients& clients,
+        int64_t max_message_bytes);
+  ~RemoteServer();
+  RemoteServer(const RemoteServer&) = delete;
+  RemoteServer& operator=(const RemoteServer&) = delete;
+
+  // HOST:PORT as bound (the port gRPC chose for port 0).
+  [[nodiscard]] const std::string& address() const { return m_address; }
+  void shutdown(std::chrono::milliseconds grace);
+
+private:
+  RemoteServer(const DaemonConfig& config, KernelService& local, RemoteClients& clients);
+
+  TokenStore m_tokens;
+  RemoteClients& m_clients;
+  RemoteService m_service;
+  std::string m_address;
+  std::unique_ptr<grpc::Server> m_server;
+};
+
+// "HOST:PORT" or "[V6]:PORT" with a port of 0 to 65535: the host and the port, else an error.
+[[nodiscard]] Expected<std::pair<std::string, int>> split_listen_address(std::string_view address);
+
+} // namespace d4r::daemon
