@@ -24,7 +24,7 @@
 //     [mbar], .im2col_no_offs stores and reductions: kernels/support/tensor_copy_im2col.c (the
 //     pixel traversal over the map's bounding box, each pixel's row copied as a tile box).
 // A map the support library cannot use at run time (not our layout, another rank or mode than
-// the instruction's, interleave, a reduction the element type lacks) traps the kernel instead of
+// the instruction's, a reduction the element type lacks) traps the kernel instead of
 // guessing.
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-cp-async-bulk-tensor
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#data-movement-and-conversion-instructions-tensormap-replace

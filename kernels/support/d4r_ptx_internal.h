@@ -27,6 +27,17 @@
 
 enum { D4R_RN = 0, D4R_RZ = 1, D4R_RM = 2, D4R_RP = 3, D4R_RNA = 4 };
 
+/* The shared-window address of byte `linear` of a tensor copy's box under swizzle `mode` (0 none,
+ * 1 32B, 2 64B, 3 128B): its 16-byte chunk A[4..] xor A[7..] over 1, 2 or 3 bits, so bits 4-6 of
+ * the address take bits 7-9 into account (the CUTLASS Swizzle<B,4,3> functors; CUDA Programming
+ * Guide, "TMA Swizzle"). tensor_copy.c and tensor_copy_im2col.c both place bytes with it. */
+D4R_INLINE uint32_t d4r_tmap_swizzled(uint32_t window, uint32_t linear, uint32_t mode)
+{
+  const uint32_t address = window + linear;
+  const uint32_t mask = ((1u << mode) - 1u) << 4;
+  return address ^ ((address >> 3) & mask);
+}
+
 typedef struct {
   int frac_bits;       /* explicit fraction bits */
   int bias;

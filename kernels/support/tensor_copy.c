@@ -174,22 +174,11 @@ D4R_INLINE int starts_below(const Box* box)
   return 0;
 }
 
-/* The shared-window address of the box's byte `linear`, swizzled. */
-D4R_INLINE uint32_t swizzled(uint32_t window, int64_t linear, uint32_t mode)
-{
-  const uint32_t address = window + (uint32_t)linear;
-  if (mode == D4R_TMAP_SWIZZLE_NONE) {
-    return address;
-  }
-  const uint32_t mask = mode == D4R_TMAP_SWIZZLE_32B ? 0x10u : mode == D4R_TMAP_SWIZZLE_64B ? 0x30u : 0x70u;
-  return address ^ ((address >> 3) & mask);
-}
-
 /* The shared byte offset from `window` of the box's byte `linear`, swizzled: per element, since a
  * 32-byte interleave chunk's two 16-byte halves move apart. */
 D4R_INLINE uint32_t shared_offset(const Box* box, uint32_t window, int64_t linear)
 {
-  return swizzled(window, linear, box->swizzle) - window;
+  return d4r_tmap_swizzled(window, (uint32_t)linear, box->swizzle) - window;
 }
 
 /* Position e of the box (dimension 0 fastest): its unswizzled shared byte offset and its global

@@ -106,12 +106,15 @@ struct Pixel {
 // The pixels of one box: from the instruction's pixel, W steps by its traversal stride; a step
 // past the bounding box's last W (dim - 1 + upper) goes back to its first (lower) and one step
 // along H, and so on to D and then to the next image.
+// With interleave the traversed dimensions are 0 .. rank - 3 instead (the chunk index first), each
+// with its own corner and stride, and dimension rank - 2 stays where the instruction put it.
 std::vector<Pixel> traversal(const cpu::TensorMapSpec& map, const int32_t* coords)
 {
   const size_t spatial = static_cast<size_t>(map.rank - 2);
+  const size_t first = map.interleave != 0 ? 0 : 1;
   Pixel p;
   for (size_t s = 0; s < spatial; ++s) {
-    p.at[s] = coords[s + 1];
+    p.at[s] = coords[s + first];
   }
   p.n = coords[map.rank - 1];
   std::vector<Pixel> pixels;
@@ -119,8 +122,8 @@ std::vector<Pixel> traversal(const cpu::TensorMapSpec& map, const int32_t* coord
     pixels.push_back(p);
     size_t s = 0;
     for (; s < spatial; ++s) {
-      const int64_t last = static_cast<int64_t>(map.dims[s + 1]) - 1 + map.upper[s];
-      const int64_t next = p.at[s] + map.element_strides[s + 1];
+      const int64_t last = static_cast<int64_t>(map.dims[s + first]) - 1 + map.upper[s];
+      const int64_t next = p.at[s] + map.element_strides[s + first];
       if (next <= last) {
         p.at[s] = next;
         break;
@@ -149,6 +152,34 @@ int64_t element_offset(const cpu::TensorMapSpec& map, int64_t channel, const Pix
       return -1;
     }
     offset += index * static_cast<int64_t>(map.strides[i]);
+  }
+  return offset;
+}
+
+// Bytes of one interleave chunk (16 or 32), 0 without interleave.
+int64_t chunk_bytes(const cpu::TensorMapSpec& map)
+{
+  return map.interleave == 0 ? 0 : int64_t{16} << (map.interleave - 1);
+}
+
+// With interleave: the byte offset of the chunk a pixel reads (dimension 0 counts chunks), or -1
+// outside the tensor; `coords` gives dimension rank - 2, which the traversal leaves alone.
+int64_t chunk_offset(const cpu::TensorMapSpec& map, const Pixel& p, const std::array<int64_t, 3>& offsets,
+                     const int32_t* coords)
+{
+  const size_t walked = static_cast<size_t>(map.rank - 2);
+  std::array<int64_t, 5> index{};
+  for (size_t s = 0; s < walked; ++s) {
+    index[s] = p.at[s] + offsets[s];
+  }
+  index[walked] = coords[walked];
+  index[walked + 1] = p.n;
+  int64_t offset = 0;
+  for (size_t i = 0; i < static_cast<size_t>(map.rank); ++i) {
+    if (index[i] < 0 || index[i] >= static_cast<int64_t>(map.dims[i])) {
+      return -1;
+    }
+    offset += index[i] * (i == 0 ? chunk_bytes(map) : static_cast<int64_t>(map.strides[i - 1]));
   }
   return offset;
 }
@@ -183,9 +214,10 @@ std::vector<uint8_t> model_loads(const CaseRun& run)
   const std::vector<uint16_t> offsets = values_of<uint16_t>(params[3].arg);
   const int64_t offset = static_cast<int64_t>(params[5].arg.scalar.bits);
   const int64_t size = cpu::element_size(map.type);
-  const int64_t row = map.channels * size;
+  const int64_t chunk = chunk_bytes(map);
+  const int64_t row = chunk != 0 ? chunk : map.channels * size;
   const int64_t bytes = row * map.pixels;
-  const int64_t pitch = pitch_of(map, row);
+  const int64_t pitch = chunk != 0 ? chunk : pitch_of(map, row);
   const uint64_t nan = map.fill == 1 ? 0x7ff77ff77ff77ff7ull : 0;
   const size_t spatial = static_cast<size_t>(map.rank - 2);
   std::vector<uint8_t> out;
@@ -205,7 +237,15 @@ std::vector<uint8_t> model_loads(const CaseRun& run)
     }
     const std::vector<Pixel> pixels = traversal(map, coords.data() + block * map.rank);
     for (size_t k = 0; k < pixels.size(); ++k) {
-      for (int64_t j = 0; j < map.channels; ++j) {
+      // an interleaved pixel is one chunk, moved 16 bytes at a time (the swizzle parts them)
+      for (int64_t half = 0; half < chunk / 16; ++half) {
+        const int64_t at = chunk_offset(map, pixels[k], o, coords.data() + block * map.rank);
+        uint8_t* target = tile.data() + swizzled(offset + static_cast<int64_t>(k) * pitch + half * 16, map.swizzle);
+        for (int64_t j = 0; j < 16; j += 8) {
+          std::memcpy(target + j, at >= 0 ? tensor.data() + at + half * 16 + j : reinterpret_cast<const uint8_t*>(&nan), 8);
+        }
+      }
+      for (int64_t j = 0; chunk == 0 && j < map.channels; ++j) {
         const int64_t at = element_offset(map, coords[block * map.rank] + j, pixels[k], o);
         uint8_t* target = tile.data() + swizzled(offset + static_cast<int64_t>(k) * pitch + j * size, map.swizzle);
         std::memcpy(target, at >= 0 ? tensor.data() + at : reinterpret_cast<const uint8_t*>(&nan),
@@ -229,13 +269,19 @@ std::vector<uint8_t> model_stores(const CaseRun& run, bool reduce)
   const std::vector<int32_t> coords = values_of<int32_t>(params[4].arg);
   const std::vector<uint32_t> ops = reduce ? values_of<uint32_t>(params[5].arg) : std::vector<uint32_t>{};
   const uint64_t steps = params[reduce ? 6 : 5].arg.scalar.bits;
+  const int64_t chunk = chunk_bytes(map);
+  // an interleaved pixel is one chunk, written element by element like a row
   const int64_t size = cpu::element_size(map.type);
-  const int64_t pitch = pitch_of(map, map.channels * size);
+  const int64_t row = chunk != 0 ? chunk : map.channels * size;
+  const int64_t pitch = chunk != 0 ? chunk : pitch_of(map, row);
   for (uint64_t step = 0; step < steps; ++step) {
-    const std::vector<Pixel> pixels = traversal(map, coords.data() + step * static_cast<uint64_t>(map.rank));
+    const int32_t* at_coords = coords.data() + step * static_cast<uint64_t>(map.rank);
+    const std::vector<Pixel> pixels = traversal(map, at_coords);
     for (size_t k = 0; k < pixels.size(); ++k) {
-      for (int64_t j = 0; j < map.channels; ++j) {
-        const int64_t at = element_offset(map, coords[step * static_cast<uint64_t>(map.rank)] + j, pixels[k], {});
+      for (int64_t j = 0; j < row / size; ++j) {
+        const int64_t pixel_at = chunk != 0 ? chunk_offset(map, pixels[k], {}, at_coords) : 0;
+        const int64_t at = chunk != 0 ? (pixel_at < 0 ? -1 : pixel_at + j * size)
+                                      : element_offset(map, at_coords[0] + j, pixels[k], {});
         if (at < 0) {
           continue;
         }
