@@ -7,5 +7,6 @@ d4r_test(test_cache_redis
     ${CMAKE_CURRENT_LIST_DIR}/test_cache_redis_jobs.cpp
     ${CMAKE_CURRENT_LIST_DIR}/test_cache_redis_presence.cpp
     ${CMAKE_CURRENT_LIST_DIR}/test_cache_redis_tier.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/test_cache_redis_chain.cpp
   LIBS d4r_cache_redis
   TIMEOUT 60)
