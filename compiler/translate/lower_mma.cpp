@@ -103,6 +103,9 @@ std::optional<MmaForm> parse_form(const ptx::Instruction& instruction)
   if (form.input == MmaInput::bf16 && !(form.c_f32 && form.d_f32)) {
     return std::nullopt; // PTX has bf16 only with f32 accumulators
   }
+  if (form.input_bits() == 8 && form.c_f32 != form.d_f32) {
+    return std::nullopt; // FP8 inputs take one accumulator type for C and D (ptxas refuses a mix)
+  }
   return form;
 }
 

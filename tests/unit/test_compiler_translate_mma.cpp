@@ -159,6 +159,8 @@ TEST(TranslateMma, OtherShapesAndFormsAreUnsupported)
   // Forms the ISA does not have (the other shapes and types: test_compiler_translate_mma_forms.cpp).
   for (const Form& form : {Form{"m8n8k4.row.col.f16.f16.f16.f32", 2, 2, 4},
                            Form{"m16n8k16.row.col.f16.bf16.bf16.f16", 4, 2, 2},
+                           Form{"m16n8k16.row.col.f16.e4m3.e4m3.f32", 2, 1, 4},
+                           Form{"m16n8k16.row.col.f32.e5m2.e5m2.f16", 2, 1, 2},
                            Form{"m16n8k8.row.col.f32.tf32.tf32.f16", 4, 2, 2},
                            Form{"m16n8k16.row.col.satfinite.f32.f16.f16.f32", 4, 2, 4},
                            Form{"m16n8k64.row.col.s32.s8.s8.s32", 4, 2, 4},
