@@ -391,6 +391,8 @@ int run_command(const ParsedCommand& parsed, Io& io)
           return run_doctor(doctor_inputs_from_process(global, cmd), global.json, io.out);
         } else if constexpr (std::is_same_v<T, TokenCommand>) {
           return run_token_command(cmd, global.json, io.out, io.err);
+        } else if constexpr (std::is_same_v<T, KeyCommand>) {
+          return run_key_command(cmd, global.json, io.out, io.err);
         } else {
           static_assert(std::is_same_v<T, PurgeCommand>, "every command is handled");
           return run_purge(global, cmd, io);

@@ -3,6 +3,7 @@
 #include "cli/config_options.hpp"
 #include "cli/metrics.hpp"
 #include "cli/release_options.hpp"
+#include "cli/key_command.hpp"
 #include "cli/token_command.hpp"
 #include "cli/warm_options.hpp"
 
@@ -32,6 +33,7 @@ commands:
   doctor    check this machine's setup (GPU, toolchains, socket, units, release, cache,
             environment) and say what to fix
   token     the named clients of a build server (--listen): add NAME, list, revoke NAME
+  key       key show: the public key a build server signs results with, for clients to pin
   help      help on a command (also: d4r-kernel COMMAND --help)
 
 global options (allowed anywhere on the line):
@@ -217,6 +219,9 @@ std::string help_text(std::string_view topic)
   }
   if (topic == "token") {
     return std::string(token_help());
+  }
+  if (topic == "key") {
+    return std::string(key_help());
   }
   if (topic == "export") {
     return std::string(export_help());

@@ -60,6 +60,7 @@ constexpr OptionSpec k_warm_options[] = {
 };
 
 constexpr OptionSpec k_token_options[] = {{"--token-file", true}};
+constexpr OptionSpec k_key_options[] = {{"--key-file", true}};
 
 constexpr OptionSpec k_config_options[] = {
     {"--mode", true}, {"--no-fp8", false}, {"--no-swin-encoders", false}, {"--target", true},
@@ -69,7 +70,7 @@ constexpr OptionSpec k_config_options[] = {
 constexpr std::string_view k_commands[] = {"help", "status", "resolve", "build", "import",
                                            "list", "purge",  "ptx",     "doctor",  "config",
                                            "metrics", "warm",    "export",  "pin",
-                                           "unpin", "token"};
+                                           "unpin", "token", "key"};
 
 std::span<const OptionSpec> options_of(std::string_view command)
 {
@@ -105,6 +106,9 @@ std::span<const OptionSpec> options_of(std::string_view command)
   }
   if (command == "token") {
     return k_token_options;
+  }
+  if (command == "key") {
+    return k_key_options;
   }
   return {};
 }
@@ -626,6 +630,10 @@ Expected<Command> build_command(const RawArgs& raw)
   if (raw.command == "token") {
     TRY_ASSIGN(TokenCommand token, parse_token_command(raw.options, raw.positionals));
     return token;
+  }
+  if (raw.command == "key") {
+    TRY_ASSIGN(KeyCommand key, parse_key_command(raw.options, raw.positionals));
+    return key;
   }
   return build_list_or_purge(raw);
 }

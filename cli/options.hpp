@@ -6,6 +6,7 @@
 #include "cli/warm_options.hpp"
 #include "cli/config_options.hpp"
 #include "cli/release_options.hpp"
+#include "cli/key_command.hpp"
 #include "cli/token_command.hpp"
 #include "util/error.hpp"
 #include "util/kernel_identity.hpp"
@@ -118,7 +119,7 @@ using Command =
     std::variant<HelpCommand, VersionCommand, StatusCommand, ResolveCommand, ImportCommand,
                  ListCommand, PurgeCommand, PtxInspectCommand, PtxRewriteCommand,
                  PtxTranslateCommand, PtxRunCommand, ConfigCommand, DoctorCommand, MetricsCommand,
-                 WarmCommand, ExportCommand, PinCommand, TokenCommand>;
+                 WarmCommand, ExportCommand, PinCommand, TokenCommand, KeyCommand>;
 
 struct ParsedCommand {
   GlobalOptions global;

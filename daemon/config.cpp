@@ -1,5 +1,7 @@
 #include "daemon/config.hpp"
 
+#include "trust/key_location.hpp"
+#include "trust/rebuild_sample.hpp"
 #include "util/environment.hpp"
 #include "util/settings.hpp"
 #include "util/socket_path.hpp"
@@ -265,6 +267,11 @@ Expected<bool> apply_flag(FlagCursor& cursor, ParsedConfig& parsed)
     TRY_ASSIGN(config.silent_connection_ms, parse_size("--silent-connection-ms", text));
   } else if (matches(arg, "--log-level")) {
     TRY_ASSIGN(config.log_level, cursor.value_of("--log-level"));
+  } else if (matches(arg, "--signing-key")) {
+    TRY_ASSIGN(config.signing_key, cursor.value_of("--signing-key"));
+  } else if (matches(arg, "--verify-remote-sample")) {
+    TRY_ASSIGN(std::string text, cursor.value_of("--verify-remote-sample"));
+    TRY_ASSIGN(config.verify_remote_sample, trust::parse_sample_rate(text));
   } else {
     TRY_ASSIGN(bool remote, apply_remote_flag(cursor, config));
     if (!remote) {
@@ -325,6 +332,14 @@ Expected<ParsedConfig> parse_config(const std::vector<std::string>& args,
   }
   if (config.recipes_dir) {
     config.recipes_dir = std::filesystem::absolute(*config.recipes_dir, ec);
+  }
+  // Only a path: the key is read or made when a result is first signed (daemon/result_signer).
+  if (config.signing_key.empty()) {
+    config.signing_key =
+        trust::default_signing_key_path(to_map(environment)).value_or(std::filesystem::path());
+  }
+  if (!config.signing_key.empty()) {
+    config.signing_key = std::filesystem::absolute(config.signing_key, ec);
   }
   return parsed;
 }
@@ -397,6 +412,12 @@ a build server for other machines (off unless --listen is given; TLS only, a tok
   --token-file FILE       the clients' token hashes (default $XDG_STATE_HOME/d4r-kerneld/tokens,
                           else ~/.local/state/d4r-kerneld/tokens; `d4r-kernel token add NAME`),
                           read again whenever it changes
+  --signing-key FILE      the Ed25519 key results for other machines are signed with, made on
+                          first use (default $XDG_STATE_HOME/d4r-kerneld/signing.key, else
+                          ~/.local/state/d4r-kerneld/signing.key; mode 0600). Clients pin its
+                          public key: `d4r-kernel key show`
+  --verify-remote-sample RATE  the share of an upstream's results (0 to 1, or N%) rebuilt here
+                          and compared byte for byte (default 0.05); a mismatch distrusts it
   --version               print the version and exit
   -h, --help              print this help and exit
 

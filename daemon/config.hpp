@@ -56,6 +56,9 @@ struct DaemonConfig {
   std::filesystem::path tls_key;            // --tls-key: PEM private key
   std::optional<std::filesystem::path> tls_client_ca; // --tls-client-ca: require client certs
   std::filesystem::path token_file;         // --token-file, default $XDG_STATE_HOME/d4r-kerneld/tokens
+  // Trust in remote results (trust/): the key this daemon signs with, the share it rebuilds.
+  std::filesystem::path signing_key;        // --signing-key, default $XDG_STATE_HOME/d4r-kerneld/signing.key
+  double verify_remote_sample = 0.05;       // --verify-remote-sample: remote results rebuilt here
 };
 
 enum class ParseStatus { run, help, version };
