@@ -219,15 +219,9 @@ Expected<BuildAnswer> BuildService::obtain(const compiler::Recipe& recipe, std::
     job->kernel = std::string(kernel);
     job->target = target;
     job->mode = mode;
-    // Only the llvm backend translates PTX.
-    job->backend = is_ptx ? "llvm" : m_backend_of_target[target];
     job->module = module ? module->path : std::filesystem::path();
     job->flight = ticket->flight;
-    {
-      std::lock_guard lock(m_mutex);
-      record(*job, "queued", "");
-    }
-    m_pool.submit(priority, [this, job] { run_job(job); });
+    submit(job, priority);
   }
   const bool started = ticket->leader;
   std::optional<Expected<cache::Hit>> result = ticket->flight->wait(deadline, cancelled);
@@ -240,6 +234,18 @@ Expected<BuildAnswer> BuildService::obtain(const compiler::Recipe& recipe, std::
     return BuildAnswer{BuildState::failed, std::nullopt, result->error().message, miss, started};
   }
   return BuildAnswer{BuildState::ready, **result, "", miss, started};
+}
+
+void BuildService::submit(const std::shared_ptr<Job>& job, Priority priority)
+{
+  // Only the llvm backend translates PTX.
+  const bool is_ptx = job->recipe->language == compiler::SourceLanguage::ptx;
+  job->backend = is_ptx ? "llvm" : m_backend_of_target[job->target];
+  {
+    std::lock_guard lock(m_mutex);
+    record(*job, "queued", "");
+  }
+  m_pool.submit(priority, [this, job] { run_job(job); });
 }
 
 std::optional<std::string> BuildService::queue_full(Priority priority) const

@@ -136,6 +136,8 @@ private:
                                                 std::string_view kernel, const std::string& target,
                                                 std::chrono::steady_clock::time_point deadline);
   void publish(Mode mode, const cache::Hit& hit, std::span<const std::byte> object);
+  // Queues a job whose flight this caller leads (its queue slot already taken).
+  void submit(const std::shared_ptr<Job>& job, Priority priority);
   void run_job(const std::shared_ptr<Job>& job);
   [[nodiscard]] Expected<cache::Hit> build(const Job& job);
   void record(const Job& job, const std::string& state, const std::string& reason);
