@@ -7,13 +7,13 @@
 #include "cli/doctor.hpp"
 #include "cli/options.hpp"
 #include "daemon_process.hpp"
+#include "tests/support/tool_run.hpp"
 
 #include <gtest/gtest.h>
 
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -182,14 +182,15 @@ TEST_F(DoctorTest, JsonIsOneDocumentThatPythonParses)
   EXPECT_EQ(run(true), 0);
   fs::path file = m_dir.path() / "doctor.json";
   write_file(file, m_output);
-  std::string check =
-      "python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); "
-      "assert d[\"fail\"] == 0 and d[\"exit_code\"] == 0 and d[\"ok\"] > 10, d; "
-      "assert all(c[\"level\"] in (\"ok\", \"warn\", \"FAIL\") and c[\"area\"] and c[\"what\"] "
-      "for c in d[\"checks\"]); "
-      "assert any(c[\"area\"] == \"daemon\" and c[\"level\"] == \"ok\" for c in d[\"checks\"])' " +
-      file.string();
-  EXPECT_EQ(std::system(check.c_str()), 0) << m_output;
+  ToolRun check = run_tool(
+      {"/usr/bin/python3", "-c",
+       "import json, sys; d = json.load(open(sys.argv[1])); "
+       "assert d['fail'] == 0 and d['exit_code'] == 0 and d['ok'] > 10, d; "
+       "assert all(c['level'] in ('ok', 'warn', 'FAIL') and c['area'] and c['what'] "
+       "for c in d['checks']); "
+       "assert any(c['area'] == 'daemon' and c['level'] == 'ok' for c in d['checks'])",
+       file.string()});
+  EXPECT_EQ(check.exit_code, 0) << check.output << m_output;
 }
 
 TEST_F(DoctorTest, SocketMissingFails)
@@ -420,19 +421,21 @@ TEST_F(DoctorTest, TheToolRunsDoctorWithHelpAndJson)
 {
   fs::path tool = fs::path(D4R_BINARY_DIR) / "cli/d4r-kernel";
   fs::path out = m_dir.path() / "out";
-  std::string help = tool.string() + " doctor --help > " + out.string();
-  ASSERT_EQ(std::system(help.c_str()), 0);
-  EXPECT_NE(read_file(out).find("usage: d4r-kernel doctor"), std::string::npos);
+  const ToolOptions stdout_only{{}, {}, true};
+  ToolRun help = run_tool({tool.string(), "doctor", "--help"}, stdout_only);
+  ASSERT_EQ(help.exit_code, 0) << help.errors;
+  EXPECT_NE(help.output.find("usage: d4r-kernel doctor"), std::string::npos);
   // No daemon at this socket: FAIL lines, exit status 1, still one JSON document.
-  std::string json = "HOME=" + m_home.string() + " " + tool.string() + " --json --socket " +
-                     (m_dir.path() / "none.sock").string() + " doctor --kfd-device /dev/null > " +
-                     out.string();
-  int status = std::system(json.c_str());
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 1);
-  std::string parse = "python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); "
-                      "assert d[\"exit_code\"] == 1 and d[\"fail\"] >= 1' " + out.string();
-  EXPECT_EQ(std::system(parse.c_str()), 0) << read_file(out);
+  ToolRun json = run_tool({tool.string(), "--json", "--socket", (m_dir.path() / "none.sock").string(),
+                           "doctor", "--kfd-device", "/dev/null"},
+                          {{"HOME=" + m_home.string()}, {}, true});
+  EXPECT_EQ(json.exit_code, 1) << json.output << json.errors;
+  write_file(out, json.output);
+  ToolRun parse = run_tool({"/usr/bin/python3", "-c",
+                            "import json, sys; d = json.load(open(sys.argv[1])); "
+                            "assert d['exit_code'] == 1 and d['fail'] >= 1",
+                            out.string()});
+  EXPECT_EQ(parse.exit_code, 0) << parse.output << json.output;
 }
 
 } // namespace

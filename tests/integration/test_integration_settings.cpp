@@ -134,7 +134,7 @@ TEST_F(GameSettings, TheDaemonsModeFlagWinsOverItsEnvironment)
 {
   start("0", {"--mode", "accuracy"});
   const std::string cli = (std::filesystem::path(D4R_BINARY_DIR) / "cli" / "d4r-kernel").string();
-  const ToolEnvironment env{{"D4R_PREFER_ACCURACY=0",
+  const ToolOptions env{{"D4R_PREFER_ACCURACY=0",
                              "XDG_CONFIG_HOME=" + (m_dir.path() / "no-config").string()},
                             {"D4R_"}};
   ToolRun resolve = run_tool({cli, "--socket", m_daemon->socket_path().string(), "resolve",

@@ -6,6 +6,7 @@
 // executables of different names (one of them hostile); `d4r-kernel metrics` read line by line.
 
 #include "daemon_process.hpp"
+#include "tests/support/tool_run.hpp"
 #include "util/digest.hpp"
 #include "util/ptx_identity.hpp"
 
@@ -15,7 +16,6 @@
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include <fstream>
 #include <map>
@@ -74,34 +74,8 @@ pb::ResolveReply build(const DaemonProcess& daemon, const std::string& kernel,
   return reply;
 }
 
-// Runs a command, its stdout.
-std::string run(const std::string& command, int* status_out = nullptr)
-{
-  std::string text;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) {
-    return text;
-  }
-  char buffer[4096];
-  size_t got = 0;
-  while ((got = fread(buffer, 1, sizeof(buffer), pipe)) > 0) {
-    text.append(buffer, got);
-  }
-  int status = pclose(pipe);
-  if (status_out) {
-    *status_out = status;
-  }
-  return text;
-}
-
-std::string quoted(const std::string& text)
-{
-  std::string out = "'";
-  for (char c : text) {
-    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  }
-  return out + "'";
-}
+// stdout only: a --json document or the exposition text stays parseable.
+const ToolOptions k_stdout_only{{}, {}, true};
 
 fs::path cli() { return fs::path(D4R_BINARY_DIR) / "cli" / "d4r-kernel"; }
 
@@ -111,11 +85,11 @@ fs::path cli() { return fs::path(D4R_BINARY_DIR) / "cli" / "d4r-kernel"; }
 std::map<std::string, int64_t> status_json(const DaemonProcess& daemon)
 {
   fs::path out = daemon.cache_dir().parent_path() / "status.json";
-  int status = 0;
-  run(quoted(cli().string()) + " --socket " + quoted(daemon.socket_path().string()) +
-          " status --json > " + quoted(out.string()),
-      &status);
-  EXPECT_EQ(status, 0);
+  ToolRun status =
+      run_tool({cli().string(), "--socket", daemon.socket_path().string(), "status", "--json"},
+               k_stdout_only);
+  EXPECT_EQ(status.exit_code, 0) << status.errors;
+  std::ofstream(out) << status.output;
   std::string script =
       "import json, sys\n"
       "d = json.load(open(sys.argv[1]))\n"
@@ -131,7 +105,8 @@ std::map<std::string, int64_t> status_json(const DaemonProcess& daemon)
       "        if k != 'mode': print('trash ', t['mode'], ' ', k, '\\t', v, sep='')\n";
   fs::path py = daemon.cache_dir().parent_path() / "status.py";
   std::ofstream(py) << script;
-  std::istringstream lines(run("python3 " + quoted(py.string()) + " " + quoted(out.string())));
+  std::istringstream lines(
+      run_tool({"/usr/bin/python3", py.string(), out.string()}, k_stdout_only).output);
   std::map<std::string, int64_t> values;
   std::string line;
   while (std::getline(lines, line)) {
@@ -148,11 +123,10 @@ std::map<std::string, int64_t> status_json(const DaemonProcess& daemon)
 // name{labels as printed}.
 std::map<std::string, double> metrics(const DaemonProcess& daemon)
 {
-  int status = 0;
-  std::string text = run(quoted(cli().string()) + " --socket " +
-                             quoted(daemon.socket_path().string()) + " metrics",
-                         &status);
-  EXPECT_EQ(status, 0);
+  ToolRun run = run_tool({cli().string(), "--socket", daemon.socket_path().string(), "metrics"},
+                         k_stdout_only);
+  EXPECT_EQ(run.exit_code, 0) << run.errors;
+  const std::string& text = run.output;
   const std::regex help(R"(# HELP [a-zA-Z_:][a-zA-Z0-9_:]* .*)");
   const std::regex type(R"(# TYPE [a-zA-Z_:][a-zA-Z0-9_:]* (counter|gauge|histogram))");
   const std::regex sample(
@@ -345,11 +319,10 @@ TEST(Telemetry, PerGameCountsFromTheExecutablesName)
   auto game = [&](const std::string& name, uint64_t hash, const std::string& kernel) {
     char hex[17];
     std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(hash));
-    int status = 0;
-    run(quoted((dir.path() / name).string()) + " " + quoted(daemon.socket_path().string()) + " " +
-            hex + " " + kernel + " 5000",
-        &status);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return run_tool({(dir.path() / name).string(), daemon.socket_path().string(), hex, kernel,
+                     "5000"},
+                    k_stdout_only)
+        .exit_code;
   };
   EXPECT_EQ(game("GameOne", k_sr_module_hash, "d4r_test_layer"), 0);
   EXPECT_EQ(game("GameOne", k_sr_module_hash, "d4r_test_layer"), 0); // another process: a hit

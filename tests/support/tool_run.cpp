@@ -1,6 +1,7 @@
 #include "tool_run.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,7 +15,7 @@ namespace d4r::testing {
 
 namespace {
 
-std::vector<std::string> child_environment(const ToolEnvironment& environment)
+std::vector<std::string> child_environment(const ToolOptions& environment)
 {
   std::vector<std::string> entries;
   for (char** entry = environ; *entry != nullptr; ++entry) {
@@ -32,9 +33,38 @@ std::vector<std::string> child_environment(const ToolEnvironment& environment)
   return entries;
 }
 
+// Reads both pipes until each is closed; poll, so that a child filling one never blocks on it
+// while this reads the other. fds[1] < 0: only fds[0].
+void read_until_closed(const int fds[2], std::string* sinks[2])
+{
+  pollfd polled[2] = {{fds[0], POLLIN, 0}, {fds[1], POLLIN, 0}};
+  int open_count = fds[1] >= 0 ? 2 : 1;
+  char buffer[4096];
+  while (open_count > 0) {
+    if (poll(polled, 2, -1) < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      return;
+    }
+    for (int i = 0; i < 2; ++i) {
+      if (polled[i].fd < 0 || polled[i].revents == 0) {
+        continue;
+      }
+      ssize_t got = read(polled[i].fd, buffer, sizeof(buffer));
+      if (got > 0) {
+        sinks[i]->append(buffer, static_cast<size_t>(got));
+      } else if (got == 0 || errno != EINTR) {
+        polled[i].fd = -1; // poll ignores it from now on
+        --open_count;
+      }
+    }
+  }
+}
+
 } // namespace
 
-ToolRun run_tool(const std::vector<std::string>& argv, const ToolEnvironment& environment)
+ToolRun run_tool(const std::vector<std::string>& argv, const ToolOptions& options)
 {
   if (argv.empty()) {
     return {};
@@ -46,14 +76,20 @@ ToolRun run_tool(const std::vector<std::string>& argv, const ToolEnvironment& en
     args.push_back(arg.data());
   }
   args.push_back(nullptr);
-  std::vector<std::string> env_text = child_environment(environment);
+  std::vector<std::string> env_text = child_environment(options);
   std::vector<char*> envp;
   for (std::string& entry : env_text) {
     envp.push_back(entry.data());
   }
   envp.push_back(nullptr);
   int pipe_fds[2];
+  int error_fds[2] = {-1, -1};
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    return {};
+  }
+  if (options.separate_stderr && pipe2(error_fds, O_CLOEXEC) != 0) {
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
     return {};
   }
   pid_t child = fork();
@@ -63,26 +99,27 @@ ToolRun run_tool(const std::vector<std::string>& argv, const ToolEnvironment& en
       dup2(null_fd, STDIN_FILENO);
     }
     dup2(pipe_fds[1], STDOUT_FILENO);
-    dup2(pipe_fds[1], STDERR_FILENO);
+    dup2(options.separate_stderr ? error_fds[1] : pipe_fds[1], STDERR_FILENO);
     execve(args[0], args.data(), envp.data());
     _exit(127);
   }
   close(pipe_fds[1]);
-  ToolRun run;
-  if (child < 0) {
-    close(pipe_fds[0]);
-    return run;
+  if (error_fds[1] >= 0) {
+    close(error_fds[1]);
   }
-  char buffer[4096];
-  for (;;) {
-    ssize_t got = read(pipe_fds[0], buffer, sizeof(buffer));
-    if (got > 0) {
-      run.output.append(buffer, static_cast<size_t>(got));
-    } else if (got == 0 || errno != EINTR) {
-      break;
-    }
+  ToolRun run;
+  if (child >= 0) {
+    const int fds[2] = {pipe_fds[0], error_fds[0]};
+    std::string* sinks[2] = {&run.output, &run.errors};
+    read_until_closed(fds, sinks);
   }
   close(pipe_fds[0]);
+  if (error_fds[0] >= 0) {
+    close(error_fds[0]);
+  }
+  if (child < 0) {
+    return run;
+  }
   int status = 0;
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }

@@ -11,18 +11,20 @@ namespace d4r::testing {
 
 struct ToolRun {
   int exit_code = -1;  // the exit status; -1 when it could not run or died of a signal
-  std::string output;  // stdout and stderr
+  std::string output;  // stdout, and stderr unless ToolOptions::separate_stderr
+  std::string errors;  // stderr, with separate_stderr (a --json document stays parseable)
 };
 
 // The child's environment: this process's, less every name starting with one of `drop_prefixes`
 // ("D4R_", "XDG_") and every name `set` assigns, plus `set` ("NAME=value").
-struct ToolEnvironment {
+struct ToolOptions {
   std::vector<std::string> set;
   std::vector<std::string> drop_prefixes;
+  bool separate_stderr = false;
 };
 
 // `argv[0]` is the program's path; stdin is /dev/null, so a tool never waits on the terminal.
 [[nodiscard]] ToolRun run_tool(const std::vector<std::string>& argv,
-                               const ToolEnvironment& environment = {});
+                               const ToolOptions& options = {});
 
 } // namespace d4r::testing
