@@ -30,6 +30,13 @@ forbid cli 'cache/|daemon/|client/|llvm/|sqlite3' \
 # inspection, the client's reading of the environment; never the cache's writers or SQLite.
 forbid cli 'daemon/(server|kernel_core|kernel_service|housekeeping)|cache/(cache|store|db)\.hpp|client/client\.hpp|llvm/|sqlite3' \
   "cli/doctor* reads through the daemon's readers and cache/inspect.hpp only"
+# The daemon's core asks its storage tiers through cache/tier.hpp and knows no RPC: the wire
+# layer (daemon/wire*, launch_record) converts at the edge.
+for core in daemon/kernel_core*.cpp daemon/kernel_core.hpp daemon/build_service.cpp \
+  daemon/build_service.hpp daemon/release_import.cpp; do
+  forbid "$core" 'grpc|grpcpp/|google/protobuf|d4r/kernel/v1|daemon/wire\.hpp' \
+    "the daemon core ($core) includes no gRPC, protobuf or daemon/wire.hpp"
+done
 sqlite_users=$(grep -rlE '#[[:space:]]*include[[:space:]]*<sqlite3.h>' --include='*.cpp' --include='*.hpp' \
   util proto compiler cache daemon client cli kernels 2>/dev/null | grep -v '^cache/db.cpp$')
 if [ -n "$sqlite_users" ]; then
