@@ -56,6 +56,25 @@ TEST_F(RedisObjectsTest, StoresByDigestOnceAndReadsBack)
   EXPECT_EQ(raw->integer, static_cast<int64_t>(bytes.size()));
 }
 
+// Past the 4 MiB of read buffer a connection keeps: hiredis grows it for the reply and frees it.
+TEST_F(RedisObjectsTest, AnObjectLargerThanTheKeptReadBufferRoundTrips)
+{
+  std::string bytes(6 << 20, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    bytes[i] = static_cast<char>((i * 2654435761U) >> 13);
+  }
+  Expected<RedisPut> put = m_objects.put(as_bytes(bytes), in(5s));
+  ASSERT_TRUE(put) << put.error().message;
+  for (int i = 0; i < 2; ++i) {
+    Expected<std::string> read = m_objects.get(put->digest, in(5s));
+    ASSERT_TRUE(read) << read.error().message;
+    EXPECT_TRUE(*read == bytes);
+  }
+  Expected<RedisReply> after = m_connection.call({"PING"}, in(1s));
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->text, "PONG");
+}
+
 TEST_F(RedisObjectsTest, AnAbsentObjectIsNotFound)
 {
   Sha256 digest = sha256(std::string_view("never stored"));
