@@ -87,6 +87,39 @@ TEST_F(RedisJobsTest, ADeadHostsJobIsClaimedAfterTheIdleTimeout)
   EXPECT_EQ(*pending, 0);
 }
 
+// As above with a real process: a child host reads the job on its own connection and exits
+// without acking, as a host killed mid-build does.
+TEST_F(RedisJobsTest, AKilledProcessesJobIsFinishedByAnother)
+{
+  Expected<std::string> id = m_jobs_a.add("build k", in(1s));
+  ASSERT_TRUE(id) << id.error().message;
+  RedisOptions options = m_server.unix_options();
+  pid_t child = ::fork();
+  if (child == 0) {
+    RedisConnection connection(options);
+    RedisJobs jobs(connection, RedisKeyspace{.prefix = "t:"}, "host-killed");
+    Expected<std::vector<RedisJob>> taken = jobs.read(1, 0ms, Clock::now() + 1s);
+    ::_exit(taken && taken->size() == 1 ? 0 : 1);
+  }
+  ASSERT_GT(child, 0);
+  int status = -1;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child read the job";
+
+  Expected<std::vector<RedisJob>> fresh = m_jobs_b.read(1, 0ms, in(1s));
+  ASSERT_TRUE(fresh);
+  EXPECT_TRUE(fresh->empty());
+  std::this_thread::sleep_for(250ms);
+  Expected<std::vector<RedisJob>> claimed = m_jobs_b.claim_stale(200ms, 10, in(1s));
+  ASSERT_TRUE(claimed) << claimed.error().message;
+  ASSERT_EQ(claimed->size(), 1U);
+  EXPECT_EQ((*claimed)[0].id, *id);
+  ASSERT_TRUE(m_jobs_b.ack((*claimed)[0].id, in(1s)));
+  Expected<int64_t> pending = m_jobs_b.pending_count(in(1s));
+  ASSERT_TRUE(pending);
+  EXPECT_EQ(*pending, 0);
+}
+
 TEST_F(RedisJobsTest, TouchKeepsALiveHostsLongJob)
 {
   ASSERT_TRUE(m_jobs_a.add("long build", in(1s)));
