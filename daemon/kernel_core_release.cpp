@@ -46,12 +46,15 @@ Expected<ExportSummary> KernelCore::export_release(const ExportOptions& options)
 Expected<PinAnswer> KernelCore::pin(std::optional<Mode> mode, const cache::PinRule& rule,
                                     bool unpin)
 {
+  // A rule naming neither kernel nor module only lists the pins (`d4r-kernel pin` alone); as a
+  // rule it would pin everything, which the store refuses.
+  const bool list_only = !unpin && rule.kernel.empty() && !rule.module_hash;
   PinAnswer answer;
   for (Mode each : modes_of(mode)) {
     if (unpin) {
       TRY_ASSIGN(const bool removed, m_cache->remove_pin(each, rule));
       answer.removed = answer.removed || removed;
-    } else {
+    } else if (!list_only) {
       TRY_ASSIGN(const int64_t matched, m_cache->add_pin(each, rule));
       answer.matched += matched;
     }
@@ -60,8 +63,10 @@ Expected<PinAnswer> KernelCore::pin(std::optional<Mode> mode, const cache::PinRu
       answer.pins.emplace_back(each, std::move(pin));
     }
   }
-  spdlog::info("{} {}{}", unpin ? "unpin" : "pin", describe(rule),
-               rule.label.empty() ? "" : " (" + rule.label + ")");
+  if (!list_only) {
+    spdlog::info("{} {}{}", unpin ? "unpin" : "pin", describe(rule),
+                 rule.label.empty() ? "" : " (" + rule.label + ")");
+  }
   return answer;
 }
 

@@ -197,6 +197,14 @@ TEST(ReleaseExportIntegration, PinnedEntriesSurviveAPurgeAndOlderThanGoesByLastU
   }
   EXPECT_EQ(pinned.matched_entries(), layer_entries);
   ASSERT_EQ(pinned.pins_size(), 2) << "one rule per mode";
+  { // a request naming neither kernel nor module lists the pins and adds none
+    pb::PinReply listed_pins;
+    grpc::ClientContext context;
+    with_deadline(context, 10);
+    ASSERT_TRUE(stub_of(daemon)->Pin(&context, pb::PinRequest{}, &listed_pins).ok());
+    EXPECT_EQ(listed_pins.pins_size(), 2);
+    EXPECT_EQ(listed_pins.matched_entries(), 0);
+  }
 
   // Used 40 days ago: d4r_test_simple (unpinned) and d4r_test_layer (pinned); the rest now.
   const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
