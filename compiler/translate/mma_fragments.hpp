@@ -111,7 +111,8 @@ emit_mma_product(FunctionTranslator& t, const MmaProduct& product, const Fragmen
                                        const std::vector<llvm::Value*>& bv, llvm::Value* c,
                                        bool f16_accumulator = false);
 
-// f64 -> f32 rounded toward zero (the f64 is an exact sum; NaN and infinities pass through).
+// f64 -> f32 rounded toward zero (the f64 is an exact sum; NaN and infinities pass through, a
+// magnitude of 2^128 or more becomes an infinity).
 [[nodiscard]] llvm::Value* mma_round_f32_toward_zero(llvm::IRBuilder<>& b, llvm::Value* sum);
 // An FP8 byte (i32, 0..255) as the f64 it denotes exactly: a load from a [256 x double] table in
 // the constant space (one per format and module). Three instructions per byte (extract, scale the

@@ -22,6 +22,8 @@ forbid cache 'grpc|grpcpp/|google/protobuf|d4r/kernel/v1|llvm/|compiler/|daemon/
   "cache/ links only SQLite and util/"
 forbid util 'compiler/|cache/|daemon/|client/|cli/|proto/|d4r/kernel/v1|llvm/|sqlite3|grpc' \
   "util/ includes no other folder"
+forbid trust 'compiler/|cache/|daemon/|client/|cli/|proto/|d4r/kernel/v1|llvm/|sqlite3|grpc' \
+  "trust/ links only OpenSSL and util/"
 forbid client 'compiler/|cache/|daemon/|cli/|llvm/|sqlite3' "client/ uses only proto/ and util/"
 forbid cli 'cache/|daemon/|client/|llvm/|sqlite3' \
   "cli/ talks to the daemon over proto/ and uses compiler/ only locally" 'doctor*'
