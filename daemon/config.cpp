@@ -1,5 +1,6 @@
 #include "daemon/config.hpp"
 
+#include "cache/remote/redis/endpoint.hpp"
 #include "trust/key_location.hpp"
 #include "trust/rebuild_sample.hpp"
 #include "util/environment.hpp"
@@ -125,6 +126,15 @@ Expected<bool> apply_remote_flag(FlagCursor& cursor, DaemonConfig& config)
     TRY_ASSIGN(config.tls_client_ca, cursor.value_of("--tls-client-ca"));
   } else if (matches(arg, "--token-file")) {
     TRY_ASSIGN(config.token_file, cursor.value_of("--token-file"));
+  } else if (matches(arg, "--redis")) {
+    TRY_ASSIGN(config.redis, cursor.value_of("--redis"));
+    Expected<cache::redis::RedisEndpoint> endpoint = cache::redis::parse_endpoint(config.redis);
+    if (!endpoint) {
+      return make_error(ErrorCode::invalid_argument, "--redis: " + endpoint.error().message);
+    }
+  } else if (matches(arg, "--redis-budget-ms")) {
+    TRY_ASSIGN(std::string text, cursor.value_of("--redis-budget-ms"));
+    TRY_ASSIGN(config.redis_budget_ms, parse_size("--redis-budget-ms", text));
   } else {
     return false;
   }
@@ -418,6 +428,12 @@ a build server for other machines (off unless --listen is given; TLS only, a tok
                           public key: `d4r-kernel key show`
   --verify-remote-sample RATE  the share of an upstream's results (0 to 1, or N%) rebuilt here
                           and compared byte for byte (default 0.05); a mismatch distrusts it
+  --redis ENDPOINT        share built kernels with other hosts through this Redis server
+                          (unix:/run/redis/redis.sock or redis://IP:PORT, an address, not a
+                          host name; off by default): asked after the local store, before a
+                          build, and given every new build; when it is down or slow the daemon
+                          builds locally
+  --redis-budget-ms N     the most one Redis lookup or store may take (default 50)
   --version               print the version and exit
   -h, --help              print this help and exit
 

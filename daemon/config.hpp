@@ -59,6 +59,10 @@ struct DaemonConfig {
   // Trust in remote results (trust/): the key this daemon signs with, the share it rebuilds.
   std::filesystem::path signing_key;        // --signing-key, default $XDG_STATE_HOME/d4r-kerneld/signing.key
   double verify_remote_sample = 0.05;       // --verify-remote-sample: remote results rebuilt here
+  // A Redis server shared by build hosts (cache/remote/redis), asked after the local store: off
+  // unless --redis is given. Checked by parse_endpoint here, so a bad spelling refuses to start.
+  std::string redis;                        // --redis unix:/path | redis://IP:PORT
+  int64_t redis_budget_ms = 50;             // --redis-budget-ms: one lookup or store, at most
 };
 
 enum class ParseStatus { run, help, version };

@@ -1,6 +1,7 @@
 // d4r-kerneld: the user-level daemon that serves native kernel replacements. main() is a recipe
 // of named phases (STYLE.md rule 14), each timed.
 
+#include "cache/remote/redis/redis_tier.hpp"
 #include "d4r_version.hpp"
 #include "daemon/config.hpp"
 #include "daemon/kernel_core.hpp"
@@ -77,6 +78,31 @@ void raise_descriptor_limit()
   }
 }
 
+// The shared Redis tier, after the local store: a build another host made is fetched, not redone.
+// Its connect and command timeouts stay within the budget, so a down or frozen Redis costs a
+// request the budget once and then nothing while the chain backs it off.
+void add_redis_tier(const DaemonConfig& config, KernelCore& core)
+{
+  if (config.redis.empty()) {
+    return;
+  }
+  Expected<cache::redis::RedisEndpoint> endpoint = cache::redis::parse_endpoint(config.redis);
+  if (!endpoint) { // parse_config checked it already
+    spdlog::critical("{}", endpoint.error().message);
+    return;
+  }
+  std::chrono::milliseconds budget(config.redis_budget_ms);
+  cache::redis::RedisTierOptions options;
+  options.connection.endpoint = *endpoint;
+  options.connection.connect_timeout = budget;
+  options.connection.command_timeout = budget;
+  core.add_tier(cache::redis::make_redis_tier(std::move(options)),
+                cache::TierPolicy{.budget = budget, .backoff = std::chrono::milliseconds(1000),
+                                  .max_backoff = std::chrono::milliseconds(60000)});
+  spdlog::info("redis tier {} (budget {} ms per call)", cache::redis::to_string(*endpoint),
+               config.redis_budget_ms);
+}
+
 int run_daemon(const DaemonConfig& config)
 {
   raise_descriptor_limit();
@@ -96,6 +122,7 @@ int run_daemon(const DaemonConfig& config)
     }
     core = std::move(*created);
   }
+  add_redis_tier(config, *core);
   Expected<Listener> listener = Listener::open(config.socket_path);
   if (!listener) {
     spdlog::critical("{}", listener.error().message);

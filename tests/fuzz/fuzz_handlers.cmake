@@ -33,7 +33,7 @@ target_include_directories(fuzz_handlers PRIVATE ${PROJECT_SOURCE_DIR})
 target_compile_definitions(fuzz_handlers PRIVATE
   D4R_BINARY_DIR="${PROJECT_BINARY_DIR}" D4R_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
   D4R_DEFAULT_RECIPES_DIR="${PROJECT_SOURCE_DIR}/kernels/recipes")
-target_link_libraries(fuzz_handlers PRIVATE d4r_compiler_base d4r_proto d4r_trust d4r_util SQLite::SQLite3
+target_link_libraries(fuzz_handlers PRIVATE d4r_cache_redis d4r_compiler_base d4r_proto d4r_trust d4r_util SQLite::SQLite3
   spdlog::spdlog PkgConfig::SYSTEMD Threads::Threads)
 set_target_properties(fuzz_handlers PROPERTIES
   RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fuzz
