@@ -245,6 +245,19 @@ void fill_status_reply(const StatusSnapshot& status, pb::StatusReply& reply)
   }
   fill_build_stats(status, *reply.mutable_builds());
   fill_telemetry(status.telemetry, status.stores, *reply.mutable_telemetry());
+  for (const cache::TierHealth& tier : status.tiers) {
+    pb::TierHealth& out = *reply.add_tiers();
+    out.set_name(tier.name);
+    out.set_hits(tier.hits);
+    out.set_misses(tier.misses);
+    out.set_failures(tier.failures);
+    out.set_timeouts(tier.timeouts);
+    out.set_skipped(tier.skipped);
+    out.set_mismatches(tier.mismatches);
+    out.set_stores(tier.stores);
+    out.set_backed_off(tier.backed_off);
+    out.set_last_error(tier.last_error.substr(0, k_max_status_message));
+  }
 }
 
 void fill_import_reply(const ImportSummary& summary, pb::ImportReply& reply)
