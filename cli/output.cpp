@@ -1,6 +1,7 @@
 #include "cli/output.hpp"
 
 #include "cli/status_compiled.hpp"
+#include "cli/status_servers.hpp"
 #include "cli/telemetry_output.hpp"
 #include "util/digest.hpp"
 
@@ -353,6 +354,7 @@ std::string status_text(const pb::StatusReply& reply, std::string_view socket)
   out += "\n" + (reply.counters().empty() ? std::string("no counters yet\n") : counters.render());
   out += builds_text(reply.builds());
   out += telemetry_text(reply);
+  out += tiers_text(reply) + remote_text(reply);
   return out;
 }
 
@@ -389,6 +391,8 @@ void status_json(JsonWriter& json, const pb::StatusReply& reply, std::string_vie
   json.end_object();
   builds_json(json, reply.builds());
   telemetry_json(json, reply);
+  tiers_json(json, reply);
+  remote_json(json, reply);
   json.end_object();
 }
 

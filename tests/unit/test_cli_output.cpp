@@ -130,7 +130,7 @@ TEST(CliOutput, StatusJson)
       R"("builds":{"queued":0,"running":0,"done":0,"failed":0,"negative_hits":0,"recipes":[],)"
       R"("toolchains":{},"recent":[]},)"
       R"("store_trash":[{"mode":"fast","trash_objects":0,"trash_bytes":0,"trash_cut_short":0,)"
-      R"("index_replacements":0}],"telemetry":{"modes":[],"games":[]}})");
+      R"("index_replacements":0}],"telemetry":{"modes":[],"games":[]},"tiers":[]})");
 }
 
 pb::ResolveReply ready_reply()

@@ -1,0 +1,116 @@
+#include "cli/status_servers.hpp"
+
+#include "cli/output.hpp"
+
+namespace d4r::cli {
+
+namespace {
+
+// An empty RemoteStats is what an old daemon, or one not listening, leaves: treat both as absent.
+bool has_remote(const pb::StatusReply& reply)
+{
+  return reply.has_remote() && !reply.remote().listen().empty();
+}
+
+std::string count(int64_t value, const char* what)
+{
+  return std::to_string(value) + " " + what;
+}
+
+} // namespace
+
+std::string remote_text(const pb::StatusReply& reply)
+{
+  if (!has_remote(reply)) {
+    return {};
+  }
+  const pb::RemoteStats& remote = reply.remote();
+  std::string out = "\nbuild server: " + remote.listen() + ", mTLS " +
+                    (remote.mutual_tls() ? "on" : "off") + "; unauthenticated: " +
+                    count(remote.unauthenticated_missing(), "missing token, ") +
+                    count(remote.unauthenticated_unknown(), "unknown token, ") +
+                    count(remote.unauthenticated_revoked(), "revoked token") + "\n";
+  if (remote.clients().empty()) {
+    return out + "no clients yet\n";
+  }
+  using A = Table::Align;
+  Table clients({"client", "requests", "failed", "refused", "last seen"},
+                {A::left, A::right, A::right, A::right, A::left});
+  for (const pb::RemoteClient& c : remote.clients()) {
+    clients.add_row({c.name(), std::to_string(c.requests()), std::to_string(c.failed()),
+                     std::to_string(c.refused()), format_unix_ms(c.last_seen_unix() * 1000)});
+  }
+  return out + clients.render();
+}
+
+void remote_json(JsonWriter& json, const pb::StatusReply& reply)
+{
+  if (!has_remote(reply)) {
+    return;
+  }
+  const pb::RemoteStats& remote = reply.remote();
+  json.key("remote").begin_object();
+  json.key("listen").string(remote.listen());
+  json.key("mutual_tls").boolean(remote.mutual_tls());
+  json.key("unauthenticated").begin_object();
+  json.key("missing").number(remote.unauthenticated_missing());
+  json.key("unknown").number(remote.unauthenticated_unknown());
+  json.key("revoked").number(remote.unauthenticated_revoked());
+  json.end_object();
+  json.key("clients").begin_array();
+  for (const pb::RemoteClient& c : remote.clients()) {
+    json.begin_object();
+    json.key("name").string(c.name());
+    json.key("requests").number(c.requests());
+    json.key("failed").number(c.failed());
+    json.key("refused").number(c.refused());
+    json.key("last_seen_unix").number(c.last_seen_unix());
+    json.end_object();
+  }
+  json.end_array();
+  json.end_object();
+}
+
+std::string tiers_text(const pb::StatusReply& reply)
+{
+  if (reply.tiers().empty()) {
+    return {};
+  }
+  std::string out = "\ntiers (asked in this order):\n";
+  for (const pb::TierHealth& t : reply.tiers()) {
+    out += "  " + t.name() + ": " + count(t.hits(), "hits, ") + count(t.misses(), "misses, ") +
+           count(t.stores(), "stores, ") + count(t.failures(), "failures (") +
+           count(t.timeouts(), "timeouts), ") + count(t.skipped(), "skipped, ") +
+           count(t.mismatches(), "mismatches");
+    if (t.backed_off()) {
+      out += "; backed off";
+    }
+    if (!t.last_error().empty()) {
+      out += "; last error: " + t.last_error().substr(0, 200);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+void tiers_json(JsonWriter& json, const pb::StatusReply& reply)
+{
+  json.key("tiers").begin_array();
+  for (const pb::TierHealth& t : reply.tiers()) {
+    json.begin_object();
+    json.key("name").string(t.name());
+    json.key("hits").number(t.hits());
+    json.key("misses").number(t.misses());
+    json.key("failures").number(t.failures());
+    json.key("timeouts").number(t.timeouts());
+    json.key("skipped").number(t.skipped());
+    json.key("mismatches").number(t.mismatches());
+    json.key("stores").number(t.stores());
+    json.key("backed_off").boolean(t.backed_off());
+    json.key("last_error").string(t.last_error());
+    json.end_object();
+  }
+  json.end_array();
+}
+
+} // namespace d4r::cli
