@@ -9,6 +9,8 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <iostream>
 #include <thread>
@@ -24,6 +26,8 @@ namespace {
 constexpr int64_t k_plan_extra_ms = 60'000;
 constexpr auto k_poll_terminal = std::chrono::milliseconds(200);
 constexpr auto k_poll_plain = std::chrono::milliseconds(500);
+// How soon a Ctrl-C during a poll interval reaches the daemon as a cancel.
+constexpr auto k_interrupt_check = std::chrono::milliseconds(10);
 
 volatile std::sig_atomic_t g_interrupted = 0;
 
@@ -50,6 +54,17 @@ public:
 private:
   struct sigaction m_previous {};
 };
+
+// Sleeps `interval`, or less when Ctrl-C comes: the cancel must not wait for the next poll,
+// while the daemon goes on starting builds that the user no longer wants.
+void sleep_unless_interrupted(std::chrono::milliseconds interval)
+{
+  auto end = std::chrono::steady_clock::now() + interval;
+  while (g_interrupted == 0 && std::chrono::steady_clock::now() < end) {
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+        k_interrupt_check, end - std::chrono::steady_clock::now()));
+  }
+}
 
 pb::Mode to_proto(Mode mode)
 {
@@ -283,7 +298,7 @@ int WarmSession::follow(uint64_t id, const WarmInputs& inputs, int64_t uploaded,
     if (reply->finished() || cancel_sent) {
       return finish(*reply, cancel_sent, bar);
     }
-    std::this_thread::sleep_for(terminal ? k_poll_terminal : k_poll_plain);
+    sleep_unless_interrupted(terminal ? k_poll_terminal : k_poll_plain);
   }
 }
 
