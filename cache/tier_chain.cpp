@@ -43,7 +43,7 @@ std::optional<std::chrono::milliseconds> TierChain::budget_for(Slot& slot, Clock
 {
   const Clock::time_point now = Clock::now();
   std::lock_guard lock(m_mutex);
-  if (now < slot.skip_until) {
+  if (slot.distrusted || now < slot.skip_until) {
     ++slot.health.skipped;
     return std::nullopt;
   }
@@ -62,6 +62,9 @@ void TierChain::note_failure(Slot& slot, const TierFailure& failure, const char*
     ++slot.health.failures;
     slot.health.timeouts += failure.timeout ? 1 : 0;
     slot.health.last_error = failure.error.message;
+    if (slot.distrusted) {
+      return; // a call that was under way when it was distrusted: its reason stays
+    }
     ++slot.failures_in_a_row;
     // backoff * 2^(n-1), capped; the shift is bounded so that it cannot overflow.
     const int shift = static_cast<int>(std::min<int64_t>(slot.failures_in_a_row - 1, 16));
@@ -78,8 +81,31 @@ void TierChain::note_failure(Slot& slot, const TierFailure& failure, const char*
 void TierChain::note_answer(Slot& slot)
 {
   std::lock_guard lock(m_mutex);
+  if (slot.distrusted) {
+    return;
+  }
   slot.failures_in_a_row = 0;
   slot.skip_until = {};
+}
+
+void TierChain::distrust(size_t tier, const std::string& reason)
+{
+  std::string line;
+  {
+    std::lock_guard lock(m_mutex);
+    Slot& slot = m_tiers.at(tier);
+    if (slot.distrusted) {
+      return;
+    }
+    slot.distrusted = true;
+    slot.skip_until = Clock::time_point::max();
+    slot.health.last_error = reason;
+    line = "tier " + slot.health.name + ": distrusted, not asked again until the daemon restarts: " +
+           reason;
+  }
+  if (m_log) {
+    m_log(line);
+  }
 }
 
 std::optional<ChainHit> TierChain::lookup(Mode mode, const CacheKey& key, Clock::time_point deadline,
@@ -180,6 +206,7 @@ std::vector<TierHealth> TierChain::health() const
   for (const Slot& slot : m_tiers) {
     TierHealth health = slot.health;
     health.backed_off = now < slot.skip_until;
+    health.distrusted = slot.distrusted;
     all.push_back(std::move(health));
   }
   return all;

@@ -36,6 +36,7 @@ struct TierHealth {
   int64_t mismatches = 0; // objects that did not hash to their digest or were not accepted
   int64_t stores = 0;
   bool backed_off = false;
+  bool distrusted = false; // its results proved wrong: not asked again in this process
   std::string last_error;
 };
 
@@ -67,6 +68,11 @@ public:
   void store(Mode mode, const CacheKey& key, const TierObject& object,
              std::chrono::steady_clock::time_point deadline, size_t first = 0);
 
+  // A tier whose results proved wrong (an object it served is not what this machine builds for
+  // the key): never asked or given anything again in this process. `reason` is logged and kept
+  // as its health's last error.
+  void distrust(size_t tier, const std::string& reason);
+
   [[nodiscard]] std::vector<TierHealth> health() const;
 
 private:
@@ -76,6 +82,7 @@ private:
     TierHealth health;
     int64_t failures_in_a_row = 0;
     std::chrono::steady_clock::time_point skip_until{};
+    bool distrusted = false; // skip_until stays at its end of time
   };
   // The budget a call to `slot` gets now, or nullopt when it is backed off or the deadline passed.
   [[nodiscard]] std::optional<std::chrono::milliseconds>

@@ -82,7 +82,9 @@ std::string tiers_text(const pb::StatusReply& reply)
            count(t.stores(), "stores, ") + count(t.failures(), "failures (") +
            count(t.timeouts(), "timeouts), ") + count(t.skipped(), "skipped, ") +
            count(t.mismatches(), "mismatches");
-    if (t.backed_off()) {
+    if (t.distrusted()) {
+      out += "; distrusted (not asked again until the daemon restarts)";
+    } else if (t.backed_off()) {
       out += "; backed off";
     }
     if (!t.last_error().empty()) {
@@ -107,6 +109,7 @@ void tiers_json(JsonWriter& json, const pb::StatusReply& reply)
     json.key("mismatches").number(t.mismatches());
     json.key("stores").number(t.stores());
     json.key("backed_off").boolean(t.backed_off());
+    json.key("distrusted").boolean(t.distrusted());
     json.key("last_error").string(t.last_error());
     json.end_object();
   }

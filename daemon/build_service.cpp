@@ -54,6 +54,20 @@ struct BuildService::Job {
   std::filesystem::path module; // ptx recipes: the game's module
   std::shared_ptr<BuildFlights::Flight> flight;
   std::chrono::steady_clock::time_point started;
+  // Set for a check of what a farther tier served (check_remote): built, compared, not stored
+  // unless it differs.
+  struct RemoteCheck {
+    size_t tier = 0;
+    std::string upstream; // the tier's name
+    std::vector<std::byte> remote;
+  };
+  std::optional<RemoteCheck> check;
+};
+
+struct BuildService::Compiled {
+  std::vector<std::byte> code_object;
+  compiler::LaunchMeta meta;
+  std::string source; // the cache's source text of a build here
 };
 
 BuildService::BuildService(cache::Cache& cache, std::vector<compiler::Recipe> recipes,
@@ -86,6 +100,15 @@ BuildService::BuildService(cache::Cache& cache, std::vector<compiler::Recipe> re
     }
     m_backend_of_target[std::string(target)] = name;
     m_toolchain_of_target[std::string(target)] = fingerprint;
+  }
+  if (m_options.verify_remote_sample > 0) {
+    Expected<trust::RebuildSampler> sampler =
+        trust::RebuildSampler::with_random_secret(m_options.verify_remote_sample);
+    if (sampler) {
+      m_sampler = *sampler;
+    } else {
+      spdlog::error("{}; no remote object is rebuilt here to check it", sampler.error().message);
+    }
   }
   for (const compiler::Recipe& recipe : m_recipes) {
     Expected<std::string> fingerprint =
@@ -204,14 +227,6 @@ Expected<BuildAnswer> BuildService::obtain(const compiler::Recipe& recipe, std::
     return BuildAnswer{BuildState::rejected, std::nullopt, *full, miss, false};
   }
   if (ticket->leader) {
-    if (std::optional<cache::Hit> fetched = fetch(mode, key, kernel, target, deadline)) {
-      {
-        std::lock_guard lock(m_mutex);
-        --m_queued; // the slot it took is not needed
-      }
-      m_flights.finish(text, *ticket->flight, Expected<cache::Hit>(*fetched));
-      return BuildAnswer{BuildState::ready, std::move(fetched), "", miss, false};
-    }
     auto job = std::make_shared<Job>();
     job->key_text = text;
     job->key = key;
@@ -221,6 +236,14 @@ Expected<BuildAnswer> BuildService::obtain(const compiler::Recipe& recipe, std::
     job->mode = mode;
     job->module = module ? module->path : std::filesystem::path();
     job->flight = ticket->flight;
+    if (std::optional<cache::Hit> fetched = fetch(*job, deadline)) {
+      {
+        std::lock_guard lock(m_mutex);
+        --m_queued; // the slot it took is not needed
+      }
+      m_flights.finish(text, *ticket->flight, Expected<cache::Hit>(*fetched));
+      return BuildAnswer{BuildState::ready, std::move(fetched), "", miss, false};
+    }
     submit(job, priority);
   }
   const bool started = ticket->leader;
@@ -264,6 +287,10 @@ std::optional<std::string> BuildService::queue_full(Priority priority) const
 
 void BuildService::run_job(const std::shared_ptr<Job>& job)
 {
+  if (job->check) {
+    run_check(job);
+    return;
+  }
   {
     std::lock_guard lock(m_mutex);
     --m_queued;
@@ -297,7 +324,7 @@ void BuildService::run_job(const std::shared_ptr<Job>& job)
   m_flights.finish(job->key_text, *job->flight, std::move(result));
 }
 
-Expected<cache::Hit> BuildService::build(const Job& job)
+Expected<BuildService::Compiled> BuildService::compile(const Job& job)
 {
   TRY_ASSIGN(compiler::CompileJob compile, compiler::make_compile_job(*job.recipe, job.target, job.mode));
   if (compile.language == compiler::SourceLanguage::ptx) {
@@ -318,16 +345,21 @@ Expected<cache::Hit> BuildService::build(const Job& job)
     return make_error(ErrorCode::rejected, what + ": " + meta.error().message);
   }
   spdlog::info("built {} in {} ms", what, built->elapsed.count());
-  TRY_ASSIGN(cache::Hit hit,
-             m_cache.insert(job.mode, job.key, built->code_object, encoded_launch_record(*meta),
-                            "build:" + job.recipe->name + "@" + std::to_string(job.recipe->version) +
-                                " " + job.backend));
-  publish(job.mode, hit, built->code_object);
+  return Compiled{std::move(built->code_object), std::move(*meta),
+                  "build:" + job.recipe->name + "@" + std::to_string(job.recipe->version) + " " +
+                      job.backend};
+}
+
+Expected<cache::Hit> BuildService::build(const Job& job)
+{
+  TRY_ASSIGN(Compiled built, compile(job));
+  TRY_ASSIGN(cache::Hit hit, m_cache.insert(job.mode, job.key, built.code_object,
+                                            encoded_launch_record(built.meta), built.source));
+  publish(job.mode, hit, built.code_object);
   return hit;
 }
 
-std::optional<cache::Hit> BuildService::fetch(Mode mode, const cache::CacheKey& key,
-                                              std::string_view kernel, const std::string& target,
+std::optional<cache::Hit> BuildService::fetch(const Job& job,
                                               std::chrono::steady_clock::time_point deadline)
 {
   if (!m_options.tiers || m_options.tiers->size() < 2) {
@@ -336,21 +368,97 @@ std::optional<cache::Hit> BuildService::fetch(Mode mode, const cache::CacheKey& 
   // Served as if built here: the object must keep the launch contract for this kernel and
   // target, and its metadata is what this daemon reads from it, not what the tier says.
   auto accept = [&](const cache::TierObject& object) {
-    Expected<compiler::LaunchMeta> meta = checked_launch_meta(object.bytes, kernel, target);
+    Expected<compiler::LaunchMeta> meta = checked_launch_meta(object.bytes, job.kernel, job.target);
     return meta && encoded_launch_record(*meta) == object.metadata;
   };
   // Tier 0 is the local store, which the caller has just asked.
-  if (!m_options.tiers->lookup(mode, key, deadline, 1, accept)) {
+  std::optional<cache::ChainHit> found = m_options.tiers->lookup(job.mode, job.key, deadline, 1, accept);
+  if (!found) {
     return std::nullopt;
   }
-  Expected<std::optional<cache::Hit>> hit = m_cache.lookup(mode, key);
+  Expected<std::optional<cache::Hit>> hit = m_cache.lookup(job.mode, job.key);
   if (!hit || !*hit) {
     return std::nullopt; // not backfilled (a full disk, say): built here after all
   }
   if (m_options.telemetry) {
-    m_options.telemetry->misses().note_present(mode, key);
+    m_options.telemetry->misses().note_present(job.mode, job.key);
   }
+  check_remote(job, *found);
   return std::move(*hit);
+}
+
+// The secret sample decides; the check is background work of its own, so the caller is served
+// what the tier gave at once, and a check never delays a game's build.
+void BuildService::check_remote(const Job& job, const cache::ChainHit& hit)
+{
+  if (!m_sampler) {
+    return;
+  }
+  auto toolchain = m_toolchain_of_target.find(job.target);
+  const bool buildable =
+      toolchain != m_toolchain_of_target.end() && !toolchain->second.starts_with("unavailable");
+  trust::SampleDecision decision =
+      m_sampler->decide(trust::RemoteResult{job.key_text, buildable, buildable});
+  if (decision != trust::SampleDecision::rebuild) {
+    return;
+  }
+  auto check = std::make_shared<Job>(job);
+  check->flight = std::make_shared<BuildFlights::Flight>(); // nobody waits on a check
+  check->check = Job::RemoteCheck{hit.tier, hit.object.source, hit.object.bytes};
+  {
+    std::lock_guard lock(m_mutex);
+    if (queue_full(Priority::background)) {
+      return; // a sample, not a duty: skipped when the queue is full
+    }
+    ++m_queued;
+  }
+  submit(check, Priority::background);
+}
+
+void BuildService::run_check(const std::shared_ptr<Job>& job)
+{
+  {
+    std::lock_guard lock(m_mutex);
+    --m_queued;
+    ++m_running;
+    job->started = std::chrono::steady_clock::now();
+    record(*job, "running", "rebuilt to check what " + job->check->upstream + " served");
+  }
+  Expected<Compiled> local = compile(*job);
+  Expected<std::vector<std::byte>> local_bytes =
+      local ? Expected<std::vector<std::byte>>(local->code_object) : std::unexpected(local.error());
+  trust::RebuildReport report =
+      trust::compare_rebuild(job->check->upstream, job->key_text, job->check->remote, local_bytes);
+  bool first_mismatch = false;
+  {
+    std::lock_guard lock(m_mutex);
+    std::unique_ptr<trust::UpstreamTrust>& trust = m_trust[job->check->upstream];
+    if (!trust) {
+      trust = std::make_unique<trust::UpstreamTrust>(job->check->upstream);
+    }
+    first_mismatch = trust->record(report);
+  }
+  if (report.verdict == trust::RebuildVerdict::mismatch) {
+    spdlog::error("{}", report.message);
+    // From now on this machine's own object is served for the key.
+    Expected<cache::Hit> replaced = m_cache.insert(job->mode, job->key, local->code_object,
+                                                   encoded_launch_record(local->meta), local->source);
+    if (!replaced) {
+      spdlog::error("build: {}: keeping this machine's object: {}", job->key_text,
+                    replaced.error().message);
+    }
+    if (first_mismatch && m_options.tiers) {
+      m_options.tiers->distrust(job->check->tier, report.message);
+    }
+  } else if (report.verdict == trust::RebuildVerdict::local_failed) {
+    spdlog::warn("{}", report.message);
+  } else {
+    spdlog::info("{}", report.message);
+  }
+  // Not a build anyone asked for: it shows among the recent builds, not in the done/failed counts.
+  std::lock_guard lock(m_mutex);
+  --m_running;
+  record(*job, local ? "done" : "failed", std::string(trust::to_string(report.verdict)) + ": " + report.message);
 }
 
 void BuildService::publish(Mode mode, const cache::Hit& hit, std::span<const std::byte> object)

@@ -16,6 +16,8 @@
 #include "daemon/telemetry.hpp"
 #include "daemon/task_pool.hpp"
 #include "daemon/worker_runner.hpp"
+#include "trust/rebuild_check.hpp"
+#include "trust/rebuild_sample.hpp"
 #include "util/error.hpp"
 #include "util/kernel_identity.hpp"
 
@@ -54,6 +56,10 @@ struct BuildOptions {
   // before a build, within the caller's budget, and each new build is offered to them. Null, or
   // the local store alone: builds only.
   cache::TierChain* tiers = nullptr;
+  // The share of the objects a farther tier serves that are built here too and compared byte for
+  // byte (trust/rebuild_sample.hpp), in the background: builds are deterministic, so a difference
+  // distrusts that tier and this machine's object replaces the one it served. 0: none.
+  double verify_remote_sample = 0;
 };
 
 // The PTX module a ptx recipe builds: the client's upload in the daemon's module store.
@@ -131,14 +137,18 @@ private:
                                                   std::string_view kernel, const std::string& target,
                                                   uint64_t module_hash) const;
   [[nodiscard]] std::optional<std::string> queue_full(Priority priority) const;
-  // The object from a farther tier, backfilled into the local store, or nullopt.
-  [[nodiscard]] std::optional<cache::Hit> fetch(Mode mode, const cache::CacheKey& key,
-                                                std::string_view kernel, const std::string& target,
+  // The object of `job`'s key from a farther tier, backfilled into the local store, or nullopt.
+  // A sample of what farther tiers serve is checked against a build here (check_remote).
+  [[nodiscard]] std::optional<cache::Hit> fetch(const Job& job,
                                                 std::chrono::steady_clock::time_point deadline);
+  void check_remote(const Job& job, const cache::ChainHit& hit);
+  void run_check(const std::shared_ptr<Job>& job);
   void publish(Mode mode, const cache::Hit& hit, std::span<const std::byte> object);
   // Queues a job whose flight this caller leads (its queue slot already taken).
   void submit(const std::shared_ptr<Job>& job, Priority priority);
   void run_job(const std::shared_ptr<Job>& job);
+  struct Compiled;
+  [[nodiscard]] Expected<Compiled> compile(const Job& job);
   [[nodiscard]] Expected<cache::Hit> build(const Job& job);
   void record(const Job& job, const std::string& state, const std::string& reason);
 
@@ -163,6 +173,8 @@ private:
   int64_t m_negative_hits = 0;
   int64_t m_rejected_queue_full = 0;
   std::deque<BuildRecord> m_recent;
+  std::optional<trust::RebuildSampler> m_sampler; // unset: remote objects are not rebuilt here
+  std::map<std::string, std::unique_ptr<trust::UpstreamTrust>> m_trust; // by tier name
 };
 
 } // namespace d4r::daemon

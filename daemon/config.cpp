@@ -2,8 +2,10 @@
 
 #include "cache/remote/redis/endpoint.hpp"
 #include "trust/key_location.hpp"
+#include "trust/public_key.hpp"
 #include "trust/rebuild_sample.hpp"
 #include "util/environment.hpp"
+#include "util/host_port.hpp"
 #include "util/settings.hpp"
 #include "util/socket_path.hpp"
 #include "util/tokens.hpp"
@@ -135,6 +137,22 @@ Expected<bool> apply_remote_flag(FlagCursor& cursor, DaemonConfig& config)
   } else if (matches(arg, "--redis-budget-ms")) {
     TRY_ASSIGN(std::string text, cursor.value_of("--redis-budget-ms"));
     TRY_ASSIGN(config.redis_budget_ms, parse_size("--redis-budget-ms", text));
+  } else if (matches(arg, "--upstream")) {
+    TRY_ASSIGN(config.upstream, cursor.value_of("--upstream"));
+    TRY(split_host_port(config.upstream, "--upstream"));
+  } else if (matches(arg, "--upstream-ca")) {
+    TRY_ASSIGN(config.upstream_ca, cursor.value_of("--upstream-ca"));
+  } else if (matches(arg, "--upstream-token-file")) {
+    TRY_ASSIGN(config.upstream_token_file, cursor.value_of("--upstream-token-file"));
+  } else if (matches(arg, "--upstream-key")) {
+    TRY_ASSIGN(config.upstream_key, cursor.value_of("--upstream-key"));
+    Expected<trust::PublicKey> key = trust::parse_public_key(config.upstream_key);
+    if (!key) {
+      return make_error(ErrorCode::invalid_argument, "--upstream-key: " + key.error().message);
+    }
+  } else if (matches(arg, "--upstream-budget-ms")) {
+    TRY_ASSIGN(std::string text, cursor.value_of("--upstream-budget-ms"));
+    TRY_ASSIGN(config.upstream_budget_ms, parse_size("--upstream-budget-ms", text));
   } else {
     return false;
   }
@@ -164,6 +182,37 @@ Expected<void> check_remote_flags(DaemonConfig& config, const Environment& env)
   config.tls_cert = std::filesystem::absolute(config.tls_cert, ec);
   config.tls_key = std::filesystem::absolute(config.tls_key, ec);
   config.token_file = std::filesystem::absolute(config.token_file, ec);
+  return {};
+}
+
+// An upstream's results are native code that cannot be checked by looking at it: without the
+// key they must be signed with, and a token for the server, the daemon does not start.
+Expected<void> check_upstream_flags(DaemonConfig& config)
+{
+  bool given = config.upstream_ca || !config.upstream_token_file.empty() || !config.upstream_key.empty();
+  if (config.upstream.empty()) {
+    if (given) {
+      return make_error(ErrorCode::invalid_argument, "--upstream-ca, --upstream-token-file and "
+                                                     "--upstream-key need --upstream HOST:PORT");
+    }
+    return {};
+  }
+  if (config.upstream_key.empty()) {
+    return make_error(ErrorCode::invalid_argument,
+                      "--upstream needs --upstream-key ed25519:KEY, the key its results are signed "
+                      "with (`d4r-kernel key show` on the server prints it): unsigned code is "
+                      "never taken");
+  }
+  if (config.upstream_token_file.empty()) {
+    return make_error(ErrorCode::invalid_argument,
+                      "--upstream needs --upstream-token-file FILE holding this machine's token "
+                      "(`d4r-kernel token add NAME` on the server makes one)");
+  }
+  std::error_code ec;
+  config.upstream_token_file = std::filesystem::absolute(config.upstream_token_file, ec);
+  if (config.upstream_ca) {
+    config.upstream_ca = std::filesystem::absolute(*config.upstream_ca, ec);
+  }
   return {};
 }
 
@@ -325,6 +374,7 @@ Expected<ParsedConfig> parse_config(const std::vector<std::string>& args,
                       "no cache directory: set --cache-dir, XDG_CACHE_HOME or HOME");
   }
   TRY(check_remote_flags(config, to_map(environment)));
+  TRY(check_upstream_flags(config));
   // A quota smaller than the largest upload would abandon every upload of that size.
   if (config.transport_memory_bytes < config.max_ptx_bytes + k_transport_headroom) {
     return make_error(ErrorCode::invalid_argument,
@@ -414,8 +464,9 @@ on-demand builds (native sources of kernels/, compiled in isolated worker proces
 
 a build server for other machines (off unless --listen is given; TLS only, a token per call):
   --listen HOST:PORT      also serve gRPC on TCP (e.g. 0.0.0.0:7467; port 0: any free one),
-                          beside the Unix socket; Resolve, Build, Prepare, PutModule and
-                          LookupCompiled only, code objects always sent as bytes
+                          beside the Unix socket; Resolve, Build, Prepare, PutModule,
+                          LookupCompiled and FetchObject (another daemon's --upstream) only,
+                          code objects always sent as bytes
   --tls-cert FILE         the server's PEM certificate (chain); required with --listen
   --tls-key FILE          its PEM private key (keep it 0600); required with --listen
   --tls-client-ca FILE    require client certificates signed by this PEM CA (mutual TLS)
@@ -426,14 +477,25 @@ a build server for other machines (off unless --listen is given; TLS only, a tok
                           first use (default $XDG_STATE_HOME/d4r-kerneld/signing.key, else
                           ~/.local/state/d4r-kerneld/signing.key; mode 0600). Clients pin its
                           public key: `d4r-kernel key show`
-  --verify-remote-sample RATE  the share of an upstream's results (0 to 1, or N%) rebuilt here
-                          and compared byte for byte (default 0.05); a mismatch distrusts it
+  --verify-remote-sample RATE  the share of the objects an upstream or Redis serves (0 to 1,
+                          or N%) built here too, in the background, and compared byte for byte
+                          (default 0.05); a difference distrusts that tier until a restart
   --redis ENDPOINT        share built kernels with other hosts through this Redis server
                           (unix:/run/redis/redis.sock or redis://IP:PORT, an address, not a
                           host name; off by default): asked after the local store, before a
                           build, and given every new build; when it is down or slow the daemon
                           builds locally
   --redis-budget-ms N     the most one Redis lookup or store may take (default 50)
+  --upstream HOST:PORT    ask this build server (another d4r-kerneld's --listen, over TLS) for
+                          what the local store lacks, before building; its objects are kept
+                          here. Off by default; when it is down, slow or refuses, the daemon
+                          builds locally and leaves it alone for a while
+  --upstream-ca FILE      the PEM CA its certificate must chain to (default: the system's)
+  --upstream-token-file FILE  the token this machine was given (`d4r-kernel token add NAME` on
+                          the server), on the file's first line; keep it 0600
+  --upstream-key ed25519:KEY  the server's public key (`d4r-kernel key show` there): an object
+                          it did not sign with this key is refused. Required with --upstream
+  --upstream-budget-ms N  the most one fetch from it may take (default 250)
   --version               print the version and exit
   -h, --help              print this help and exit
 

@@ -63,6 +63,13 @@ struct DaemonConfig {
   // unless --redis is given. Checked by parse_endpoint here, so a bad spelling refuses to start.
   std::string redis;                        // --redis unix:/path | redis://IP:PORT
   int64_t redis_budget_ms = 50;             // --redis-budget-ms: one lookup or store, at most
+  // Another daemon's store, asked after the local one (upstream_tier.hpp): off unless --upstream
+  // is given, and then only with the key its results must be signed with and a token.
+  std::string upstream;                      // --upstream HOST:PORT (TLS)
+  std::optional<std::filesystem::path> upstream_ca; // --upstream-ca: PEM roots (default: system's)
+  std::filesystem::path upstream_token_file; // --upstream-token-file: the token, on its first line
+  std::string upstream_key;                  // --upstream-key ed25519:BASE64, the pinned key
+  int64_t upstream_budget_ms = 250;          // --upstream-budget-ms: one fetch, at most
 };
 
 enum class ParseStatus { run, help, version };

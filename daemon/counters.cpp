@@ -83,6 +83,8 @@ const char* to_string(Counter counter)
     return "compiled.rejected";
   case Counter::compiled_damage_report:
     return "compiled.damage_report";
+  case Counter::upstream_served:
+    return "upstream.served";
   case Counter::count_:
     break;
   }

@@ -50,6 +50,7 @@ enum class Counter {
   compiled_stored,        // StoreCompiled: stored
   compiled_rejected,      // StoreCompiled refused: over the size cap, bytes not their sha256
   compiled_damage_report, // a client read a compiled module named by path that failed its digest
+  upstream_served,        // FetchObject: a stored object handed, signed, to another daemon
   count_ // keep last
 };
 

@@ -141,6 +141,7 @@ BuildOptions build_options(const DaemonConfig& config)
   options.limits.cpu = std::chrono::seconds(config.build_cpu_seconds);
   options.limits.wall = std::chrono::seconds(config.build_wall_seconds);
   options.limits.memory_bytes = config.build_memory_bytes;
+  options.verify_remote_sample = config.verify_remote_sample;
   options.max_queued = config.max_queued_builds;
   return options;
 }
@@ -171,6 +172,7 @@ KernelCore::KernelCore(DaemonConfig config, std::string detected_target,
     : m_config(std::move(config)), m_detected_target(std::move(detected_target)),
       m_cache(std::move(cache)),
       m_tiers([](const std::string& line) { spdlog::warn("{}", line); }),
+      m_local_tier(cache::make_local_tier(*m_cache)), m_signer(m_config.signing_key),
       m_modules(m_config.cache_dir / "modules", m_config.max_ptx_bytes),
       m_uploads(m_config.upload_memory_bytes),
       m_started(std::chrono::steady_clock::now())

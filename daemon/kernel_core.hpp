@@ -15,6 +15,7 @@
 #include "daemon/module_store.hpp"
 #include "daemon/release/release_catalog.hpp"
 #include "daemon/release_export.hpp"
+#include "daemon/result_signer.hpp"
 #include "daemon/single_flight.hpp"
 #include "daemon/telemetry.hpp"
 #include "daemon/upload_budget.hpp"
@@ -120,6 +121,12 @@ struct PrepareAnswer {
 
 // `d4r-kernel pin` / `unpin` (kernel_core_release.cpp): entries the rule matches now, whether an
 // unpin found its rule, and every pin of the modes asked afterwards.
+// A stored object and this daemon's signature over it and its key (trust/object_signature.hpp).
+struct SignedObject {
+  cache::TierObject object;
+  std::string signature; // trust::to_text(ObjectSignature)
+};
+
 struct PinAnswer {
   int64_t matched = 0;
   bool removed = false;
@@ -190,6 +197,12 @@ public:
   // only as a cache::Tier. Call before the core serves.
   void add_tier(std::unique_ptr<cache::Tier> tier, cache::TierPolicy policy = {});
 
+  // What a build server serves another daemon's upstream tier (kernel_core_fetch.cpp): the object
+  // its local store holds for a key text, signed with its key (result_signer.hpp). Only the local
+  // store is asked, never this daemon's own farther tiers: two daemons that name each other as
+  // upstream must not ask each other in a loop. Empty when the store has no object for the key.
+  [[nodiscard]] Expected<std::optional<SignedObject>> fetch_signed(std::string_view key_text);
+
   // Stops the builds (BuildService::stop) so that a daemon asked to stop stops within seconds.
   void stop_builds();
 
@@ -241,6 +254,8 @@ private:
   Telemetry m_telemetry; // before the cache and builds, which report to it
   std::unique_ptr<cache::Cache> m_cache;
   cache::TierChain m_tiers; // the local store (m_cache) first, then what add_tier added
+  std::unique_ptr<cache::Tier> m_local_tier; // the local store alone, for fetch_signed
+  ResultSigner m_signer;
   std::unique_ptr<release::ReleaseCatalog> m_catalog; // null without a native dir
   std::unique_ptr<BuildService> m_builds;             // null without recipes
   ModuleStore m_modules;

@@ -334,6 +334,21 @@ grpc::ServerUnaryReactor* KernelService::List(grpc::CallbackServerContext* conte
   });
 }
 
+// A game's Resolve on the asking machine waits for this answer: interactive, like Resolve.
+grpc::ServerUnaryReactor* KernelService::FetchObject(grpc::CallbackServerContext* context,
+                                                     const pb::FetchObjectRequest* request,
+                                                     pb::FetchObjectReply* reply)
+{
+  return run(context, Priority::interactive, [this, key = request->key(), reply] {
+    Expected<std::optional<SignedObject>> found = m_core.fetch_signed(key);
+    if (!found) {
+      return wire::to_grpc_status(found.error());
+    }
+    wire::fill_fetch_object_reply(std::move(*found), *reply);
+    return grpc::Status::OK;
+  });
+}
+
 grpc::ServerUnaryReactor* KernelService::Purge(grpc::CallbackServerContext* context,
                                                const pb::PurgeRequest* request,
                                                pb::PurgeReply* reply)

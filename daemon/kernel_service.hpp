@@ -73,6 +73,10 @@ public:
   grpc::ServerUnaryReactor* LookupCompiled(grpc::CallbackServerContext* context,
                                            const pb::LookupCompiledRequest* request,
                                            pb::LookupCompiledReply* reply) override;
+  // Another daemon's upstream tier asks for a stored object by key (upstream_tier.hpp).
+  grpc::ServerUnaryReactor* FetchObject(grpc::CallbackServerContext* context,
+                                        const pb::FetchObjectRequest* request,
+                                        pb::FetchObjectReply* reply) override;
 
   // The build server's clients, shown by Status and Metrics (remote_server.hpp); null: none.
   void set_remote_clients(const RemoteClients* clients) { m_remote_clients = clients; }

@@ -10,6 +10,7 @@
 #include "daemon/release/gpu_detection.hpp"
 #include "daemon/server.hpp"
 #include "daemon/task_pool.hpp"
+#include "daemon/upstream_tier.hpp"
 #include "daemon/worker_runner.hpp"
 #include "util/timer.hpp"
 
@@ -103,6 +104,24 @@ void add_redis_tier(const DaemonConfig& config, KernelCore& core)
                config.redis_budget_ms);
 }
 
+// Another daemon's store, after the local one (and before Redis: a build host's answer is
+// signed, so it is trusted as far as the pinned key is). Its files are read now: a token or CA
+// that cannot be read refuses to start rather than fail every lookup later.
+Expected<void> add_upstream_tier(const DaemonConfig& config, KernelCore& core)
+{
+  if (config.upstream.empty()) {
+    return {};
+  }
+  TRY_ASSIGN(UpstreamOptions options, upstream_options(config));
+  std::chrono::milliseconds budget(config.upstream_budget_ms);
+  core.add_tier(make_upstream_tier(std::move(options)),
+                cache::TierPolicy{.budget = budget, .backoff = std::chrono::milliseconds(1000),
+                                  .max_backoff = std::chrono::milliseconds(60000)});
+  spdlog::info("upstream tier {} (budget {} ms per fetch, results signed by {})", config.upstream,
+               config.upstream_budget_ms, config.upstream_key);
+  return {};
+}
+
 int run_daemon(const DaemonConfig& config)
 {
   raise_descriptor_limit();
@@ -121,6 +140,10 @@ int run_daemon(const DaemonConfig& config)
       return 1;
     }
     core = std::move(*created);
+  }
+  if (Expected<void> upstream = add_upstream_tier(config, *core); !upstream) {
+    spdlog::critical("{}", upstream.error().message);
+    return 1;
   }
   add_redis_tier(config, *core);
   Expected<Listener> listener = Listener::open(config.socket_path);

@@ -1,6 +1,7 @@
 #include "daemon/remote_server.hpp"
 
 #include "daemon/auth_processor.hpp"
+#include "util/host_port.hpp"
 
 #include <grpcpp/resource_quota.h>
 #include <grpcpp/security/server_credentials.h>
@@ -10,7 +11,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <charconv>
 #include <climits>
 #include <fstream>
 #include <sstream>
@@ -200,27 +200,12 @@ grpc::ServerUnaryReactor* RemoteService::LookupCompiled(grpc::CallbackServerCont
   return m_local.LookupCompiled(context, request, reply);
 }
 
-Expected<std::pair<std::string, int>> split_listen_address(std::string_view address)
+// Bytes by nature: what another daemon's upstream tier stores in its own cache.
+grpc::ServerUnaryReactor* RemoteService::FetchObject(grpc::CallbackServerContext* context,
+                                                     const pb::FetchObjectRequest* request,
+                                                     pb::FetchObjectReply* reply)
 {
-  size_t colon = address.rfind(':');
-  auto bad = [address](std::string why) {
-    return make_error(ErrorCode::invalid_argument,
-                      "--listen " + std::string(address.substr(0, 256)) + ": " + why);
-  };
-  if (colon == std::string_view::npos || colon == 0) {
-    return bad("expected HOST:PORT (e.g. 0.0.0.0:7467, [::]:7467)");
-  }
-  std::string_view host = address.substr(0, colon);
-  std::string_view port_text = address.substr(colon + 1);
-  int port = -1;
-  auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (ec != std::errc() || end != port_text.data() + port_text.size() || port < 0 || port > 65535) {
-    return bad("the port is not a number from 0 to 65535");
-  }
-  if (host.find(':') != std::string_view::npos && !(host.starts_with('[') && host.ends_with(']'))) {
-    return bad("an IPv6 host is written in brackets ([::1]:7467)");
-  }
-  return std::pair<std::string, int>(std::string(host), port);
+  return m_local.FetchObject(context, request, reply);
 }
 
 RemoteServer::RemoteServer(const DaemonConfig& config, KernelService& local, RemoteClients& clients)
@@ -238,7 +223,7 @@ Expected<std::unique_ptr<RemoteServer>> RemoteServer::start(const DaemonConfig& 
                                                             RemoteClients& clients,
                                                             int64_t max_message_bytes)
 {
-  TRY_ASSIGN(auto host_port, split_listen_address(config.listen));
+  TRY_ASSIGN(auto host_port, split_host_port(config.listen, "--listen"));
   TRY_ASSIGN(std::shared_ptr<grpc::ServerCredentials> credentials, tls_credentials(config));
   std::unique_ptr<RemoteServer> server(new RemoteServer(config, local, clients));
   credentials->SetAuthMetadataProcessor(

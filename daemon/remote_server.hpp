@@ -5,7 +5,8 @@
 // TCP: a cleartext connection fails its TLS handshake.
 //
 // It serves only what another machine's client or daemon needs: Prepare, PutModule, Resolve,
-// Build and LookupCompiled, forwarded to the local service; every other method (Import, Purge,
+// Build, LookupCompiled and FetchObject (a daemon's upstream tier), forwarded to the local
+// service; every other method (Import, Purge,
 // Export, Pin, Warm, StoreCompiled, Status, Metrics) is UNIMPLEMENTED here, as it reads or
 // changes this machine's files or tells of its other clients. A remote client always receives
 // the bytes of a code object, never a path: its requests' accept_path is cleared before the
@@ -43,6 +44,9 @@ public:
   grpc::ServerUnaryReactor* LookupCompiled(grpc::CallbackServerContext* context,
                                            const pb::LookupCompiledRequest* request,
                                            pb::LookupCompiledReply* reply) override;
+  grpc::ServerUnaryReactor* FetchObject(grpc::CallbackServerContext* context,
+                                        const pb::FetchObjectRequest* request,
+                                        pb::FetchObjectReply* reply) override;
 
 private:
   KernelService& m_local;
@@ -70,8 +74,5 @@ private:
   std::string m_address;
   std::unique_ptr<grpc::Server> m_server;
 };
-
-// "HOST:PORT" or "[V6]:PORT" with a port of 0 to 65535: the host and the port, else an error.
-[[nodiscard]] Expected<std::pair<std::string, int>> split_listen_address(std::string_view address);
 
 } // namespace d4r::daemon

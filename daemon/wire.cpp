@@ -8,6 +8,19 @@
 
 namespace d4r::daemon::wire {
 
+void fill_fetch_object_reply(std::optional<SignedObject> found, pb::FetchObjectReply& reply)
+{
+  reply.set_found(found.has_value());
+  if (!found) {
+    return;
+  }
+  cache::TierObject& object = found->object;
+  reply.set_object(reinterpret_cast<const char*>(object.bytes.data()), object.bytes.size());
+  reply.set_sha256(reinterpret_cast<const char*>(object.digest.data()), object.digest.size());
+  reply.set_metadata(std::move(object.metadata));
+  reply.set_signature(std::move(found->signature));
+}
+
 namespace {
 
 constexpr size_t k_max_status_message = 1024;
@@ -256,6 +269,7 @@ void fill_status_reply(const StatusSnapshot& status, pb::StatusReply& reply)
     out.set_mismatches(tier.mismatches);
     out.set_stores(tier.stores);
     out.set_backed_off(tier.backed_off);
+    out.set_distrusted(tier.distrusted);
     out.set_last_error(tier.last_error.substr(0, k_max_status_message));
   }
 }

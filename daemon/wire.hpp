@@ -31,6 +31,7 @@ void fill_status_reply(const StatusSnapshot& status, pb::StatusReply& reply);
 void fill_import_reply(const ImportSummary& summary, pb::ImportReply& reply);
 void fill_list_reply(const std::vector<std::pair<Mode, cache::Entry>>& entries, pb::ListReply& reply);
 void fill_purge_reply(const cache::PurgeResult& result, pb::PurgeReply& reply);
+void fill_fetch_object_reply(std::optional<SignedObject> found, pb::FetchObjectReply& reply);
 
 // The launch metadata of an answer (the cache's, cache/launch_metadata.hpp) as the RPC sends it.
 void fill_launch_metadata(const cache::LaunchMetadata& meta, pb::LaunchMetadata& out);

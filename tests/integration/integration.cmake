@@ -17,6 +17,7 @@ set_target_properties(d4r-test-counters PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CM
 
 # The real daemon as a child process (also used by bench/); free of protobuf.
 add_library(d4r_test_harness STATIC ${D4R_INTEGRATION}/daemon_process.cpp
+  ${D4R_INTEGRATION}/tls_loopback.cpp
   ${D4R_TEST_SOURCE_DIR}/support/tool_run.cpp)
 target_include_directories(d4r_test_harness PUBLIC ${D4R_INTEGRATION} ${PROJECT_SOURCE_DIR})
 target_compile_definitions(d4r_test_harness PUBLIC

@@ -150,6 +150,33 @@ TEST(TierChain, AFailingTierIsSkippedAndBackedOff)
   EXPECT_EQ(chain.lookup(Mode::fast, k_key, soon())->tier, 0U);
 }
 
+TEST(TierChain, ADistrustedTierIsNeverAskedOrGivenAnythingAgain)
+{
+  std::vector<std::string> log;
+  Fakes fakes([&log](const std::string& line) { log.push_back(line); });
+  FakeTier& local = fakes.add("local");
+  FakeTier& upstream = fakes.add("upstream", TierPolicy{100ms, 10ms, 10ms});
+  upstream.objects[k_key.to_text(Mode::fast)] = object_named("object");
+  ASSERT_EQ(fakes.chain.lookup(Mode::fast, k_key, soon(), 1)->tier, 1U);
+  EXPECT_EQ(upstream.lookups.load(), 1);
+
+  fakes.chain.distrust(1, "served bytes this machine does not build");
+  fakes.chain.distrust(1, "a second report"); // the first reason stays
+  EXPECT_FALSE(fakes.chain.lookup(Mode::fast, k_key, soon(), 1)) << "not asked";
+  std::this_thread::sleep_for(30ms); // past any backoff it could have had
+  EXPECT_FALSE(fakes.chain.lookup(Mode::fast, k_key, soon(), 1));
+  fakes.chain.store(Mode::fast, k_key, object_named("new"), soon(), 0);
+  EXPECT_EQ(upstream.lookups.load(), 1);
+  EXPECT_EQ(upstream.stores.load(), 0) << "given nothing";
+  EXPECT_EQ(local.stores.load(), 2) << "the backfill, then the store";
+  std::vector<TierHealth> health = fakes.chain.health();
+  EXPECT_TRUE(health[1].distrusted);
+  EXPECT_FALSE(health[0].distrusted);
+  EXPECT_EQ(health[1].last_error, "served bytes this machine does not build");
+  ASSERT_FALSE(log.empty());
+  EXPECT_NE(log.back().find("tier upstream: distrusted"), std::string::npos) << log.back();
+}
+
 TEST(TierChain, ASlowTierPastItsBudgetIsBackedOff)
 {
   Fakes fakes;

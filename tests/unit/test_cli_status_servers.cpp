@@ -113,9 +113,10 @@ TEST(StatusServers, TiersJson)
   json.end_object();
   EXPECT_EQ(json.text(),
             R"({"tiers":[{"name":"local","hits":9,"misses":2,"failures":0,"timeouts":0,)"
-            R"("skipped":0,"mismatches":0,"stores":2,"backed_off":false,"last_error":""},)"
+            R"("skipped":0,"mismatches":0,"stores":2,"backed_off":false,"distrusted":false,)"
+            R"("last_error":""},)"
             R"({"name":"redis unix:/run/redis.sock","hits":0,"misses":2,"failures":3,"timeouts":1,)"
-            R"("skipped":5,"mismatches":1,"stores":0,"backed_off":true,)"
+            R"("skipped":5,"mismatches":1,"stores":0,"backed_off":true,"distrusted":false,)"
             R"("last_error":"connection refused"}]})");
 }
 

@@ -103,6 +103,44 @@ TEST(DaemonConfig, BadInputGetsAClearError)
   EXPECT_FALSE(parse_config({}, {"HOME=/h", "D4R_PREFER_ACCURACY=maybe"}));
 }
 
+// An upstream is taken only with a pinned key and a token; each flag's spelling is checked when
+// parsed, so a mistake refuses to start with its reason.
+TEST(DaemonConfig, AnUpstreamNeedsAPinnedKeyAndAToken)
+{
+  const std::string key = "ed25519:gsJ4H1zjSeRn6IEGNmd5QOnRthNSLyDPoGK3ixtlhfc=";
+  Expected<ParsedConfig> parsed =
+      parse_config({"--upstream", "desk.lan:7467", "--upstream-key", key, "--upstream-token-file",
+                    "rel/token", "--upstream-budget-ms", "400"},
+                   {"HOME=/h"});
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(parsed->config.upstream, "desk.lan:7467");
+  EXPECT_EQ(parsed->config.upstream_key, key);
+  EXPECT_TRUE(parsed->config.upstream_token_file.is_absolute());
+  EXPECT_EQ(parsed->config.upstream_budget_ms, 400);
+  EXPECT_FALSE(parsed->config.upstream_ca);
+  EXPECT_TRUE(parse_config({}, {"HOME=/h"})->config.upstream.empty()) << "off by default";
+
+  auto refusal = [](std::vector<std::string> args) {
+    Expected<ParsedConfig> refused = parse_config(args, {"HOME=/h"});
+    return refused ? std::string("accepted") : refused.error().message;
+  };
+  EXPECT_NE(refusal({"--upstream", "desk.lan:7467", "--upstream-token-file", "t"})
+                .find("--upstream needs --upstream-key"),
+            std::string::npos);
+  EXPECT_NE(refusal({"--upstream", "desk.lan:7467", "--upstream-key", key})
+                .find("--upstream needs --upstream-token-file"),
+            std::string::npos);
+  EXPECT_NE(refusal({"--upstream", "desk.lan", "--upstream-key", key, "--upstream-token-file", "t"})
+                .find("--upstream desk.lan: expected HOST:PORT"),
+            std::string::npos);
+  EXPECT_NE(refusal({"--upstream", "desk.lan:7467", "--upstream-key", "ssh-ed25519 AAAA",
+                     "--upstream-token-file", "t"})
+                .find("--upstream-key: "),
+            std::string::npos);
+  EXPECT_NE(refusal({"--upstream-key", key}).find("need --upstream HOST:PORT"), std::string::npos);
+  EXPECT_NE(usage_text().find("--upstream-key ed25519:KEY"), std::string::npos);
+}
+
 TEST(DaemonConfig, HelpAndVersion)
 {
   EXPECT_EQ(parse_config({"--help"}, {"HOME=/h"})->status, ParseStatus::help);
