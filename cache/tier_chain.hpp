@@ -53,6 +53,7 @@ public:
   // Appends the next farther tier. Before the chain is shared between threads.
   void add(std::unique_ptr<Tier> tier, TierPolicy policy = {});
   [[nodiscard]] size_t size() const { return m_tiers.size(); }
+  [[nodiscard]] const std::string& name(size_t tier) const { return m_tiers.at(tier).health.name; }
 
   // The caller's own check of what a tier returned (its launch contract, say), after the digest:
   // false is that tier's miss, as a digest mismatch is, and nothing is backfilled from it.

@@ -404,7 +404,7 @@ void BuildService::check_remote(const Job& job, const cache::ChainHit& hit)
   }
   auto check = std::make_shared<Job>(job);
   check->flight = std::make_shared<BuildFlights::Flight>(); // nobody waits on a check
-  check->check = Job::RemoteCheck{hit.tier, hit.object.source, hit.object.bytes};
+  check->check = Job::RemoteCheck{hit.tier, m_options.tiers->name(hit.tier), hit.object.bytes};
   {
     std::lock_guard lock(m_mutex);
     if (queue_full(Priority::background)) {

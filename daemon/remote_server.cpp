@@ -1,6 +1,7 @@
 #include "daemon/remote_server.hpp"
 
 #include "daemon/auth_processor.hpp"
+#include "util/flag_file.hpp"
 #include "util/host_port.hpp"
 
 #include <grpcpp/resource_quota.h>
@@ -12,8 +13,6 @@
 #include <spdlog/spdlog.h>
 
 #include <climits>
-#include <fstream>
-#include <sstream>
 
 namespace d4r::daemon {
 
@@ -24,17 +23,6 @@ namespace hooks = grpc::experimental;
 int to_int(int64_t value)
 {
   return static_cast<int>(std::min<int64_t>(value, INT_MAX));
-}
-
-Expected<std::string> read_pem(std::string_view flag, const std::filesystem::path& path)
-{
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in || text.str().empty()) {
-    return make_error(ErrorCode::io, std::string(flag) + " " + path.string() + ": cannot be read");
-  }
-  return text.str();
 }
 
 // The method's name after the service's: "/d4r.kernel.v1.KernelService/Resolve" -> "Resolve".
@@ -130,8 +118,8 @@ private:
 Expected<std::shared_ptr<grpc::ServerCredentials>> tls_credentials(const DaemonConfig& config)
 {
   grpc::SslServerCredentialsOptions options;
-  TRY_ASSIGN(std::string cert, read_pem("--tls-cert", config.tls_cert));
-  TRY_ASSIGN(std::string key, read_pem("--tls-key", config.tls_key));
+  TRY_ASSIGN(std::string cert, read_flag_file("--tls-cert", config.tls_cert));
+  TRY_ASSIGN(std::string key, read_flag_file("--tls-key", config.tls_key));
   struct stat info {};
   if (::stat(config.tls_key.c_str(), &info) == 0 && (info.st_mode & 077) != 0) {
     spdlog::warn("remote: the TLS key {} is readable by others (mode {:04o}); it should be 0600",
@@ -139,7 +127,7 @@ Expected<std::shared_ptr<grpc::ServerCredentials>> tls_credentials(const DaemonC
   }
   options.pem_key_cert_pairs.push_back({std::move(key), std::move(cert)});
   if (config.tls_client_ca) {
-    TRY_ASSIGN(options.pem_root_certs, read_pem("--tls-client-ca", *config.tls_client_ca));
+    TRY_ASSIGN(options.pem_root_certs, read_flag_file("--tls-client-ca", *config.tls_client_ca));
     options.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
   }
   return grpc::SslServerCredentials(options);

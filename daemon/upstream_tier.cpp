@@ -2,6 +2,7 @@
 
 #include "daemon/wire.hpp"
 #include "trust/object_signature.hpp"
+#include "util/flag_file.hpp"
 
 #include "d4r/kernel/v1/kernel.grpc.pb.h"
 
@@ -9,8 +10,6 @@
 #include <grpcpp/security/credentials.h>
 #include <grpcpp/support/channel_arguments.h>
 
-#include <fstream>
-#include <sstream>
 
 namespace d4r::daemon {
 
@@ -20,17 +19,6 @@ namespace pb = ::d4r::kernel::v1;
 
 // A code object as large as the cache takes, with room for the metadata around it.
 constexpr int k_max_reply_bytes = 256 << 20;
-
-Expected<std::string> read_small_file(std::string_view flag, const std::filesystem::path& path)
-{
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in || text.str().empty()) {
-    return make_error(ErrorCode::io, std::string(flag) + " " + path.string() + ": cannot be read");
-  }
-  return text.str();
-}
 
 cache::TierFailure failure(ErrorCode code, std::string message, bool timeout = false)
 {
@@ -107,10 +95,10 @@ Expected<UpstreamOptions> upstream_options(const DaemonConfig& config)
   UpstreamOptions options;
   options.address = config.upstream;
   if (config.upstream_ca) {
-    TRY_ASSIGN(options.root_certs, read_small_file("--upstream-ca", *config.upstream_ca));
+    TRY_ASSIGN(options.root_certs, read_flag_file("--upstream-ca", *config.upstream_ca));
   }
   TRY_ASSIGN(std::string token_text,
-             read_small_file("--upstream-token-file", config.upstream_token_file));
+             read_flag_file("--upstream-token-file", config.upstream_token_file));
   options.token = token_text.substr(0, token_text.find_first_of("\r\n"));
   if (options.token.empty() || options.token.find_first_of(" \t") != std::string::npos) {
     return make_error(ErrorCode::invalid_argument,
