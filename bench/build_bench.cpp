@@ -4,6 +4,7 @@
 // single worker, measured in the same run.
 // usage: d4r-bench-build [REPEATS=3]
 
+#include "bench/build_rpc.hpp"
 #include "daemon_process.hpp"
 
 #include "d4r/kernel/v1/kernel.grpc.pb.h"
@@ -24,6 +25,13 @@ using Clock = std::chrono::steady_clock;
 using d4r::testing::DaemonOptions;
 using d4r::testing::DaemonProcess;
 using d4r::testing::TempDir;
+using d4r::bench::purge;
+
+double timed_build(pb::KernelService::Stub& stub, const std::string& kernel,
+                   const std::string& target, pb::Mode mode)
+{
+  return d4r::bench::timed_build("d4r-bench-build", stub, kernel, target, mode);
+}
 
 constexpr const char* k_examples[] = {"d4r_example_layer", "d4r_example_wave64",
                                       "d4r_example_accuracy", "d4r_example_fp8",
@@ -34,36 +42,6 @@ std::unique_ptr<pb::KernelService::Stub> stub_of(const DaemonProcess& daemon)
 {
   return pb::KernelService::NewStub(grpc::CreateChannel("unix:" + daemon.socket_path().string(),
                                                         grpc::InsecureChannelCredentials()));
-}
-
-// One Build RPC; the milliseconds it took, or -1 when it did not come back READY.
-double timed_build(pb::KernelService::Stub& stub, const std::string& kernel, const std::string& target,
-                   pb::Mode mode)
-{
-  pb::BuildRequest request;
-  request.set_kernel(kernel);
-  request.mutable_selection()->set_target(target);
-  request.mutable_selection()->set_mode(mode);
-  request.set_wait_budget_ms(600000);
-  request.set_accept_path(true);
-  pb::ResolveReply reply;
-  grpc::ClientContext context;
-  Clock::time_point start = Clock::now();
-  grpc::Status status = stub.Build(&context, request, &reply);
-  double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-  if (!status.ok() || reply.outcome() != pb::ResolveReply::READY) {
-    std::fprintf(stderr, "d4r-bench-build: %s %s: %s\n", kernel.c_str(), target.c_str(),
-                 status.ok() ? reply.reason().c_str() : status.error_message().c_str());
-    return -1;
-  }
-  return ms;
-}
-
-void purge(pb::KernelService::Stub& stub)
-{
-  pb::PurgeReply reply;
-  grpc::ClientContext context;
-  static_cast<void>(stub.Purge(&context, pb::PurgeRequest(), &reply));
 }
 
 double median(std::vector<double> values)

@@ -4,6 +4,7 @@
 // object, and of a cold build of it here, which is what the upstream saves.
 // usage: d4r-bench-upstream [REPEATS=40]
 
+#include "bench/build_rpc.hpp"
 #include "daemon_process.hpp"
 #include "tls_loopback.hpp"
 
@@ -24,8 +25,15 @@
 namespace {
 
 namespace pb = ::d4r::kernel::v1;
-using Clock = std::chrono::steady_clock;
 using namespace d4r::testing;
+using d4r::bench::purge;
+
+// One Build RPC of d4r_example_layer for gfx1101; milliseconds, or -1 when not READY.
+double timed_build(pb::KernelService::Stub& stub)
+{
+  return d4r::bench::timed_build("d4r-bench-upstream", stub, "d4r_example_layer", "gfx1101",
+                                 pb::MODE_FAST);
+}
 
 constexpr const char* k_token = "d4r_token-of-the-bench-handheld-only-0000000000";
 
@@ -33,35 +41,6 @@ std::unique_ptr<pb::KernelService::Stub> stub_of(const DaemonProcess& daemon)
 {
   return pb::KernelService::NewStub(grpc::CreateChannel("unix:" + daemon.socket_path().string(),
                                                         grpc::InsecureChannelCredentials()));
-}
-
-// One Build RPC of d4r_example_layer for gfx1101; milliseconds, or -1 when not READY.
-double timed_build(pb::KernelService::Stub& stub)
-{
-  pb::BuildRequest request;
-  request.set_kernel("d4r_example_layer");
-  request.mutable_selection()->set_target("gfx1101");
-  request.mutable_selection()->set_mode(pb::MODE_FAST);
-  request.set_wait_budget_ms(600000);
-  request.set_accept_path(true);
-  pb::ResolveReply reply;
-  grpc::ClientContext context;
-  Clock::time_point start = Clock::now();
-  grpc::Status status = stub.Build(&context, request, &reply);
-  double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-  if (!status.ok() || reply.outcome() != pb::ResolveReply::READY) {
-    std::fprintf(stderr, "d4r-bench-upstream: %s\n",
-                 status.ok() ? reply.reason().c_str() : status.error_message().c_str());
-    return -1;
-  }
-  return ms;
-}
-
-void purge(pb::KernelService::Stub& stub)
-{
-  pb::PurgeReply reply;
-  grpc::ClientContext context;
-  static_cast<void>(stub.Purge(&context, pb::PurgeRequest(), &reply));
 }
 
 double quantile(std::vector<double> values, double q)
