@@ -2,6 +2,8 @@
 
 #include "cli/output.hpp"
 
+#include <map>
+
 namespace d4r::cli {
 
 namespace {
@@ -15,6 +17,21 @@ bool has_remote(const pb::StatusReply& reply)
 std::string count(int64_t value, const char* what)
 {
   return std::to_string(value) + " " + what;
+}
+
+// The calls a client limit refused, by limit, in the limits' order (a protobuf map has none).
+std::map<std::string, int64_t> rejected_by_limit(const pb::RemoteClient& client)
+{
+  return {client.rejected().begin(), client.rejected().end()};
+}
+
+std::string rejected_text(const pb::RemoteClient& client)
+{
+  std::string out;
+  for (const auto& [limit, calls] : rejected_by_limit(client)) {
+    out += (out.empty() ? "" : ", ") + limit + " " + std::to_string(calls);
+  }
+  return out.empty() ? "-" : out;
 }
 
 } // namespace
@@ -34,11 +51,12 @@ std::string remote_text(const pb::StatusReply& reply)
     return out + "no clients yet\n";
   }
   using A = Table::Align;
-  Table clients({"client", "requests", "failed", "refused", "last seen"},
-                {A::left, A::right, A::right, A::right, A::left});
+  Table clients({"client", "requests", "failed", "refused", "over a limit", "last seen"},
+                {A::left, A::right, A::right, A::right, A::left, A::left});
   for (const pb::RemoteClient& c : remote.clients()) {
     clients.add_row({c.name(), std::to_string(c.requests()), std::to_string(c.failed()),
-                     std::to_string(c.refused()), format_unix_ms(c.last_seen_unix() * 1000)});
+                     std::to_string(c.refused()), rejected_text(c),
+                     format_unix_ms(c.last_seen_unix() * 1000)});
   }
   return out + clients.render();
 }
@@ -64,6 +82,11 @@ void remote_json(JsonWriter& json, const pb::StatusReply& reply)
     json.key("requests").number(c.requests());
     json.key("failed").number(c.failed());
     json.key("refused").number(c.refused());
+    json.key("rejected").begin_object();
+    for (const auto& [limit, calls] : rejected_by_limit(c)) {
+      json.key(limit).number(calls);
+    }
+    json.end_object();
     json.key("last_seen_unix").number(c.last_seen_unix());
     json.end_object();
   }

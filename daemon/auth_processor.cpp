@@ -34,8 +34,19 @@ std::string refusal_message(const TokenCheck& check)
   D4R_UNREACHABLE("a verdict the switch covers");
 }
 
+std::string client_of(const grpc::AuthContext* context)
+{
+  if (context != nullptr) {
+    std::vector<grpc::string_ref> names = context->FindPropertyValues(k_client_property);
+    if (!names.empty()) {
+      return std::string(names.front().data(), names.front().size());
+    }
+  }
+  return "(unknown)";
+}
+
 grpc::Status TokenAuthProcessor::Process(const InputMetadata& auth_metadata,
-                                         grpc::AuthContext* /*context*/,
+                                         grpc::AuthContext* context,
                                          OutputMetadata* /*consumed_auth_metadata*/,
                                          OutputMetadata* /*response_metadata*/)
 {
@@ -47,6 +58,7 @@ grpc::Status TokenAuthProcessor::Process(const InputMetadata& auth_metadata,
   }
   TokenCheck check = m_tokens.check(value);
   if (check.verdict == TokenVerdict::accepted) {
+    context->AddProperty(k_client_property, check.client);
     return grpc::Status::OK;
   }
   m_clients.record_refusal(check);

@@ -2,9 +2,9 @@
 // The bearer-token check of a build server's TCP calls, as gRPC's own hook for it: an
 // AuthMetadataProcessor on the TLS credentials runs before any handler (or the health check)
 // sees the call. A call without "authorization: Bearer TOKEN", with a token no client has, or
-// with a revoked client's token is refused UNAUTHENTICATED, saying which, and counted. The
-// metadata is left on the call, so that the call's interceptor (remote_server.cpp) can name
-// the client in its log lines and counters.
+// with a revoked client's token is refused UNAUTHENTICATED, saying which, and counted. An
+// accepted call's auth context gets the client's name as property k_client_property, which the
+// call's interceptor and handlers (remote_server.cpp) read for logs, counters and limits.
 
 #include "daemon/remote_clients.hpp"
 #include "daemon/token_store.hpp"
@@ -17,6 +17,10 @@
 namespace d4r::daemon {
 
 inline constexpr std::string_view k_authorization_key = "authorization";
+inline constexpr const char* k_client_property = "d4r-client";
+
+// The name the token of the call named (k_client_property); "(unknown)" without one.
+[[nodiscard]] std::string client_of(const grpc::AuthContext* context);
 
 class TokenAuthProcessor final : public grpc::AuthMetadataProcessor {
 public:

@@ -114,10 +114,47 @@ bool matches(std::string_view arg, std::string_view flag)
   return arg == flag || (arg.starts_with(flag) && arg.size() > flag.size() && arg[flag.size()] == '=');
 }
 
+// A size or count where 0 means "no limit".
+Expected<int64_t> parse_size_or_off(std::string_view flag, std::string_view text)
+{
+  return text == "0" ? Expected<int64_t>(0) : parse_size(flag, text);
+}
+
+// What one client of the build server may ask (client_limits.hpp); false: not one of them.
+Expected<bool> apply_client_limit_flag(FlagCursor& cursor, ClientLimitSettings& limits)
+{
+  std::string_view arg = cursor.args[cursor.index];
+  if (matches(arg, "--client-rate")) {
+    TRY_ASSIGN(std::string text, cursor.value_of("--client-rate"));
+    TRY_ASSIGN(int64_t rate, parse_size_or_off("--client-rate", text));
+    limits.calls_per_second = static_cast<double>(std::min<int64_t>(rate, 1'000'000));
+  } else if (matches(arg, "--client-max-module")) {
+    TRY_ASSIGN(std::string text, cursor.value_of("--client-max-module"));
+    TRY_ASSIGN(limits.max_module_bytes, parse_size("--client-max-module", text));
+  } else if (matches(arg, "--client-upload-per-hour")) {
+    TRY_ASSIGN(std::string text, cursor.value_of("--client-upload-per-hour"));
+    TRY_ASSIGN(limits.upload_bytes_per_hour, parse_size_or_off("--client-upload-per-hour", text));
+  } else if (matches(arg, "--client-max-builds")) {
+    TRY_ASSIGN(std::string text, cursor.value_of("--client-max-builds"));
+    TRY_ASSIGN(limits.max_builds, parse_size_or_off("--client-max-builds", text));
+  } else if (matches(arg, "--client-max-wait-ms")) {
+    TRY_ASSIGN(std::string text, cursor.value_of("--client-max-wait-ms"));
+    TRY_ASSIGN(int64_t wait, parse_size("--client-max-wait-ms", text));
+    limits.max_wait_ms = static_cast<uint32_t>(std::min<int64_t>(wait, UINT32_MAX));
+  } else {
+    return false;
+  }
+  return true;
+}
+
 // The build server's flags (--listen and what TLS and tokens need); false: not one of them.
 Expected<bool> apply_remote_flag(FlagCursor& cursor, DaemonConfig& config)
 {
   std::string_view arg = cursor.args[cursor.index];
+  TRY_ASSIGN(bool limit, apply_client_limit_flag(cursor, config.client_limits));
+  if (limit) {
+    return true;
+  }
   if (matches(arg, "--listen")) {
     TRY_ASSIGN(config.listen, cursor.value_of("--listen"));
   } else if (matches(arg, "--tls-cert")) {
@@ -470,6 +507,15 @@ a build server for other machines (off unless --listen is given; TLS only, a tok
   --tls-cert FILE         the server's PEM certificate (chain); required with --listen
   --tls-key FILE          its PEM private key (keep it 0600); required with --listen
   --tls-client-ca FILE    require client certificates signed by this PEM CA (mutual TLS)
+  --client-rate N         calls a second one client may make (default 200, a second's worth
+                          at once; 0: no limit)
+  --client-max-module SIZE  the largest PTX module one client may upload (default 16M)
+  --client-upload-per-hour SIZE  what one client may upload in an hour (default 1G; 0: no limit)
+  --client-max-builds N   Resolve and Build calls one client may have in flight (default 4;
+                          0: no limit); past a limit Resolve and Build are REJECTED with the
+                          limit's reason, other calls RESOURCE_EXHAUSTED, counted per client
+  --client-max-wait-ms N  the longest one call may wait for a build (default 60000; a longer
+                          wait is shortened: the build goes on, the client asks again)
   --token-file FILE       the clients' token hashes (default $XDG_STATE_HOME/d4r-kerneld/tokens,
                           else ~/.local/state/d4r-kerneld/tokens; `d4r-kernel token add NAME`),
                           read again whenever it changes

@@ -3,6 +3,7 @@
 // over defaults. The environment variables are the ones d4r users already set for the CUDA bridge,
 // read with the client's and the CLI's code (util/settings.hpp, util/socket_path.hpp).
 
+#include "daemon/client_limits.hpp"
 #include "util/error.hpp"
 #include "util/kernel_identity.hpp"
 
@@ -56,6 +57,7 @@ struct DaemonConfig {
   std::filesystem::path tls_key;            // --tls-key: PEM private key
   std::optional<std::filesystem::path> tls_client_ca; // --tls-client-ca: require client certs
   std::filesystem::path token_file;         // --token-file, default $XDG_STATE_HOME/d4r-kerneld/tokens
+  ClientLimitSettings client_limits;        // --client-*: what one client may ask
   // Trust in remote results (trust/): the key this daemon signs with, the share it rebuilds.
   std::filesystem::path signing_key;        // --signing-key, default $XDG_STATE_HOME/d4r-kerneld/signing.key
   double verify_remote_sample = 0.05;       // --verify-remote-sample: remote results rebuilt here

@@ -222,6 +222,14 @@ void write_remote(Writer& out, const pb::StatusReply& status)
   for (const pb::RemoteClient& client : remote.clients()) {
     out.sample("d4r_remote_refused_total", {{"client", client.name()}}, client.refused());
   }
+  out.family("d4r_remote_rejected_total", "counter",
+             "TCP calls per client refused by a client limit (--client-*), by limit");
+  for (const pb::RemoteClient& client : remote.clients()) {
+    std::map<std::string, int64_t> by_limit(client.rejected().begin(), client.rejected().end());
+    for (const auto& [limit, calls] : by_limit) {
+      out.sample("d4r_remote_rejected_total", {{"client", client.name()}, {"limit", limit}}, calls);
+    }
+  }
 }
 
 } // namespace

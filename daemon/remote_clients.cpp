@@ -1,6 +1,7 @@
 #include "daemon/remote_clients.hpp"
 
 #include <chrono>
+#include <utility>
 
 namespace d4r::daemon {
 
@@ -22,16 +23,36 @@ void RemoteClients::set_listening(std::string listen, bool mutual_tls)
   m_mutual_tls = mutual_tls;
 }
 
-void RemoteClients::record_call(std::string_view client, bool ok)
+RemoteClientCounts& RemoteClients::client(std::string_view name)
+{
+  auto found = m_clients.find(name);
+  if (found == m_clients.end()) {
+    RemoteClientCounts counts;
+    counts.name = name;
+    found = m_clients.emplace(std::string(name), std::move(counts)).first;
+  }
+  return found->second;
+}
+
+void RemoteClients::record_call(std::string_view name, bool ok)
 {
   std::lock_guard lock(m_mutex);
-  auto found = m_clients.find(client);
-  if (found == m_clients.end()) {
-    found = m_clients.emplace(std::string(client), RemoteClientCounts{std::string(client)}).first;
+  RemoteClientCounts& counts = client(name);
+  ++counts.requests;
+  counts.failed += ok ? 0 : 1;
+  counts.last_seen_unix = now_unix();
+}
+
+void RemoteClients::record_rejection(std::string_view name, LimitReason reason)
+{
+  std::lock_guard lock(m_mutex);
+  RemoteClientCounts& counts = client(name);
+  auto key = to_string(reason);
+  auto found = counts.rejected.find(key);
+  if (found == counts.rejected.end()) {
+    found = counts.rejected.emplace(std::string(key), 0).first;
   }
-  ++found->second.requests;
-  found->second.failed += ok ? 0 : 1;
-  found->second.last_seen_unix = now_unix();
+  ++found->second;
 }
 
 void RemoteClients::record_refusal(const TokenCheck& check)
@@ -48,12 +69,9 @@ void RemoteClients::record_refusal(const TokenCheck& check)
     return;
   case TokenVerdict::revoked: {
     ++m_revoked;
-    auto found = m_clients.find(check.client);
-    if (found == m_clients.end()) {
-      found = m_clients.emplace(check.client, RemoteClientCounts{check.client}).first;
-    }
-    ++found->second.refused;
-    found->second.last_seen_unix = now_unix();
+    RemoteClientCounts& counts = client(check.client);
+    ++counts.refused;
+    counts.last_seen_unix = now_unix();
     return;
   }
   }
@@ -83,6 +101,9 @@ void fill_remote_stats(const RemoteSnapshot& snapshot, ::d4r::kernel::v1::Remote
     client->set_failed(counts.failed);
     client->set_refused(counts.refused);
     client->set_last_seen_unix(counts.last_seen_unix);
+    for (const auto& [reason, count] : counts.rejected) {
+      (*client->mutable_rejected())[reason] = count;
+    }
   }
 }
 

@@ -1,10 +1,11 @@
 #pragma once
 // What the build server's named clients asked for, counted per client name (the token file's),
-// and the TCP calls refused for their token, by why: `d4r-kernel status` and the metrics scrape
+// the TCP calls refused for their token, by why, and the calls a client limit refused, by limit: `d4r-kernel status` and the metrics scrape
 // read it (fill_remote_stats). The names are the token file's, so the table stays as small as it.
 //
 // Thread-safe: gRPC's threads record, Status reads.
 
+#include "daemon/client_limits.hpp"
 #include "daemon/token_store.hpp"
 
 #include "d4r/kernel/v1/kernel.pb.h"
@@ -25,6 +26,7 @@ struct RemoteClientCounts {
   int64_t failed = 0;         // of those, answered with a status other than OK
   int64_t refused = 0;        // calls refused for this client's revoked token
   int64_t last_seen_unix = 0; // seconds
+  std::map<std::string, int64_t, std::less<>> rejected; // calls refused by a limit, by reason
 };
 
 struct RemoteSnapshot {
@@ -41,6 +43,7 @@ public:
   void set_listening(std::string listen, bool mutual_tls);
   void record_call(std::string_view client, bool ok);
   void record_refusal(const TokenCheck& check);
+  void record_rejection(std::string_view client, LimitReason reason);
   [[nodiscard]] RemoteSnapshot snapshot() const;
 
 private:
@@ -50,6 +53,7 @@ private:
   int64_t m_missing = 0;
   int64_t m_unknown = 0;
   int64_t m_revoked = 0;
+  RemoteClientCounts& client(std::string_view name); // m_mutex held
   std::map<std::string, RemoteClientCounts, std::less<>> m_clients;
 };
 

@@ -32,53 +32,69 @@ std::string_view method_name(std::string_view full)
   return slash == std::string_view::npos ? full : full.substr(slash + 1);
 }
 
-// Per call: names the client (its token, checked again: the processor let it through moments
-// ago), clears accept_path so that the answer carries bytes, and counts and logs the outcome.
+bool may_build(std::string_view method)
+{
+  return method == "Resolve" || method == "Build";
+}
+
+// Per call: names the client (the token processor's property), makes the request one for
+// another machine (accept_path cleared, so that the answer carries bytes; the wait shortened to
+// the client limit), holds a Resolve's or Build's place among its client's calls in flight
+// until the call is over, and counts and logs the outcome.
 class RemoteCallInterceptor final : public hooks::Interceptor {
 public:
-  RemoteCallInterceptor(std::string_view method, TokenStore& tokens, RemoteClients& clients)
-      : m_method(method_name(method)), m_tokens(tokens), m_clients(clients)
+  RemoteCallInterceptor(hooks::ServerRpcInfo* info, ClientLimits& limits, RemoteClients& clients)
+      : m_info(info), m_method(method_name(info->method())), m_limits(limits), m_clients(clients)
   {
   }
+  ~RemoteCallInterceptor() override { leave(); }
+  RemoteCallInterceptor(const RemoteCallInterceptor&) = delete;
+  RemoteCallInterceptor& operator=(const RemoteCallInterceptor&) = delete;
 
   void Intercept(hooks::InterceptorBatchMethods* methods) override
   {
     if (methods->QueryInterceptionHookPoint(hooks::InterceptionHookPoints::POST_RECV_INITIAL_METADATA)) {
-      if (const auto* metadata = methods->GetRecvInitialMetadata()) {
-        name_client(*metadata);
-      }
+      m_client = client_of(m_info->server_context()->auth_context().get());
     }
     if (methods->QueryInterceptionHookPoint(hooks::InterceptionHookPoints::POST_RECV_MESSAGE)) {
-      bytes_only(methods->GetRecvMessage());
+      as_remote_request(methods->GetRecvMessage());
+      if (may_build(m_method) && !m_in_flight) {
+        m_limits.enter_build(m_client);
+        m_in_flight = true;
+      }
     }
     if (methods->QueryInterceptionHookPoint(hooks::InterceptionHookPoints::PRE_SEND_STATUS)) {
+      // Before the client can see the answer: its next call must find this one's place free.
+      leave();
       finished(methods->GetSendStatus());
     }
     methods->Proceed();
   }
 
 private:
-  void name_client(const std::multimap<grpc::string_ref, grpc::string_ref>& metadata)
+  // A cancelled call may never send a status: then the interceptor's end gives the place back.
+  void leave()
   {
-    auto found = metadata.find(grpc::string_ref(k_authorization_key.data(), k_authorization_key.size()));
-    std::string_view value;
-    if (found != metadata.end()) {
-      value = std::string_view(found->second.data(), found->second.size());
+    if (m_in_flight) {
+      m_limits.leave_build(m_client);
+      m_in_flight = false;
     }
-    TokenCheck check = m_tokens.check(value);
-    m_client = check.client.empty() ? "(unknown)" : check.client;
   }
 
   // The message gRPC deserialised for this method, as its own type (the one the handler gets).
-  void bytes_only(void* message)
+  void as_remote_request(void* message)
   {
     if (message == nullptr) {
       return;
     }
     if (m_method == "Resolve") {
-      static_cast<pb::ResolveRequest*>(message)->set_accept_path(false);
+      auto* request = static_cast<pb::ResolveRequest*>(message);
+      request->set_accept_path(false);
+      request->set_wait_budget_ms(m_limits.clamp_wait(request->wait_budget_ms()));
     } else if (m_method == "Build") {
-      static_cast<pb::BuildRequest*>(message)->set_accept_path(false);
+      auto* request = static_cast<pb::BuildRequest*>(message);
+      request->set_accept_path(false);
+      request->set_wait_budget_ms(m_limits.clamp_wait(request->wait_budget_ms()));
     } else if (m_method == "LookupCompiled") {
       static_cast<pb::LookupCompiledRequest*>(message)->set_accept_path(false);
     }
@@ -95,23 +111,25 @@ private:
     }
   }
 
+  hooks::ServerRpcInfo* m_info;
   std::string m_method;
-  TokenStore& m_tokens;
+  ClientLimits& m_limits;
   RemoteClients& m_clients;
   std::string m_client = "(unknown)";
+  bool m_in_flight = false;
 };
 
 class RemoteCallFactory final : public hooks::ServerInterceptorFactoryInterface {
 public:
-  RemoteCallFactory(TokenStore& tokens, RemoteClients& clients) : m_tokens(tokens), m_clients(clients) {}
+  RemoteCallFactory(ClientLimits& limits, RemoteClients& clients) : m_limits(limits), m_clients(clients) {}
 
   hooks::Interceptor* CreateServerInterceptor(hooks::ServerRpcInfo* info) override
   {
-    return new RemoteCallInterceptor(info->method(), m_tokens, m_clients);
+    return new RemoteCallInterceptor(info, m_limits, m_clients);
   }
 
 private:
-  TokenStore& m_tokens;
+  ClientLimits& m_limits;
   RemoteClients& m_clients;
 };
 
@@ -133,21 +151,64 @@ Expected<std::shared_ptr<grpc::ServerCredentials>> tls_credentials(const DaemonC
   return grpc::SslServerCredentials(options);
 }
 
+grpc::ServerUnaryReactor* finish(grpc::CallbackServerContext* context, grpc::Status status)
+{
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(std::move(status));
+  return reactor;
+}
+
 // Never reached while the interceptor clears accept_path; should it not, the call fails rather
 // than name a file of this machine to another.
 grpc::ServerUnaryReactor* refuse_path(grpc::CallbackServerContext* context)
 {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  reactor->Finish({grpc::StatusCode::INTERNAL, "d4r-kerneld: a path asked for over TCP"});
-  return reactor;
+  return finish(context, {grpc::StatusCode::INTERNAL, "d4r-kerneld: a path asked for over TCP"});
+}
+
+// The client the call's token named.
+std::string caller_of(const grpc::CallbackServerContext* context)
+{
+  return client_of(context->auth_context().get());
 }
 
 } // namespace
+
+std::optional<LimitRefusal> RemoteService::admit(const std::string& client)
+{
+  std::optional<LimitRefusal> refusal = m_limits.admit_call(client, ClientLimits::Clock::now());
+  if (refusal) {
+    refused(client, *refusal);
+  }
+  return refusal;
+}
+
+void RemoteService::refused(const std::string& client, const LimitRefusal& refusal)
+{
+  m_clients.record_rejection(client, refusal.reason);
+  spdlog::debug("remote: client {}: refused by a limit: {}", client, refusal.message);
+}
+
+// Resolve and Build answer a limit as the daemon answers every refusal of theirs: REJECTED with
+// the reason (the client compiles the PTX as usual); the other calls with RESOURCE_EXHAUSTED.
+std::optional<LimitRefusal> RemoteService::admit_build(const std::string& client)
+{
+  std::optional<LimitRefusal> refusal = admit(client);
+  if (!refusal) {
+    refusal = m_limits.check_builds(client);
+    if (refusal) {
+      refused(client, *refusal);
+    }
+  }
+  return refusal;
+}
 
 grpc::ServerUnaryReactor* RemoteService::Prepare(grpc::CallbackServerContext* context,
                                                  const pb::PrepareRequest* request,
                                                  pb::PrepareReply* reply)
 {
+  if (auto refusal = admit(caller_of(context))) {
+    return finish(context, {grpc::StatusCode::RESOURCE_EXHAUSTED, refusal->message});
+  }
   return m_local.Prepare(context, request, reply);
 }
 
@@ -155,6 +216,18 @@ grpc::ServerUnaryReactor* RemoteService::PutModule(grpc::CallbackServerContext* 
                                                    const pb::PutModuleRequest* request,
                                                    pb::PutModuleReply* reply)
 {
+  std::string client = caller_of(context);
+  std::optional<LimitRefusal> refusal = admit(client);
+  if (!refusal) {
+    refusal = m_limits.admit_upload(client, static_cast<int64_t>(request->ptx().size()),
+                                    ClientLimits::Clock::now());
+    if (refusal) {
+      refused(client, *refusal);
+    }
+  }
+  if (refusal) {
+    return finish(context, {grpc::StatusCode::RESOURCE_EXHAUSTED, refusal->message});
+  }
   return m_local.PutModule(context, request, reply);
 }
 
@@ -164,6 +237,11 @@ grpc::ServerUnaryReactor* RemoteService::Resolve(grpc::CallbackServerContext* co
 {
   if (request->accept_path()) {
     return refuse_path(context);
+  }
+  if (auto refusal = admit_build(caller_of(context))) {
+    reply->set_outcome(pb::ResolveReply::REJECTED);
+    reply->set_reason("client limit: " + refusal->message);
+    return finish(context, grpc::Status::OK);
   }
   return m_local.Resolve(context, request, reply);
 }
@@ -175,6 +253,11 @@ grpc::ServerUnaryReactor* RemoteService::Build(grpc::CallbackServerContext* cont
   if (request->accept_path()) {
     return refuse_path(context);
   }
+  if (auto refusal = admit_build(caller_of(context))) {
+    reply->set_outcome(pb::ResolveReply::REJECTED);
+    reply->set_reason("client limit: " + refusal->message);
+    return finish(context, grpc::Status::OK);
+  }
   return m_local.Build(context, request, reply);
 }
 
@@ -185,6 +268,9 @@ grpc::ServerUnaryReactor* RemoteService::LookupCompiled(grpc::CallbackServerCont
   if (request->accept_path()) {
     return refuse_path(context);
   }
+  if (auto refusal = admit(caller_of(context))) {
+    return finish(context, {grpc::StatusCode::RESOURCE_EXHAUSTED, refusal->message});
+  }
   return m_local.LookupCompiled(context, request, reply);
 }
 
@@ -193,11 +279,15 @@ grpc::ServerUnaryReactor* RemoteService::FetchObject(grpc::CallbackServerContext
                                                      const pb::FetchObjectRequest* request,
                                                      pb::FetchObjectReply* reply)
 {
+  if (auto refusal = admit(caller_of(context))) {
+    return finish(context, {grpc::StatusCode::RESOURCE_EXHAUSTED, refusal->message});
+  }
   return m_local.FetchObject(context, request, reply);
 }
 
 RemoteServer::RemoteServer(const DaemonConfig& config, KernelService& local, RemoteClients& clients)
-    : m_tokens(config.token_file), m_clients(clients), m_service(local)
+    : m_tokens(config.token_file), m_limits(config.client_limits), m_clients(clients),
+      m_service(local, m_limits, clients)
 {
 }
 
@@ -222,7 +312,7 @@ Expected<std::unique_ptr<RemoteServer>> RemoteServer::start(const DaemonConfig& 
   builder.AddListeningPort(config.listen, credentials, &bound_port);
   builder.RegisterService(&server->m_service);
   std::vector<std::unique_ptr<hooks::ServerInterceptorFactoryInterface>> creators;
-  creators.push_back(std::make_unique<RemoteCallFactory>(server->m_tokens, server->m_clients));
+  creators.push_back(std::make_unique<RemoteCallFactory>(server->m_limits, server->m_clients));
   builder.experimental().SetInterceptorCreators(std::move(creators));
   // The Unix socket's transport bounds (server.cpp), with a quota of its own.
   builder.SetMaxReceiveMessageSize(to_int(max_message_bytes));

@@ -10,8 +10,11 @@
 // Export, Pin, Warm, StoreCompiled, Status, Metrics) is UNIMPLEMENTED here, as it reads or
 // changes this machine's files or tells of its other clients. A remote client always receives
 // the bytes of a code object, never a path: its requests' accept_path is cleared before the
-// handler sees them. Each call is counted and logged under its client's name.
+// handler sees them. Each call is counted and logged under its client's name, and held to its
+// client's limits (client_limits.hpp): Resolve and Build past one are answered REJECTED with
+// the limit's reason, the other calls RESOURCE_EXHAUSTED.
 
+#include "daemon/client_limits.hpp"
 #include "daemon/config.hpp"
 #include "daemon/kernel_service.hpp"
 #include "daemon/remote_clients.hpp"
@@ -21,13 +24,17 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace d4r::daemon {
 
 class RemoteService final : public pb::KernelService::CallbackService {
 public:
-  explicit RemoteService(KernelService& local) : m_local(local) {}
+  RemoteService(KernelService& local, ClientLimits& limits, RemoteClients& clients)
+      : m_local(local), m_limits(limits), m_clients(clients)
+  {
+  }
 
   grpc::ServerUnaryReactor* Prepare(grpc::CallbackServerContext* context,
                                     const pb::PrepareRequest* request,
@@ -49,7 +56,15 @@ public:
                                         pb::FetchObjectReply* reply) override;
 
 private:
+  // The client's call rate; with admit_build, also its Resolve and Build calls in flight. A
+  // refusal is counted for the client.
+  [[nodiscard]] std::optional<LimitRefusal> admit(const std::string& client);
+  [[nodiscard]] std::optional<LimitRefusal> admit_build(const std::string& client);
+  void refused(const std::string& client, const LimitRefusal& refusal);
+
   KernelService& m_local;
+  ClientLimits& m_limits;
+  RemoteClients& m_clients;
 };
 
 class RemoteServer {
@@ -69,6 +84,7 @@ private:
   RemoteServer(const DaemonConfig& config, KernelService& local, RemoteClients& clients);
 
   TokenStore m_tokens;
+  ClientLimits m_limits;
   RemoteClients& m_clients;
   RemoteService m_service;
   std::string m_address;

@@ -3,10 +3,12 @@
 // served the code object's bytes (never a path, even when it asks for one); a wrong, missing or
 // revoked token is refused UNAUTHENTICATED and counted; without a client certificate a
 // mutual-TLS server refuses the handshake; a plain-text connection gets nothing; methods that
-// reach this machine's files are not served on TCP; every call is counted under its client.
+// reach this machine's files are not served on TCP; every call is counted under its client; a
+// client past one of its limits is refused with the limit's reason, and counted by limit.
 
 #include "daemon_process.hpp"
 #include "tls_loopback.hpp"
+#include "warm_support.hpp"
 
 #include "d4r/kernel/v1/kernel.grpc.pb.h"
 #include "util/digest.hpp"
@@ -17,6 +19,8 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <future>
+#include <thread>
 
 namespace d4r::testing {
 namespace {
@@ -51,11 +55,13 @@ protected:
     ASSERT_TRUE(write_token_file(token_file(), tokens));
   }
 
-  void start(bool mutual_tls)
+  void start(bool mutual_tls, std::vector<std::string> extra = {},
+             std::optional<std::filesystem::path> recipes = std::nullopt)
   {
     m_port = free_port();
     ASSERT_GT(m_port, 0);
     DaemonOptions options(m_dir.path());
+    options.recipes_dir = std::move(recipes);
     options.extra_args = {"--listen", "127.0.0.1:" + std::to_string(m_port),
                           "--tls-cert", (m_dir.path() / "server.crt").string(),
                           "--tls-key", (m_dir.path() / "server.key").string(),
@@ -64,6 +70,7 @@ protected:
       options.extra_args.push_back("--tls-client-ca");
       options.extra_args.push_back((m_dir.path() / "ca.crt").string());
     }
+    options.extra_args.insert(options.extra_args.end(), extra.begin(), extra.end());
     m_daemon = std::make_unique<DaemonProcess>(std::move(options));
     ASSERT_TRUE(m_daemon->start()) << "d4r-kerneld did not start";
     ASSERT_TRUE(wait_for_port(m_port)) << "nothing listens on 127.0.0.1:" << m_port;
@@ -228,6 +235,95 @@ TEST_F(RemoteServer, PlainTextIsRefused)
   EXPECT_NE(status.error_code(), grpc::StatusCode::UNAUTHENTICATED) << "no call got that far";
   EXPECT_TRUE(reply.object().data().empty());
   EXPECT_EQ(local_status().remote().clients_size(), 0);
+}
+
+// One client, small limits (4 calls a second, 1 000-byte modules, one Resolve or Build in flight,
+// 1.5 s of waiting), a recipe whose build never ends: each limit refuses with its reason, the
+// refusals are counted under the client by limit, and a call within the limits is served.
+TEST_F(RemoteServer, AClientPastItsLimitsIsRefusedWithTheReasonAndCounted)
+{
+  start(false,
+        {"--client-rate", "4", "--client-max-module", "1000", "--client-max-builds", "1",
+         "--client-max-wait-ms", "1500", "--build-cpu-seconds", "60"},
+        warm_recipes(m_dir.path(), true));
+  std::shared_ptr<grpc::Channel> channel = tls_channel(false);
+  auto stub = pb::KernelService::NewStub(channel);
+  auto with_token = [](grpc::ClientContext& context) {
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    context.AddMetadata("authorization", "Bearer " + std::string(k_good));
+  };
+
+  // The rate: a second's burst of 4 is served, the rest of 12 quick calls mostly refused.
+  int ready = 0;
+  int rate_refused = 0;
+  for (int i = 0; i < 12; ++i) {
+    pb::ResolveReply reply;
+    ASSERT_TRUE(resolve(channel, k_good, reply).ok());
+    if (reply.outcome() == pb::ResolveReply::READY) {
+      ++ready;
+    } else {
+      EXPECT_EQ(reply.outcome(), pb::ResolveReply::REJECTED);
+      EXPECT_NE(reply.reason().find("--client-rate"), std::string::npos) << reply.reason();
+      ++rate_refused;
+    }
+  }
+  EXPECT_GE(ready, 4);
+  EXPECT_GE(rate_refused, 6);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100)); // the bucket is full again
+
+  // One module's size.
+  pb::PutModuleRequest big;
+  big.mutable_module()->set_fnv1a64(1);
+  big.set_ptx(std::string(2000, ' '));
+  pb::PutModuleReply put_reply;
+  grpc::ClientContext put_context;
+  with_token(put_context);
+  grpc::Status put = stub->PutModule(&put_context, big, &put_reply);
+  EXPECT_EQ(put.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(put.error_message().find("--client-max-module"), std::string::npos) << put.error_message();
+
+  // Builds in flight: one Build asks to wait ten minutes for a build that never ends; it is
+  // answered PENDING after the client's 1.5 s. While it waits, a second one is REJECTED.
+  auto build = [&] {
+    pb::BuildRequest request;
+    request.set_kernel("fatbin_scale");
+    request.mutable_selection()->set_target("gfx1101");
+    request.mutable_selection()->set_mode(pb::MODE_FAST);
+    request.set_wait_budget_ms(600'000);
+    grpc::ClientContext context;
+    with_token(context);
+    pb::ResolveReply reply;
+    grpc::Status status = stub->Build(&context, request, &reply);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return reply;
+  };
+  auto asked = std::chrono::steady_clock::now();
+  std::future<pb::ResolveReply> first = std::async(std::launch::async, build);
+  bool running = false;
+  for (auto end = asked + std::chrono::seconds(20); std::chrono::steady_clock::now() < end && !running;) {
+    running = local_status().builds().running() == 1;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(running) << "the never-ending build started";
+  pb::ResolveReply second = build();
+  EXPECT_EQ(second.outcome(), pb::ResolveReply::REJECTED);
+  EXPECT_NE(second.reason().find("--client-max-builds"), std::string::npos) << second.reason();
+  pb::ResolveReply waited = first.get();
+  auto took = std::chrono::steady_clock::now() - asked;
+  EXPECT_EQ(waited.outcome(), pb::ResolveReply::PENDING) << waited.reason();
+  EXPECT_LT(took, std::chrono::seconds(15)) << "the ten minutes asked were shortened to 1.5 s";
+  // Its place is given back: the next Build waits again (the same build, still running).
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  EXPECT_EQ(build().outcome(), pb::ResolveReply::PENDING);
+
+  pb::StatusReply status = local_status();
+  ASSERT_EQ(status.remote().clients_size(), 1);
+  const pb::RemoteClient& deck = status.remote().clients(0);
+  EXPECT_EQ(deck.name(), "deck");
+  EXPECT_EQ(deck.rejected().at("rate"), rate_refused);
+  EXPECT_EQ(deck.rejected().at("module_size"), 1);
+  EXPECT_EQ(deck.rejected().at("builds"), 1);
+  EXPECT_EQ(deck.rejected().count("upload_volume"), 0U);
 }
 
 TEST(RemoteServerFlags, TcpWithoutTlsDoesNotStart)

@@ -24,6 +24,8 @@ pb::StatusReply with_remote()
   ci->set_failed(4);
   ci->set_refused(0);
   ci->set_last_seen_unix(1'700'000'000);
+  (*ci->mutable_rejected())["rate"] = 12;
+  (*ci->mutable_rejected())["builds"] = 2;
   pb::RemoteClient* old = remote->add_clients();
   old->set_name("laptop");
   old->set_refused(7);
@@ -55,9 +57,9 @@ TEST(StatusServers, RemoteTextHasListenTlsReasonsAndOneRowPerClient)
   std::string text = remote_text(with_remote());
   EXPECT_EQ(text, "\nbuild server: 0.0.0.0:7443, mTLS on; unauthenticated: 3 missing token, "
                   "2 unknown token, 1 revoked token\n"
-                  "client     requests  failed  refused  last seen\n"
-                  "ci-runner        40       4        0  2023-11-14 22:13:20Z\n"
-                  "laptop            0       0        7  never\n");
+                  "client     requests  failed  refused  over a limit       last seen\n"
+                  "ci-runner        40       4        0  builds 2, rate 12  2023-11-14 22:13:20Z\n"
+                  "laptop            0       0        7  -                  never\n");
   pb::StatusReply plain = with_remote();
   plain.mutable_remote()->set_mutual_tls(false);
   plain.mutable_remote()->clear_clients();
@@ -91,8 +93,9 @@ TEST(StatusServers, RemoteJson)
   EXPECT_EQ(json.text(),
             R"({"remote":{"listen":"0.0.0.0:7443","mutual_tls":true,)"
             R"("unauthenticated":{"missing":3,"unknown":2,"revoked":1},"clients":[)"
-            R"({"name":"ci-runner","requests":40,"failed":4,"refused":0,"last_seen_unix":1700000000},)"
-            R"({"name":"laptop","requests":0,"failed":0,"refused":7,"last_seen_unix":0}]}})");
+            R"({"name":"ci-runner","requests":40,"failed":4,"refused":0,"rejected":{"builds":2,"rate":12},)"
+            R"("last_seen_unix":1700000000},)"
+            R"({"name":"laptop","requests":0,"failed":0,"refused":7,"rejected":{},"last_seen_unix":0}]}})");
 }
 
 TEST(StatusServers, TiersTextOneLinePerTierInOrder)

@@ -347,5 +347,24 @@ TEST(MetricsText, LabelValuesAreEscaped)
   EXPECT_FALSE(scrape.types.contains("x"));
 }
 
+TEST(MetricsText, RemoteClientsRefusalsByLimit)
+{
+  pb::StatusReply reply;
+  pb::RemoteStats& remote = *reply.mutable_remote();
+  remote.set_listen("0.0.0.0:7467");
+  pb::RemoteClient& deck = *remote.add_clients();
+  deck.set_name("deck");
+  deck.set_requests(30);
+  (*deck.mutable_rejected())["rate"] = 12;
+  (*deck.mutable_rejected())["module_size"] = 1;
+  std::string text = metrics_text(reply);
+  Scrape scrape = parse(text);
+  ASSERT_TRUE(scrape.errors.empty()) << scrape.errors.front() << "\n" << text;
+  EXPECT_EQ(scrape.types.at("d4r_remote_rejected_total"), "counter");
+  EXPECT_EQ(value_of(scrape, "d4r_remote_rejected_total", {{"client", "deck"}, {"limit", "rate"}}), 12);
+  EXPECT_EQ(value_of(scrape, "d4r_remote_rejected_total", {{"client", "deck"}, {"limit", "module_size"}}), 1);
+  EXPECT_EQ(value_of(scrape, "d4r_remote_requests_total", {{"client", "deck"}}), 30);
+}
+
 } // namespace
 } // namespace d4r::daemon

@@ -9,3 +9,8 @@ d4r_test(test_util_tokens
 d4r_test(test_cli_token_command
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_cli_token_command.cpp
   LIBS d4r_cli_lib)
+
+# What one client of the build server may ask (daemon/client_limits.hpp, --client-* flags).
+d4r_test(test_daemon_client_limits
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_daemon_client_limits.cpp
+  LIBS d4r_daemon_core d4r_util)
