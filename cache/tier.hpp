@@ -28,6 +28,7 @@
 #include <chrono>
 #include <cstddef>
 #include <expected>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -67,6 +68,18 @@ public:
   [[nodiscard]] virtual TierResult<void> store(Mode mode, const CacheKey& key,
                                                const TierObject& object,
                                                std::chrono::milliseconds budget) = 0;
+
+  // A tier that is a build server builds the object for (mode, key) itself, within `budget`:
+  // true when it did (lookup() then finds it), false when it builds nothing or declined this one
+  // (it has no recipe for the kernel, say: the caller builds). `module` is the PTX module file a
+  // key with a module hash is built from; the tier sends it only where it is missing. Most
+  // tiers build nothing.
+  [[nodiscard]] virtual TierResult<bool> build(Mode /*mode*/, const CacheKey& /*key*/,
+                                               const std::filesystem::path& /*module*/,
+                                               std::chrono::milliseconds /*budget*/)
+  {
+    return false;
+  }
 };
 
 } // namespace d4r::cache

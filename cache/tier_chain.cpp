@@ -39,7 +39,8 @@ void TierChain::add(std::unique_ptr<Tier> tier, TierPolicy policy)
   m_tiers.push_back(std::move(slot));
 }
 
-std::optional<std::chrono::milliseconds> TierChain::budget_for(Slot& slot, Clock::time_point deadline)
+std::optional<std::chrono::milliseconds> TierChain::budget_for(Slot& slot, Clock::time_point deadline,
+                                                               std::optional<std::chrono::milliseconds> cap)
 {
   const Clock::time_point now = Clock::now();
   std::lock_guard lock(m_mutex);
@@ -51,7 +52,7 @@ std::optional<std::chrono::milliseconds> TierChain::budget_for(Slot& slot, Clock
     return std::nullopt;
   }
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
-  return std::min(slot.policy.budget, left);
+  return std::min(cap.value_or(slot.policy.budget), left);
 }
 
 void TierChain::note_failure(Slot& slot, const TierFailure& failure, const char* what)
@@ -174,6 +175,45 @@ std::optional<ChainHit> TierChain::lookup(Mode mode, const CacheKey& key, Clock:
       ++fill.health.stores;
     }
     return hit;
+  }
+  return std::nullopt;
+}
+
+std::optional<ChainHit> TierChain::build(Mode mode, const CacheKey& key,
+                                         const std::filesystem::path& module,
+                                         Clock::time_point deadline, const Accept& accept)
+{
+  for (size_t i = 1; i < m_tiers.size(); ++i) {
+    Slot& slot = m_tiers[i];
+    if (slot.policy.build_budget.count() <= 0) {
+      continue;
+    }
+    std::optional<std::chrono::milliseconds> budget = budget_for(slot, deadline, slot.policy.build_budget);
+    if (!budget) {
+      continue;
+    }
+    TierResult<bool> built = slot.tier->build(mode, key, module, *budget);
+    if (!built) {
+      note_failure(slot, built.error(), "build");
+      continue;
+    }
+    note_answer(slot);
+    if (!*built) {
+      continue;
+    }
+    {
+      std::lock_guard lock(m_mutex);
+      ++slot.health.builds;
+    }
+    if (std::optional<ChainHit> hit = lookup(mode, key, deadline, i, accept)) {
+      return hit;
+    }
+    if (m_log) {
+      m_log("tier " + slot.health.name + ": built " + key.describe() +
+            " but has no object under this machine's key (a toolchain or recipe of its own?); "
+            "building here");
+    }
+    return std::nullopt;
   }
   return std::nullopt;
 }

@@ -23,6 +23,7 @@ struct TierPolicy {
   std::chrono::milliseconds budget{250};         // per lookup or store
   std::chrono::milliseconds backoff{1000};       // skipped this long after a first failure
   std::chrono::milliseconds max_backoff{60000};  // the doubling stops here
+  std::chrono::milliseconds build_budget{0};     // per build() of a build server; 0: never asked
 };
 
 // For status and tests: what each tier did in this process.
@@ -35,6 +36,7 @@ struct TierHealth {
   int64_t skipped = 0;    // calls not made: the tier was backed off
   int64_t mismatches = 0; // objects that did not hash to their digest or were not accepted
   int64_t stores = 0;
+  int64_t builds = 0;     // objects it built when asked (build())
   bool backed_off = false;
   bool distrusted = false; // its results proved wrong: not asked again in this process
   std::string last_error;
@@ -65,6 +67,14 @@ public:
   [[nodiscard]] std::optional<ChainHit> lookup(Mode mode, const CacheKey& key,
                                                std::chrono::steady_clock::time_point deadline,
                                                size_t first = 0, const Accept& accept = {});
+  // Asks the farther tiers that build (a policy with a build budget; not backed off, not
+  // distrusted), nearest first, to build the object; the first that does is then asked for it
+  // as lookup() asks (checked the same way, backfilling the nearer tiers). nullopt: none built
+  // it, or what one built is not found under this key (another toolchain there, say).
+  [[nodiscard]] std::optional<ChainHit> build(Mode mode, const CacheKey& key,
+                                              const std::filesystem::path& module,
+                                              std::chrono::steady_clock::time_point deadline,
+                                              const Accept& accept = {});
   // Stores the object in tiers[first..] that are not backed off (a new build, published).
   void store(Mode mode, const CacheKey& key, const TierObject& object,
              std::chrono::steady_clock::time_point deadline, size_t first = 0);
@@ -85,9 +95,11 @@ private:
     std::chrono::steady_clock::time_point skip_until{};
     bool distrusted = false; // skip_until stays at its end of time
   };
-  // The budget a call to `slot` gets now, or nullopt when it is backed off or the deadline passed.
+  // The budget a call to `slot` gets now (at most `cap`, the policy's budget by default), or
+  // nullopt when it is backed off or the deadline passed.
   [[nodiscard]] std::optional<std::chrono::milliseconds>
-  budget_for(Slot& slot, std::chrono::steady_clock::time_point deadline);
+  budget_for(Slot& slot, std::chrono::steady_clock::time_point deadline,
+             std::optional<std::chrono::milliseconds> cap = std::nullopt);
   void note_failure(Slot& slot, const TierFailure& failure, const char* what);
   void note_answer(Slot& slot);
 

@@ -105,6 +105,9 @@ std::string tiers_text(const pb::StatusReply& reply)
            count(t.stores(), "stores, ") + count(t.failures(), "failures (") +
            count(t.timeouts(), "timeouts), ") + count(t.skipped(), "skipped, ") +
            count(t.mismatches(), "mismatches");
+    if (t.builds() > 0) {
+      out += ", " + count(t.builds(), "built there");
+    }
     if (t.distrusted()) {
       out += "; distrusted (not asked again until the daemon restarts)";
     } else if (t.backed_off()) {
@@ -131,6 +134,7 @@ void tiers_json(JsonWriter& json, const pb::StatusReply& reply)
     json.key("skipped").number(t.skipped());
     json.key("mismatches").number(t.mismatches());
     json.key("stores").number(t.stores());
+    json.key("builds").number(t.builds());
     json.key("backed_off").boolean(t.backed_off());
     json.key("distrusted").boolean(t.distrusted());
     json.key("last_error").string(t.last_error());

@@ -352,11 +352,24 @@ Expected<BuildService::Compiled> BuildService::compile(const Job& job)
 
 Expected<cache::Hit> BuildService::build(const Job& job)
 {
+  if (std::optional<cache::Hit> elsewhere = build_elsewhere(job)) {
+    return std::move(*elsewhere);
+  }
   TRY_ASSIGN(Compiled built, compile(job));
   TRY_ASSIGN(cache::Hit hit, m_cache.insert(job.mode, job.key, built.code_object,
                                             encoded_launch_record(built.meta), built.source));
   publish(job.mode, hit, built.code_object);
   return hit;
+}
+
+cache::TierChain::Accept BuildService::acceptance(const Job& job)
+{
+  // Served as if built here: the object must keep the launch contract for this kernel and
+  // target, and its metadata is what this daemon reads from it, not what the tier says.
+  return [&job](const cache::TierObject& object) {
+    Expected<compiler::LaunchMeta> meta = checked_launch_meta(object.bytes, job.kernel, job.target);
+    return meta && encoded_launch_record(*meta) == object.metadata;
+  };
 }
 
 std::optional<cache::Hit> BuildService::fetch(const Job& job,
@@ -365,14 +378,22 @@ std::optional<cache::Hit> BuildService::fetch(const Job& job,
   if (!m_options.tiers || m_options.tiers->size() < 2) {
     return std::nullopt;
   }
-  // Served as if built here: the object must keep the launch contract for this kernel and
-  // target, and its metadata is what this daemon reads from it, not what the tier says.
-  auto accept = [&](const cache::TierObject& object) {
-    Expected<compiler::LaunchMeta> meta = checked_launch_meta(object.bytes, job.kernel, job.target);
-    return meta && encoded_launch_record(*meta) == object.metadata;
-  };
   // Tier 0 is the local store, which the caller has just asked.
-  std::optional<cache::ChainHit> found = m_options.tiers->lookup(job.mode, job.key, deadline, 1, accept);
+  return served(job, m_options.tiers->lookup(job.mode, job.key, deadline, 1, acceptance(job)));
+}
+
+std::optional<cache::Hit> BuildService::build_elsewhere(const Job& job)
+{
+  if (!m_options.tiers || m_options.tiers->size() < 2) {
+    return std::nullopt;
+  }
+  // Each build server's own build budget bounds the wait (TierPolicy::build_budget).
+  const auto unbounded = std::chrono::steady_clock::now() + std::chrono::hours(24);
+  return served(job, m_options.tiers->build(job.mode, job.key, job.module, unbounded, acceptance(job)));
+}
+
+std::optional<cache::Hit> BuildService::served(const Job& job, std::optional<cache::ChainHit> found)
+{
   if (!found) {
     return std::nullopt;
   }

@@ -141,6 +141,13 @@ private:
   // A sample of what farther tiers serve is checked against a build here (check_remote).
   [[nodiscard]] std::optional<cache::Hit> fetch(const Job& job,
                                                 std::chrono::steady_clock::time_point deadline);
+  // The object of `job`'s key built by a build server among the farther tiers (asked before a
+  // worker here is), fetched and backfilled as fetch() does, or nullopt: built here.
+  [[nodiscard]] std::optional<cache::Hit> build_elsewhere(const Job& job);
+  // What a farther tier found, once it is in the local store: the hit to serve.
+  [[nodiscard]] std::optional<cache::Hit> served(const Job& job, std::optional<cache::ChainHit> found);
+  // The check every farther tier's object passes before it is taken (its launch contract).
+  [[nodiscard]] static cache::TierChain::Accept acceptance(const Job& job);
   void check_remote(const Job& job, const cache::ChainHit& hit);
   void run_check(const std::shared_ptr<Job>& job);
   void publish(Mode mode, const cache::Hit& hit, std::span<const std::byte> object);

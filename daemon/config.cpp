@@ -190,6 +190,9 @@ Expected<bool> apply_remote_flag(FlagCursor& cursor, DaemonConfig& config)
   } else if (matches(arg, "--upstream-budget-ms")) {
     TRY_ASSIGN(std::string text, cursor.value_of("--upstream-budget-ms"));
     TRY_ASSIGN(config.upstream_budget_ms, parse_size("--upstream-budget-ms", text));
+  } else if (matches(arg, "--upstream-build-ms")) {
+    TRY_ASSIGN(std::string text, cursor.value_of("--upstream-build-ms"));
+    TRY_ASSIGN(config.upstream_build_ms, parse_size_or_off("--upstream-build-ms", text));
   } else {
     return false;
   }
@@ -542,6 +545,10 @@ a build server for other machines (off unless --listen is given; TLS only, a tok
   --upstream-key ed25519:KEY  the server's public key (`d4r-kernel key show` there): an object
                           it did not sign with this key is refused. Required with --upstream
   --upstream-budget-ms N  the most one fetch from it may take (default 250)
+  --upstream-build-ms N   what it lacks too, it is asked to build (the game's module sent if it
+                          lacks that) before this machine builds, waiting at most this long
+                          (default 60000; 0: never asked to build); a build there is fetched
+                          and checked as any of its objects
   --version               print the version and exit
   -h, --help              print this help and exit
 

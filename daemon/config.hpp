@@ -72,6 +72,7 @@ struct DaemonConfig {
   std::filesystem::path upstream_token_file; // --upstream-token-file: the token, on its first line
   std::string upstream_key;                  // --upstream-key ed25519:BASE64, the pinned key
   int64_t upstream_budget_ms = 250;          // --upstream-budget-ms: one fetch, at most
+  int64_t upstream_build_ms = 60'000;        // --upstream-build-ms: one build there; 0: never
 };
 
 enum class ParseStatus { run, help, version };

@@ -116,9 +116,12 @@ Expected<void> add_upstream_tier(const DaemonConfig& config, KernelCore& core)
   std::chrono::milliseconds budget(config.upstream_budget_ms);
   core.add_tier(make_upstream_tier(std::move(options)),
                 cache::TierPolicy{.budget = budget, .backoff = std::chrono::milliseconds(1000),
-                                  .max_backoff = std::chrono::milliseconds(60000)});
-  spdlog::info("upstream tier {} (budget {} ms per fetch, results signed by {})", config.upstream,
-               config.upstream_budget_ms, config.upstream_key);
+                                  .max_backoff = std::chrono::milliseconds(60000),
+                                  .build_budget = std::chrono::milliseconds(config.upstream_build_ms)});
+  spdlog::info("upstream tier {} (budget {} ms per fetch, {} ms per build there, results signed by "
+               "{})",
+               config.upstream, config.upstream_budget_ms, config.upstream_build_ms,
+               config.upstream_key);
   return {};
 }
 

@@ -10,6 +10,11 @@
 #include <grpcpp/security/credentials.h>
 #include <grpcpp/support/channel_arguments.h>
 
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <fstream>
+#include <iterator>
 
 namespace d4r::daemon {
 
@@ -45,16 +50,13 @@ public:
   {
     const std::string key_text = key.to_text(mode);
     grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + budget);
-    context.AddMetadata("authorization", m_bearer);
+    authorize(context, std::chrono::system_clock::now() + budget);
     pb::FetchObjectRequest request;
     request.set_key(key_text);
     pb::FetchObjectReply reply;
     grpc::Status status = m_stub->FetchObject(&context, request, &reply);
     if (!status.ok()) {
-      bool timeout = status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
-      return std::unexpected(failure(timeout ? ErrorCode::timeout : ErrorCode::unavailable,
-                                     name() + ": " + status.error_message(), timeout));
+      return std::unexpected(rpc_failure(status));
     }
     if (!reply.found()) {
       return std::optional<cache::TierObject>();
@@ -82,7 +84,123 @@ public:
     return {};
   }
 
+  // A kernel of a ptx recipe is resolved there from the game's module (uploaded first if the
+  // server lacks it), any other by its recipe (Build). The answer's object is not used: only
+  // the signed one that lookup() then fetches by this machine's key is taken.
+  cache::TierResult<bool> build(Mode mode, const cache::CacheKey& key,
+                                const std::filesystem::path& module,
+                                std::chrono::milliseconds budget) override
+  {
+    const auto deadline = std::chrono::system_clock::now() + budget;
+    pb::Selection selection;
+    selection.set_target(key.target);
+    selection.set_mode(wire::to_proto(mode));
+    pb::ResolveReply reply;
+    grpc::Status status;
+    if (key.module_hash != 0) {
+      if (cache::TierResult<void> sent = send_module_if_missing(key, module, selection, deadline); !sent) {
+        return std::unexpected(sent.error());
+      }
+      pb::ResolveRequest request;
+      request.set_module_hash(key.module_hash);
+      request.set_kernel(key.kernel);
+      *request.mutable_selection() = selection;
+      request.set_wait_budget_ms(wait_ms(deadline));
+      request.set_mirrors_host_variables(true); // only the store matters here, not who may use it
+      request.set_writes_d4r_tensor_maps(true);
+      grpc::ClientContext context;
+      authorize(context, deadline);
+      status = m_stub->Resolve(&context, request, &reply);
+    } else {
+      pb::BuildRequest request;
+      request.set_kernel(key.kernel);
+      *request.mutable_selection() = selection;
+      request.set_wait_budget_ms(wait_ms(deadline));
+      request.set_mirrors_host_variables(true);
+      request.set_writes_d4r_tensor_maps(true);
+      grpc::ClientContext context;
+      authorize(context, deadline);
+      status = m_stub->Build(&context, request, &reply);
+    }
+    if (!status.ok()) {
+      return std::unexpected(rpc_failure(status));
+    }
+    if (reply.outcome() == pb::ResolveReply::READY) {
+      return true;
+    }
+    // A server that is busy or still building past the budget failed this call: backed off
+    // like a slow one. One that has nothing to build from declined: built here, asked again.
+    if (reply.outcome() == pb::ResolveReply::PENDING || reply.outcome() == pb::ResolveReply::REJECTED) {
+      return std::unexpected(failure(ErrorCode::unavailable, name() + ": build of " + key.describe() +
+                                                                 ": " + reply.reason()));
+    }
+    return false;
+  }
+
 private:
+  // A call's deadline and this machine's token.
+  void authorize(grpc::ClientContext& context, std::chrono::system_clock::time_point deadline) const
+  {
+    context.set_deadline(deadline);
+    context.AddMetadata("authorization", m_bearer);
+  }
+
+  static uint32_t wait_ms(std::chrono::system_clock::time_point deadline)
+  {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::system_clock::now());
+    // Room for the answer to come back before the call's own deadline.
+    return static_cast<uint32_t>(std::clamp<int64_t>(left.count() - 200, 0, UINT32_MAX));
+  }
+
+  cache::TierFailure rpc_failure(const grpc::Status& status) const
+  {
+    bool timeout = status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
+    return failure(timeout ? ErrorCode::timeout : ErrorCode::unavailable,
+                   name() + ": " + status.error_message(), timeout);
+  }
+
+  // Prepare tells whether the server has the module (by its SHA-256); PutModule sends it if not.
+  cache::TierResult<void> send_module_if_missing(const cache::CacheKey& key,
+                                                 const std::filesystem::path& module,
+                                                 const pb::Selection& selection,
+                                                 std::chrono::system_clock::time_point deadline)
+  {
+    std::ifstream in(module, std::ios::binary);
+    std::string ptx((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof()) {
+      return std::unexpected(failure(ErrorCode::io, "module " + module.string() + ": cannot be read"));
+    }
+    Sha256 digest = sha256(ptx);
+    pb::ModuleId id;
+    id.set_fnv1a64(key.module_hash);
+    id.set_sha256(reinterpret_cast<const char*>(digest.data()), digest.size());
+    pb::PrepareRequest prepare_request;
+    *prepare_request.mutable_module() = id;
+    prepare_request.add_entries(key.kernel);
+    *prepare_request.mutable_selection() = selection;
+    pb::PrepareReply prepared;
+    grpc::ClientContext prepare_context;
+    authorize(prepare_context, deadline);
+    grpc::Status status = m_stub->Prepare(&prepare_context, prepare_request, &prepared);
+    if (!status.ok()) {
+      return std::unexpected(rpc_failure(status));
+    }
+    if (!prepared.need_module_bytes()) {
+      return {};
+    }
+    pb::PutModuleRequest put;
+    *put.mutable_module() = id;
+    put.set_ptx(std::move(ptx));
+    pb::PutModuleReply stored;
+    grpc::ClientContext put_context;
+    authorize(put_context, deadline);
+    status = m_stub->PutModule(&put_context, put, &stored);
+    if (!status.ok()) {
+      return std::unexpected(rpc_failure(status));
+    }
+    return {};
+  }
+
   const UpstreamOptions m_options;
   const std::string m_bearer;
   std::unique_ptr<pb::KernelService::Stub> m_stub;

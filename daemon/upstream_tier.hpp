@@ -8,7 +8,9 @@
 // very key (trust/object_signature.hpp), made by the key the user pinned (--upstream-key). An
 // unsigned object, another signer, or a signature that does not match is refused, logged by the
 // chain with the reason, and the upstream is backed off like one that is down; the daemon then
-// builds locally. store() keeps nothing there: the server builds its own.
+// builds locally. store() keeps nothing there: the server builds its own. build() asks the server
+// to build what neither store has (uploading the game's module if the server lacks it), after
+// which lookup() fetches it, signed, as any object of the server's.
 
 #include "cache/tier.hpp"
 #include "daemon/config.hpp"

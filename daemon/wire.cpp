@@ -268,6 +268,7 @@ void fill_status_reply(const StatusSnapshot& status, pb::StatusReply& reply)
     out.set_skipped(tier.skipped);
     out.set_mismatches(tier.mismatches);
     out.set_stores(tier.stores);
+    out.set_builds(tier.builds);
     out.set_backed_off(tier.backed_off);
     out.set_distrusted(tier.distrusted);
     out.set_last_error(tier.last_error.substr(0, k_max_status_message));

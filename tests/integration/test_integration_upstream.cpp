@@ -1,6 +1,7 @@
 // A daemon with an upstream (--upstream): a second real daemon serves it over loopback TLS with a
 // CA this test makes, a bearer token and its signing key. What the server built, the other
-// daemon takes from it byte for byte, signed, and builds nothing; a server key other than the one
+// daemon takes from it byte for byte, signed, and builds nothing; what neither has, the server
+// builds when asked (the game's module sent to it once); a server key other than the one
 // pinned, a token the server does not know, or a server that is not there each cost a local build
 // within the request's budget and show in the tier's health, never a wrong object.
 
@@ -10,6 +11,8 @@
 #include "cache/cache.hpp"
 #include "d4r/kernel/v1/kernel.grpc.pb.h"
 #include "tests/support/tool_run.hpp"
+#include "util/digest.hpp"
+#include "util/ptx_identity.hpp"
 #include "util/tokens.hpp"
 
 #include <grpcpp/grpcpp.h>
@@ -101,11 +104,11 @@ protected:
     ASSERT_TRUE(m_server_key.starts_with("ed25519:")) << m_server_key;
   }
 
-  void start_server()
+  void start_server(std::optional<std::filesystem::path> recipes = std::nullopt)
   {
     m_port = free_port();
     ASSERT_GT(m_port, 0);
-    DaemonOptions options = host(m_dir.path() / "desktop");
+    DaemonOptions options = host(m_dir.path() / "desktop", recipes);
     options.extra_args = {"--listen", "127.0.0.1:" + std::to_string(m_port),
                           "--tls-cert", (m_dir.path() / "server.crt").string(),
                           "--tls-key", (m_dir.path() / "server.key").string(),
@@ -120,9 +123,10 @@ protected:
   // The handheld's daemon: its own cache, the same recipes, asking `port` first.
   DaemonOptions handheld(const std::string& name, int port, const std::string& pinned,
                          const std::string& token_file = "handheld.token",
-                         const std::string& sample = "0") const
+                         const std::string& sample = "0",
+                         std::optional<std::filesystem::path> recipes = std::nullopt) const
   {
-    DaemonOptions options = host(m_dir.path() / name);
+    DaemonOptions options = host(m_dir.path() / name, recipes);
     options.extra_args = {"--upstream", "127.0.0.1:" + std::to_string(port),
                           "--upstream-ca", (m_dir.path() / "ca.crt").string(),
                           "--upstream-token-file", (m_dir.path() / token_file).string(),
@@ -133,12 +137,13 @@ protected:
     return options;
   }
 
-  static DaemonOptions host(const std::filesystem::path& root)
+  static DaemonOptions host(const std::filesystem::path& root,
+                            std::optional<std::filesystem::path> recipes = std::nullopt)
   {
     std::filesystem::create_directories(root);
     DaemonOptions options(root);
     options.native_dir = std::filesystem::path(); // everything comes from recipes
-    options.recipes_dir = shipped_recipes();
+    options.recipes_dir = recipes ? *recipes : shipped_recipes();
     options.log_file = root / "daemon.log";
     return options;
   }
@@ -172,6 +177,97 @@ TEST_F(Upstream, WhatTheServerBuiltIsFetchedSignedAndNotBuiltAgain)
   pb::StatusReply server = status_of(*m_server);
   ASSERT_EQ(server.remote().clients_size(), 1);
   EXPECT_EQ(server.remote().clients(0).name(), "handheld");
+}
+
+// The object of this machine's store for `kernel`, as a cache entry (its source says who built it).
+std::optional<cache::Entry> stored_entry(const std::filesystem::path& root, Mode mode,
+                                         const std::string& kernel)
+{
+  Expected<std::unique_ptr<cache::Cache>> store = cache::Cache::open(cache::CacheOptions{root / "cache"});
+  if (!store) {
+    ADD_FAILURE() << store.error().message;
+    return std::nullopt;
+  }
+  Expected<std::vector<cache::Entry>> entries = (*store)->list(mode);
+  if (entries) {
+    for (const cache::Entry& entry : *entries) {
+      if (entry.key.kernel == kernel) {
+        return entry;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// Neither store has the kernel: the handheld asks the server to build it (a native-source
+// recipe: the Build call), fetches it signed, and compiles nothing itself.
+TEST_F(Upstream, WhatNeitherHasTheServerBuildsWhenAsked)
+{
+  start_server();
+  DaemonProcess deck(handheld("deck", m_port, m_server_key));
+  ASSERT_TRUE(deck.start());
+  std::string served = build_recipe(deck);
+  ASSERT_FALSE(served.empty());
+  EXPECT_EQ(status_of(*m_server).builds().done(), 1) << "built on the server";
+  pb::TierHealth health = upstream_health(deck);
+  EXPECT_EQ(health.builds(), 1);
+  EXPECT_EQ(health.hits(), 1) << "then fetched from it, signed";
+  EXPECT_EQ(health.failures(), 0) << health.last_error();
+  EXPECT_EQ(m_server->counter("upstream.served"), 1);
+  EXPECT_EQ(build_recipe(*m_server), served) << "the server's own object, byte for byte";
+  ASSERT_EQ(deck.stop(), 0);
+  std::optional<cache::Entry> kept = stored_entry(m_dir.path() / "deck", Mode::fast, "d4r_example_layer");
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(kept->source, "upstream:127.0.0.1:" + std::to_string(m_port)) << "not compiled here";
+}
+
+// A ptx recipe: the game's module is on the handheld only. The server is asked whether it has
+// it (by SHA-256), sent it once, builds the first kernel from it and the second without another
+// upload.
+TEST_F(Upstream, APtxRecipesModuleIsSentToTheServerOnce)
+{
+  std::string ptx = read_file(D4R_TEST_SOURCE_DIR "/ptx/isa/alu_int.sm_90.ptx");
+  uint64_t hash = ptx_module_hash(ptx);
+  std::filesystem::path recipes = m_dir.path() / "ptx-recipes";
+  std::filesystem::create_directories(recipes);
+  std::ofstream(recipes / "alu.recipe") << "recipe = ptx_alu\nversion = 1\nkernels = int_arith32 int_arith64\n"
+                                        << "modules = " << hash_to_hex(hash) << "\nlanguage = ptx\n";
+  start_server(recipes);
+  DaemonProcess deck(handheld("deck", m_port, m_server_key, "handheld.token", "0", recipes));
+  ASSERT_TRUE(deck.start());
+  {
+    pb::PutModuleRequest request;
+    Sha256 digest = sha256(std::string_view(ptx));
+    request.mutable_module()->set_fnv1a64(hash);
+    request.mutable_module()->set_sha256(std::string(digest.begin(), digest.end()));
+    request.set_ptx(ptx);
+    pb::PutModuleReply reply;
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub_of(deck)->PutModule(&context, request, &reply).ok());
+  }
+  auto resolve = [&](const std::string& kernel) {
+    pb::ResolveRequest request;
+    request.set_module_hash(hash);
+    request.set_kernel(kernel);
+    request.mutable_selection()->set_target("gfx1201");
+    request.mutable_selection()->set_mode(pb::MODE_FAST);
+    request.set_wait_budget_ms(k_wait_ms);
+    pb::ResolveReply reply;
+    grpc::ClientContext context;
+    EXPECT_TRUE(stub_of(deck)->Resolve(&context, request, &reply).ok());
+    EXPECT_EQ(reply.outcome(), pb::ResolveReply::READY) << kernel << ": " << reply.reason();
+    return reply;
+  };
+  resolve("int_arith32");
+  EXPECT_EQ(m_server->counter("put_module"), 1) << "the server lacked the module";
+  EXPECT_EQ(status_of(*m_server).builds().done(), 1);
+  resolve("int_arith64");
+  EXPECT_EQ(m_server->counter("put_module"), 1) << "it has it now: not sent again";
+  EXPECT_EQ(status_of(*m_server).builds().done(), 2);
+  pb::TierHealth health = upstream_health(deck);
+  EXPECT_EQ(health.builds(), 2);
+  EXPECT_EQ(health.hits(), 2);
+  EXPECT_EQ(health.failures(), 0) << health.last_error();
 }
 
 TEST_F(Upstream, AnotherSignerIsRefusedAndTheKernelBuiltHere)

@@ -1,6 +1,7 @@
 // The tier chain with fake tiers (and the real local store as the first): a hit backfills the
 // nearer tiers, a failing tier is skipped and backed off, a slow one past its budget too, a
-// damaged object falls through to the next tier, and the caller's deadline bounds everything.
+// damaged object falls through to the next tier, and the caller's deadline bounds everything; a
+// build server among them builds when asked, within its build budget.
 
 #include "cache/local_tier.hpp"
 #include "cache/tier_chain.hpp"
@@ -58,8 +59,31 @@ public:
     return {};
   }
 
+  // A build server's answer: with `builds`, what it builds is stored under the key (or, with
+  // `builds_elsewhere`, under another key: a toolchain of its own).
+  TierResult<bool> build(Mode mode, const CacheKey& key, const std::filesystem::path& module,
+                         std::chrono::milliseconds budget) override
+  {
+    ++build_calls;
+    last_build_budget = budget;
+    last_module = module;
+    if (failing) {
+      return std::unexpected(TierFailure{Error{ErrorCode::unavailable, "connection refused"}, false});
+    }
+    if (!builds) {
+      return false;
+    }
+    objects[(builds_elsewhere ? testing::make_key("other") : key).to_text(mode)] = object_named("built");
+    return true;
+  }
+
   std::string m_name;
   std::map<std::string, TierObject> objects;
+  bool builds = false;
+  bool builds_elsewhere = false;
+  std::atomic<int> build_calls{0};
+  std::chrono::milliseconds last_build_budget{0};
+  std::filesystem::path last_module;
   std::chrono::milliseconds delay{0};
   bool failing = false;
   std::atomic<int> lookups{0};
@@ -175,6 +199,82 @@ TEST(TierChain, ADistrustedTierIsNeverAskedOrGivenAnythingAgain)
   EXPECT_EQ(health[1].last_error, "served bytes this machine does not build");
   ASSERT_FALSE(log.empty());
   EXPECT_NE(log.back().find("tier upstream: distrusted"), std::string::npos) << log.back();
+}
+
+TEST(TierChain, AskedToBuildTheNearestBuildServerBuildsAndItsObjectIsFetched)
+{
+  Fakes fakes;
+  FakeTier& local = fakes.add("local");
+  FakeTier& shared = fakes.add("shared"); // builds, but its policy has no build budget
+  FakeTier& server = fakes.add("server", TierPolicy{.budget = 250ms, .build_budget = 3000ms});
+  FakeTier& second = fakes.add("second", TierPolicy{.budget = 250ms, .build_budget = 3000ms});
+  shared.builds = true;
+  server.builds = true;
+  second.builds = true;
+  std::optional<ChainHit> hit = fakes.chain.build(Mode::fast, k_key, "/modules/m.ptx", Clock::now() + 10s);
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->tier, 2U);
+  EXPECT_EQ(hit->object.bytes, object_named("built").bytes);
+  EXPECT_EQ(shared.build_calls.load(), 0) << "a tier without a build budget is never asked";
+  EXPECT_EQ(server.build_calls.load(), 1);
+  EXPECT_EQ(second.build_calls.load(), 0) << "the nearest build server did it";
+  EXPECT_EQ(server.last_module, "/modules/m.ptx");
+  EXPECT_LE(server.last_build_budget, 3000ms);
+  EXPECT_GT(server.last_build_budget, 2000ms) << "its build budget, not its lookup budget";
+  EXPECT_EQ(local.objects.count(k_key.to_text(Mode::fast)), 1U) << "backfilled";
+  std::vector<TierHealth> health = fakes.chain.health();
+  EXPECT_EQ(health[2].builds, 1);
+  EXPECT_EQ(health[2].hits, 1);
+  // The caller's deadline bounds a build too.
+  ASSERT_TRUE(fakes.chain.build(Mode::accuracy, k_key, {}, Clock::now() + 500ms));
+  EXPECT_LE(server.last_build_budget, 500ms);
+}
+
+TEST(TierChain, ABuildServerThatFailsIsBackedOffOneThatDeclinesIsNot)
+{
+  std::vector<std::string> log;
+  Fakes fakes([&log](const std::string& line) { log.push_back(line); });
+  fakes.add("local");
+  FakeTier& server = fakes.add("server", TierPolicy{.budget = 250ms, .backoff = 10s, .build_budget = 1000ms});
+  // Declines (no recipe there): not a failure, asked again next time.
+  EXPECT_FALSE(fakes.chain.build(Mode::fast, k_key, {}, Clock::now() + 5s));
+  EXPECT_FALSE(fakes.chain.build(Mode::fast, k_key, {}, Clock::now() + 5s));
+  EXPECT_EQ(server.build_calls.load(), 2);
+  EXPECT_FALSE(fakes.chain.health()[1].backed_off);
+  // Down: backed off, and the lookups skip it too.
+  server.failing = true;
+  EXPECT_FALSE(fakes.chain.build(Mode::fast, k_key, {}, Clock::now() + 5s));
+  EXPECT_FALSE(fakes.chain.build(Mode::fast, k_key, {}, Clock::now() + 5s));
+  EXPECT_EQ(server.build_calls.load(), 3);
+  EXPECT_TRUE(fakes.chain.health()[1].backed_off);
+  ASSERT_FALSE(log.empty());
+  EXPECT_NE(log.back().find("tier server: build failed: connection refused"), std::string::npos) << log.back();
+}
+
+TEST(TierChain, ADistrustedBuildServerIsNotAskedToBuild)
+{
+  Fakes fakes;
+  fakes.add("local");
+  FakeTier& server = fakes.add("server", TierPolicy{.budget = 250ms, .build_budget = 1000ms});
+  server.builds = true;
+  fakes.chain.distrust(1, "served bytes this machine does not build");
+  EXPECT_FALSE(fakes.chain.build(Mode::fast, k_key, {}, Clock::now() + 5s));
+  EXPECT_EQ(server.build_calls.load(), 0);
+}
+
+TEST(TierChain, WhatABuildServerBuiltUnderAnotherKeyIsNotTaken)
+{
+  std::vector<std::string> log;
+  Fakes fakes([&log](const std::string& line) { log.push_back(line); });
+  FakeTier& local = fakes.add("local");
+  FakeTier& server = fakes.add("server", TierPolicy{.budget = 250ms, .build_budget = 1000ms});
+  server.builds = true;
+  server.builds_elsewhere = true;
+  EXPECT_FALSE(fakes.chain.build(Mode::fast, k_key, {}, Clock::now() + 5s));
+  EXPECT_EQ(local.stores.load(), 0);
+  EXPECT_EQ(fakes.chain.health()[1].builds, 1);
+  ASSERT_FALSE(log.empty());
+  EXPECT_NE(log.back().find("has no object under this machine's key"), std::string::npos) << log.back();
 }
 
 TEST(TierChain, ASlowTierPastItsBudgetIsBackedOff)
