@@ -53,6 +53,15 @@ struct TierFailure {
 
 template <typename T> using TierResult = std::expected<T, TierFailure>;
 
+// Who builds a key among the hosts that share a tier: this caller (holding the tier's claim on
+// the key until it settles it), or another host, which the tier waited for.
+enum class ClaimState { yours, built_elsewhere };
+
+struct Claim {
+  ClaimState state = ClaimState::yours;
+  std::string token; // the tier's own, for settle(); empty: nothing to settle
+};
+
 class Tier {
 public:
   virtual ~Tier() = default;
@@ -80,6 +89,21 @@ public:
   {
     return false;
   }
+
+  // A build host's single flight across machines, before a build of (mode, key): yours (with a
+  // token when the tier now holds the key for this caller), or built_elsewhere when another
+  // host held it and the tier waited, within `budget`, until that build ended (lookup() then
+  // finds the object, unless that host failed: the caller builds it then). A tier no other host
+  // builds through answers yours.
+  [[nodiscard]] virtual TierResult<Claim> claim(Mode /*mode*/, const CacheKey& /*key*/,
+                                                std::chrono::milliseconds /*budget*/)
+  {
+    return Claim{};
+  }
+  // After the caller's build of a claim with a token (stored already when it succeeded): the
+  // key is given up, and hosts waiting on it look again. Best effort: a claim not settled
+  // expires on its own.
+  virtual void settle(Mode /*mode*/, const CacheKey& /*key*/, const Claim& /*claim*/) {}
 };
 
 } // namespace d4r::cache

@@ -120,11 +120,19 @@ std::optional<ChainHit> TierChain::lookup(Mode mode, const CacheKey& key, Clock:
     }
     const Clock::time_point asked = Clock::now();
     TierResult<std::optional<TierObject>> found = slot.tier->lookup(mode, key, *budget);
+    // A budget the caller's deadline cut short is the caller's: the tier running out of it is
+    // not the tier failing (a game asking with 1 ms must not back a healthy tier off).
+    const bool cut_short = *budget < slot.policy.budget;
+    if (!found && found.error().timeout && cut_short) {
+      std::lock_guard lock(m_mutex);
+      ++slot.health.misses;
+      continue;
+    }
     if (!found) {
       note_failure(slot, found.error(), "lookup");
       continue;
     }
-    if (overran(asked, *budget)) {
+    if (overran(asked, *budget) && !cut_short) {
       // The chain cannot stop a call, but it need not make the next one: a tier that keeps no
       // budget is backed off like one that fails. What it found is used all the same.
       note_failure(slot, overrun_failure(asked, *budget), "lookup");
@@ -216,6 +224,35 @@ std::optional<ChainHit> TierChain::build(Mode mode, const CacheKey& key,
     return std::nullopt;
   }
   return std::nullopt;
+}
+
+ChainClaim TierChain::claim(Mode mode, const CacheKey& key, Clock::time_point deadline)
+{
+  for (size_t i = 1; i < m_tiers.size(); ++i) {
+    Slot& slot = m_tiers[i];
+    if (slot.policy.claim_budget.count() <= 0) {
+      continue;
+    }
+    std::optional<std::chrono::milliseconds> budget = budget_for(slot, deadline, slot.policy.claim_budget);
+    if (!budget) {
+      continue;
+    }
+    TierResult<Claim> claimed = slot.tier->claim(mode, key, *budget);
+    if (!claimed) {
+      note_failure(slot, claimed.error(), "claim");
+      continue;
+    }
+    note_answer(slot);
+    return ChainClaim{i, std::move(*claimed)};
+  }
+  return {};
+}
+
+void TierChain::settle(Mode mode, const CacheKey& key, const ChainClaim& claim)
+{
+  if (claim.tier && !claim.claim.token.empty()) {
+    m_tiers.at(*claim.tier).tier->settle(mode, key, claim.claim);
+  }
 }
 
 void TierChain::store(Mode mode, const CacheKey& key, const TierObject& object,

@@ -24,6 +24,7 @@ struct TierPolicy {
   std::chrono::milliseconds backoff{1000};       // skipped this long after a first failure
   std::chrono::milliseconds max_backoff{60000};  // the doubling stops here
   std::chrono::milliseconds build_budget{0};     // per build() of a build server; 0: never asked
+  std::chrono::milliseconds claim_budget{0};     // per claim() of a shared tier; 0: never asked
 };
 
 // For status and tests: what each tier did in this process.
@@ -45,6 +46,12 @@ struct TierHealth {
 struct ChainHit {
   TierObject object;
   size_t tier = 0; // where it was found
+};
+
+// What TierChain::claim() got: the tier that answered (none: build, nobody else does) and how.
+struct ChainClaim {
+  std::optional<size_t> tier;
+  Claim claim;
 };
 
 class TierChain {
@@ -75,6 +82,13 @@ public:
                                               const std::filesystem::path& module,
                                               std::chrono::steady_clock::time_point deadline,
                                               const Accept& accept = {});
+  // Before a build: the first farther tier with a claim budget (not backed off, not distrusted)
+  // says whether this host builds the key or another host sharing it just did (tier.hpp). A
+  // tier that fails is backed off and the caller builds.
+  [[nodiscard]] ChainClaim claim(Mode mode, const CacheKey& key,
+                                 std::chrono::steady_clock::time_point deadline);
+  // After the build of a claim that holds a key: given up (waiting hosts look again).
+  void settle(Mode mode, const CacheKey& key, const ChainClaim& claim);
   // Stores the object in tiers[first..] that are not backed off (a new build, published).
   void store(Mode mode, const CacheKey& key, const TierObject& object,
              std::chrono::steady_clock::time_point deadline, size_t first = 0);

@@ -275,7 +275,11 @@ std::string builds_text(const pb::BuildStats& builds)
 {
   std::string out = "\nbuilds: " + std::to_string(builds.queued()) + " queued, " +
                     std::to_string(builds.running()) + " running, " +
-                    std::to_string(builds.done()) + " done, " + std::to_string(builds.failed()) +
+                    std::to_string(builds.done()) + " done" +
+                    (builds.elsewhere() > 0
+                         ? " (" + std::to_string(builds.elsewhere()) + " by other machines)"
+                         : std::string()) +
+                    ", " + std::to_string(builds.failed()) +
                     " failed (" + std::to_string(builds.negative_hits()) +
                     " answered from the failure cache); " + std::to_string(builds.recipes_size()) +
                     " recipes\n";
@@ -298,6 +302,7 @@ void builds_json(JsonWriter& json, const pb::BuildStats& builds)
   json.key("queued").number(builds.queued());
   json.key("running").number(builds.running());
   json.key("done").number(builds.done());
+  json.key("elsewhere").number(builds.elsewhere());
   json.key("failed").number(builds.failed());
   json.key("negative_hits").number(builds.negative_hits());
   json.key("recipes").begin_array();

@@ -298,7 +298,9 @@ void BuildService::run_job(const std::shared_ptr<Job>& job)
     job->started = std::chrono::steady_clock::now();
     record(*job, "running", "");
   }
-  Expected<cache::Hit> result = build(*job);
+  Expected<Built> built = build(*job);
+  Expected<cache::Hit> result = built ? Expected<cache::Hit>(built->hit)
+                                      : Expected<cache::Hit>(std::unexpected(built.error()));
   if (m_options.telemetry) {
     m_options.telemetry->record_build(
         job->mode,
@@ -319,6 +321,7 @@ void BuildService::run_job(const std::shared_ptr<Job>& job)
     std::lock_guard lock(m_mutex);
     --m_running;
     ++(result ? m_done : m_failed);
+    m_elsewhere += built && built->elsewhere ? 1 : 0;
     record(*job, result ? "done" : "failed", result ? "" : result.error().message);
   }
   m_flights.finish(job->key_text, *job->flight, std::move(result));
@@ -350,11 +353,36 @@ Expected<BuildService::Compiled> BuildService::compile(const Job& job)
                       job.backend};
 }
 
-Expected<cache::Hit> BuildService::build(const Job& job)
+Expected<BuildService::Built> BuildService::build(const Job& job)
 {
   if (std::optional<cache::Hit> elsewhere = build_elsewhere(job)) {
-    return std::move(*elsewhere);
+    return Built{std::move(*elsewhere), true};
   }
+  cache::ChainClaim claim;
+  if (m_options.tiers && m_options.tiers->size() > 1) {
+    // Each shared tier's own claim budget bounds the wait for another host's build.
+    claim = m_options.tiers->claim(job.mode, job.key, std::chrono::steady_clock::now() + std::chrono::hours(24));
+    if (claim.claim.state == cache::ClaimState::built_elsewhere) {
+      const auto fetch_deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+      if (std::optional<cache::Hit> fetched = fetch(job, fetch_deadline)) {
+        return Built{std::move(*fetched), true};
+      }
+      // That host failed (its failure is its own to remember), or its object is not readable
+      // from here: built here.
+    }
+  }
+  Expected<cache::Hit> built = build_here(job);
+  if (m_options.tiers) {
+    m_options.tiers->settle(job.mode, job.key, claim); // after publish(): waiters find it stored
+  }
+  if (!built) {
+    return std::unexpected(std::move(built).error());
+  }
+  return Built{std::move(*built), false};
+}
+
+Expected<cache::Hit> BuildService::build_here(const Job& job)
+{
   TRY_ASSIGN(Compiled built, compile(job));
   TRY_ASSIGN(cache::Hit hit, m_cache.insert(job.mode, job.key, built.code_object,
                                             encoded_launch_record(built.meta), built.source));
@@ -516,7 +544,8 @@ void BuildService::record(const Job& job, const std::string& state, const std::s
 BuildStats BuildService::stats() const
 {
   std::lock_guard lock(m_mutex);
-  BuildStats stats{m_queued, m_running, m_done, m_failed, m_negative_hits, m_rejected_queue_full, {}};
+  BuildStats stats{m_queued, m_running, m_done, m_elsewhere, m_failed, m_negative_hits,
+                   m_rejected_queue_full, {}};
   stats.recent.assign(m_recent.begin(), m_recent.end());
   return stats;
 }

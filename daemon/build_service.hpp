@@ -93,6 +93,7 @@ struct BuildStats {
   int64_t queued = 0;
   int64_t running = 0;
   int64_t done = 0;
+  int64_t elsewhere = 0; // of done: built by another machine (a build server, a host on Redis)
   int64_t failed = 0;
   int64_t negative_hits = 0; // requests answered from the negative cache
   int64_t rejected_queue_full = 0; // builds not queued: the queue held max_queued
@@ -156,7 +157,15 @@ private:
   void run_job(const std::shared_ptr<Job>& job);
   struct Compiled;
   [[nodiscard]] Expected<Compiled> compile(const Job& job);
-  [[nodiscard]] Expected<cache::Hit> build(const Job& job);
+  struct Built {
+    cache::Hit hit;
+    bool elsewhere = false; // by another machine, fetched
+  };
+  // The job's object: built by a build server when one is asked and does, else by the host
+  // sharing a tier that is building it now (waited for), else here (build_here, under the
+  // shared tiers' claim on the key).
+  [[nodiscard]] Expected<Built> build(const Job& job);
+  [[nodiscard]] Expected<cache::Hit> build_here(const Job& job);
   void record(const Job& job, const std::string& state, const std::string& reason);
 
   cache::Cache& m_cache;
@@ -176,6 +185,7 @@ private:
   int64_t m_queued = 0;
   int64_t m_running = 0;
   int64_t m_done = 0;
+  int64_t m_elsewhere = 0;
   int64_t m_failed = 0;
   int64_t m_negative_hits = 0;
   int64_t m_rejected_queue_full = 0;

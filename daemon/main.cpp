@@ -97,9 +97,14 @@ void add_redis_tier(const DaemonConfig& config, KernelCore& core)
   options.connection.endpoint = *endpoint;
   options.connection.connect_timeout = budget;
   options.connection.command_timeout = budget;
+  // One host builds a key while the others wait for it: its claim outlasts any build (the
+  // worker's wall limit), and a waiter outlasts a claim, so that it takes over a dead host's.
+  options.lock_ttl = std::chrono::seconds(config.build_wall_seconds) + std::chrono::seconds(10);
+  const auto claim_budget = options.lock_ttl + std::chrono::seconds(5);
   core.add_tier(cache::redis::make_redis_tier(std::move(options)),
                 cache::TierPolicy{.budget = budget, .backoff = std::chrono::milliseconds(1000),
-                                  .max_backoff = std::chrono::milliseconds(60000)});
+                                  .max_backoff = std::chrono::milliseconds(60000),
+                                  .claim_budget = claim_budget});
   spdlog::info("redis tier {} (budget {} ms per call)", cache::redis::to_string(*endpoint),
                config.redis_budget_ms);
 }

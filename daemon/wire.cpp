@@ -73,6 +73,7 @@ void fill_build_stats(const StatusSnapshot& status, pb::BuildStats& out)
   out.set_queued(builds.queued);
   out.set_running(builds.running);
   out.set_done(builds.done);
+  out.set_elsewhere(builds.elsewhere);
   out.set_failed(builds.failed);
   out.set_negative_hits(builds.negative_hits);
   for (const BuildRecord& record : builds.recent) {

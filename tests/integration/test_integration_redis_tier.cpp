@@ -1,6 +1,8 @@
 // Two real daemons share builds through a real redis-server (--redis): what one built, the other
-// serves from Redis without building; with Redis gone, a daemon with an empty cache builds
-// locally within the request's budget. Skipped only when redis-server is not installed.
+// serves from Redis without building; sixteen requests for one kernel spread over both make one
+// build; a host killed while it builds a kernel has it built by the other once its claim
+// expires; with Redis gone, a daemon with an empty cache builds locally within the request's
+// budget. Skipped only when redis-server is not installed.
 
 #include "daemon_process.hpp"
 #include "tests/unit/test_cache_redis_support.hpp"
@@ -9,6 +11,13 @@
 
 #include <grpcpp/create_channel.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <csignal>
+#include <fstream>
+#include <future>
+#include <thread>
+#include <vector>
 
 namespace d4r::testing {
 namespace {
@@ -45,12 +54,43 @@ std::string build_recipe(const DaemonProcess& daemon, uint32_t wait_ms = k_wait_
   return reply.object().data();
 }
 
-int64_t builds_done(const DaemonProcess& daemon)
+pb::BuildStats builds_of(const DaemonProcess& daemon)
 {
   pb::StatusReply reply;
   grpc::ClientContext context;
   EXPECT_TRUE(stub_of(daemon)->Status(&context, pb::StatusRequest(), &reply).ok());
-  return reply.builds().done();
+  return reply.builds();
+}
+
+int64_t builds_done(const DaemonProcess& daemon)
+{
+  return builds_of(daemon).done();
+}
+
+// Builds this host compiled itself (done, less what another machine built for it).
+int64_t compiled_here(const DaemonProcess& daemon)
+{
+  pb::BuildStats builds = builds_of(daemon);
+  return builds.done() - builds.elsewhere();
+}
+
+// A clang driver that says it is 19.1.7 (so that every host has one toolchain fingerprint)
+// and, with `first_run`, runs that shell once before its first compile.
+std::filesystem::path clang_driver(const std::filesystem::path& dir, const std::string& name,
+                                   const std::string& first_run = "")
+{
+  std::filesystem::path path = dir / name;
+  std::filesystem::path flag = dir / (name + ".first-run");
+  std::ofstream out(path);
+  out << "#!/bin/sh\nif [ \"$1\" = \"--version\" ]; then echo \"clang version 19.1.7\"; exit 0; fi\n";
+  if (!first_run.empty()) {
+    out << "if [ ! -e " << flag.string() << " ]; then : > " << flag.string() << "; " << first_run
+        << "; fi\n";
+  }
+  out << "exec /usr/lib/llvm-19/bin/clang++ \"$@\"\n";
+  out.close();
+  chmod(path.c_str(), 0755);
+  return path;
 }
 
 // Keys in Redis (the tier's index entries and objects), or -1 when it cannot be asked.
@@ -72,6 +112,93 @@ DaemonOptions options_of(const std::filesystem::path& root, const RedisServer& s
   options.log_file = root / "daemon.log";
   std::filesystem::create_directories(root);
   return options;
+}
+
+// Sixteen requests at once for one kernel, eight on each host: each host's own single flight
+// makes one job of its eight, and the Redis claim on the key makes one build of the two jobs.
+TEST(IntegrationRedisTier, SixteenRequestsOnTwoHostsMakeOneBuild)
+{
+  RedisServer server;
+  if (!server.installed()) {
+    GTEST_SKIP() << "redis-server is not installed (scripts/install-deps.sh installs it)";
+  }
+  ASSERT_TRUE(server.start());
+  TempDir dir;
+  DaemonProcess a(options_of(dir.path() / "host-a", server));
+  DaemonProcess b(options_of(dir.path() / "host-b", server));
+  ASSERT_TRUE(a.start());
+  ASSERT_TRUE(b.start());
+  std::vector<std::future<std::string>> answers;
+  for (int i = 0; i < 16; ++i) {
+    const DaemonProcess& host = i % 2 == 0 ? a : b;
+    answers.push_back(std::async(std::launch::async, [&host] { return build_recipe(host); }));
+  }
+  std::vector<std::string> objects;
+  for (std::future<std::string>& answer : answers) {
+    objects.push_back(answer.get());
+  }
+  ASSERT_FALSE(objects.front().empty());
+  for (const std::string& object : objects) {
+    EXPECT_TRUE(object == objects.front()) << "every request got the one object";
+  }
+  EXPECT_EQ(compiled_here(a) + compiled_here(b), 1) << "one build for sixteen requests on two hosts";
+  EXPECT_EQ(builds_of(a).elsewhere() + builds_of(b).elsewhere(), 1)
+      << "the other host's job waited for that build and took its object";
+}
+
+// Host A dies (SIGKILL) while its compile of a kernel runs (its driver's first compile sleeps);
+// B, asked for the same kernel meanwhile, waits on A's claim, takes it over once it expires (the
+// build wall limit, 20 s here, plus 10 s) and builds the kernel itself.
+TEST(IntegrationRedisTier, AHostKilledDuringABuildHasTheOtherBuildIt)
+{
+  RedisServer server;
+  if (!server.installed()) {
+    GTEST_SKIP() << "redis-server is not installed (scripts/install-deps.sh installs it)";
+  }
+  ASSERT_TRUE(server.start());
+  TempDir dir;
+  auto host = [&](const std::string& name, const std::filesystem::path& clang) {
+    DaemonOptions options = options_of(dir.path() / name, server);
+    options.extra_args.insert(options.extra_args.end(), {"--backend", "llvm", "--clang", clang.string(),
+                                                         "--build-wall-seconds", "20"});
+    // The worker may write only in its scratch folder; the slow driver's mark goes here.
+    options.extra_env.push_back("D4R_WORKER_TEST_FAULTS=1");
+    options.extra_env.push_back("D4R_WORKER_TEST_WRITABLE=" + dir.path().string());
+    return options;
+  };
+  DaemonProcess a(host("host-a", clang_driver(dir.path(), "clang-slow", "sleep 120")));
+  DaemonProcess b(host("host-b", clang_driver(dir.path(), "clang-quick")));
+  ASSERT_TRUE(a.start());
+  ASSERT_TRUE(b.start());
+  ASSERT_EQ(builds_of(a).toolchains().at("gfx1101"), builds_of(b).toolchains().at("gfx1101"))
+      << "the hosts must build under one key for this test";
+
+  pb::BuildRequest request;
+  request.set_kernel("d4r_example_layer");
+  request.mutable_selection()->set_target("gfx1101");
+  request.mutable_selection()->set_mode(pb::MODE_FAST);
+  request.set_wait_budget_ms(1);
+  pb::ResolveReply pending;
+  grpc::ClientContext context;
+  ASSERT_TRUE(stub_of(a)->Build(&context, request, &pending).ok());
+  EXPECT_EQ(pending.outcome(), pb::ResolveReply::PENDING);
+  const std::filesystem::path slow_mark = dir.path() / "clang-slow.first-run";
+  for (int i = 0; i < 1000 && !std::filesystem::exists(slow_mark); ++i) {
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_TRUE(std::filesystem::exists(slow_mark)) << "A's compile did not start";
+
+  auto asked = std::chrono::steady_clock::now();
+  std::future<std::string> from_b = std::async(std::launch::async, [&b] { return build_recipe(b); });
+  std::this_thread::sleep_for(1s);
+  EXPECT_EQ(compiled_here(b), 0) << "B waits on A's claim instead of building\nA:\n"
+                                  << read_file(dir.path() / "host-a" / "daemon.log") << "\nB:\n"
+                                  << read_file(dir.path() / "host-b" / "daemon.log");
+  a.send_signal(SIGKILL);
+  std::string object = from_b.get();
+  EXPECT_FALSE(object.empty());
+  EXPECT_LT(std::chrono::steady_clock::now() - asked, 100s);
+  EXPECT_EQ(compiled_here(b), 1) << "B built it after A's claim expired";
 }
 
 TEST(IntegrationRedisTier, ABuildOnOneDaemonIsServedByAnotherFromRedis)

@@ -1,7 +1,8 @@
 // The Redis tier (cache/tier.hpp) against a real redis-server, two tier instances as two build
 // hosts: what one stores the other finds, byte for byte with its metadata; damage and eviction
-// are misses; with the server gone every call fails within its budget and the tier serves again
-// once the server is back.
+// are misses; one host's claim on a key makes the other wait for its build, or take the key over
+// when the claim is given up unbuilt or expires; with the server gone every call fails within its
+// budget and the tier serves again once the server is back.
 
 #include "cache/remote/redis/redis_tier.hpp"
 #include "tests/unit/test_cache_redis_support.hpp"
@@ -41,15 +42,85 @@ TierObject make_object(std::string_view text)
 
 class RedisTierTest : public RedisTest {
 protected:
-  [[nodiscard]] std::unique_ptr<Tier> make_tier(bool tcp) const
+  [[nodiscard]] std::unique_ptr<Tier> make_tier(bool tcp, std::chrono::milliseconds lock_ttl = 0ms) const
   {
     RedisTierOptions options;
     options.connection = tcp ? m_server.tcp_options() : m_server.unix_options();
     options.keys.prefix = "t:";
     options.max_connections = 4;
+    options.lock_ttl = lock_ttl;
     return make_redis_tier(options);
   }
 };
+
+TEST_F(RedisTierTest, AClaimMakesTheOtherHostWaitForItsBuild)
+{
+  std::unique_ptr<Tier> host_a = make_tier(false, 5s);
+  std::unique_ptr<Tier> host_b = make_tier(true, 5s);
+  CacheKey key = make_key("claimed");
+  TierResult<Claim> a = host_a->claim(Mode::fast, key, 1s);
+  ASSERT_TRUE(a) << a.error().error.message;
+  EXPECT_EQ(a->state, ClaimState::yours);
+  EXPECT_FALSE(a->token.empty());
+  // B waits; A builds, stores and settles meanwhile.
+  std::thread builder([&] {
+    std::this_thread::sleep_for(300ms);
+    ASSERT_TRUE(host_a->store(Mode::fast, key, make_object("built by A"), 1s));
+    host_a->settle(Mode::fast, key, *a);
+  });
+  auto asked = Clock::now();
+  TierResult<Claim> b = host_b->claim(Mode::fast, key, 4s);
+  builder.join();
+  ASSERT_TRUE(b) << b.error().error.message;
+  EXPECT_EQ(b->state, ClaimState::built_elsewhere);
+  EXPECT_TRUE(b->token.empty());
+  EXPECT_GE(Clock::now() - asked, 250ms) << "it waited for the build";
+  EXPECT_LT(Clock::now() - asked, 3s);
+  // Each mode is its own key: B claims the accuracy build at once.
+  TierResult<Claim> accuracy = host_b->claim(Mode::accuracy, key, 1s);
+  ASSERT_TRUE(accuracy);
+  EXPECT_EQ(accuracy->state, ClaimState::yours);
+}
+
+TEST_F(RedisTierTest, AClaimGivenUpUnbuiltOrExpiredPassesToTheWaiter)
+{
+  std::unique_ptr<Tier> host_a = make_tier(false, 800ms);
+  std::unique_ptr<Tier> host_b = make_tier(true, 800ms);
+  CacheKey failed = make_key("failed_there");
+  TierResult<Claim> a = host_a->claim(Mode::fast, failed, 1s);
+  ASSERT_TRUE(a && a->state == ClaimState::yours);
+  std::thread giving_up([&] {
+    std::this_thread::sleep_for(200ms);
+    host_a->settle(Mode::fast, failed, *a); // its build failed: nothing stored
+  });
+  TierResult<Claim> b = host_b->claim(Mode::fast, failed, 3s);
+  giving_up.join();
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->state, ClaimState::yours) << "the key is B's to build now";
+  EXPECT_FALSE(b->token.empty());
+
+  // A host that died never settles: its claim expires (800 ms here) and the waiter takes over.
+  CacheKey orphan = make_key("orphaned");
+  ASSERT_TRUE(host_a->claim(Mode::fast, orphan, 1s));
+  auto asked = Clock::now();
+  TierResult<Claim> taken = host_b->claim(Mode::fast, orphan, 3s);
+  ASSERT_TRUE(taken);
+  EXPECT_EQ(taken->state, ClaimState::yours);
+  EXPECT_GE(Clock::now() - asked, 500ms) << "not before the claim expired";
+  // Past the waiter's budget it builds anyway, without a claim.
+  CacheKey held = make_key("held");
+  ASSERT_TRUE(host_a->claim(Mode::fast, held, 1s));
+  TierResult<Claim> late = host_b->claim(Mode::fast, held, 200ms);
+  ASSERT_TRUE(late);
+  EXPECT_EQ(late->state, ClaimState::yours);
+  EXPECT_TRUE(late->token.empty());
+  // Without a claim lifetime the tier claims nothing.
+  std::unique_ptr<Tier> plain = make_tier(false);
+  TierResult<Claim> none = plain->claim(Mode::fast, held, 1s);
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->state, ClaimState::yours);
+  EXPECT_TRUE(none->token.empty());
+}
 
 TEST_F(RedisTierTest, WhatOneHostStoresTheOtherFinds)
 {

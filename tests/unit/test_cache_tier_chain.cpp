@@ -38,6 +38,9 @@ public:
     ++lookups;
     last_budget = budget;
     std::this_thread::sleep_for(delay);
+    if (timing_out) {
+      return std::unexpected(TierFailure{Error{ErrorCode::timeout, "no budget left"}, true});
+    }
     if (failing) {
       return std::unexpected(TierFailure{Error{ErrorCode::unavailable, "connection refused"}, false});
     }
@@ -77,8 +80,24 @@ public:
     return true;
   }
 
+  TierResult<Claim> claim(Mode, const CacheKey&, std::chrono::milliseconds budget) override
+  {
+    ++claim_calls;
+    last_claim_budget = budget;
+    if (failing) {
+      return std::unexpected(TierFailure{Error{ErrorCode::unavailable, "connection refused"}, false});
+    }
+    return claim_answer;
+  }
+
+  void settle(Mode, const CacheKey&, const Claim& claim) override { settled.push_back(claim.token); }
+
   std::string m_name;
   std::map<std::string, TierObject> objects;
+  Claim claim_answer;
+  std::atomic<int> claim_calls{0};
+  std::chrono::milliseconds last_claim_budget{0};
+  std::vector<std::string> settled;
   bool builds = false;
   bool builds_elsewhere = false;
   std::atomic<int> build_calls{0};
@@ -86,6 +105,7 @@ public:
   std::filesystem::path last_module;
   std::chrono::milliseconds delay{0};
   bool failing = false;
+  bool timing_out = false;
   std::atomic<int> lookups{0};
   std::atomic<int> stores{0};
   std::chrono::milliseconds last_budget{0};
@@ -277,6 +297,47 @@ TEST(TierChain, WhatABuildServerBuiltUnderAnotherKeyIsNotTaken)
   EXPECT_NE(log.back().find("has no object under this machine's key"), std::string::npos) << log.back();
 }
 
+TEST(TierChain, TheFirstSharedTierDecidesWhoBuildsAndIsSettledAfter)
+{
+  Fakes fakes;
+  fakes.add("local");
+  FakeTier& upstream = fakes.add("upstream"); // no claim budget: not asked
+  FakeTier& shared = fakes.add("shared", TierPolicy{.budget = 250ms, .claim_budget = 2000ms});
+  FakeTier& second = fakes.add("second", TierPolicy{.budget = 250ms, .claim_budget = 2000ms});
+  shared.claim_answer = Claim{ClaimState::yours, "token-1"};
+  ChainClaim claim = fakes.chain.claim(Mode::fast, k_key, Clock::now() + 10s);
+  ASSERT_TRUE(claim.tier);
+  EXPECT_EQ(*claim.tier, 2U);
+  EXPECT_EQ(claim.claim.token, "token-1");
+  EXPECT_EQ(upstream.claim_calls.load(), 0);
+  EXPECT_EQ(second.claim_calls.load(), 0) << "one shared tier decides";
+  EXPECT_GT(shared.last_claim_budget, 1500ms) << "its claim budget";
+  fakes.chain.settle(Mode::fast, k_key, claim);
+  EXPECT_EQ(shared.settled, std::vector<std::string>{"token-1"});
+
+  // Built by another host: nothing to settle.
+  shared.claim_answer = Claim{ClaimState::built_elsewhere, ""};
+  claim = fakes.chain.claim(Mode::fast, k_key, Clock::now() + 10s);
+  EXPECT_EQ(claim.claim.state, ClaimState::built_elsewhere);
+  fakes.chain.settle(Mode::fast, k_key, claim);
+  EXPECT_EQ(shared.settled.size(), 1U);
+}
+
+TEST(TierChain, AFailingClaimIsBackedOffAndTheCallerBuilds)
+{
+  Fakes fakes;
+  fakes.add("local");
+  FakeTier& shared = fakes.add("shared", TierPolicy{.budget = 250ms, .backoff = 10s, .claim_budget = 2000ms});
+  shared.failing = true;
+  ChainClaim claim = fakes.chain.claim(Mode::fast, k_key, Clock::now() + 10s);
+  EXPECT_FALSE(claim.tier) << "a claim that failed: the second shared tier, if any, would be asked";
+  EXPECT_EQ(claim.claim.state, ClaimState::yours);
+  claim = fakes.chain.claim(Mode::fast, k_key, Clock::now() + 10s);
+  EXPECT_EQ(shared.claim_calls.load(), 1) << "backed off";
+  fakes.chain.settle(Mode::fast, k_key, claim);
+  EXPECT_TRUE(shared.settled.empty());
+}
+
 TEST(TierChain, ASlowTierPastItsBudgetIsBackedOff)
 {
   Fakes fakes;
@@ -306,6 +367,28 @@ TEST(TierChain, TheCallersDeadlineBoundsEveryBudget)
   (void)fakes.chain.lookup(Mode::fast, k_key, Clock::now() + 50ms);
   EXPECT_LE(first.last_budget, 50ms) << "clamped to what the caller has left";
   EXPECT_EQ(second.lookups.load(), 0) << "the deadline passed: no tier is asked after it";
+}
+
+// A caller with little time left (a game's 1 ms) cuts a tier's budget: the tier running out of
+// that, or taking longer, is not the tier's failure and does not back it off.
+TEST(TierChain, ABudgetTheCallerCutShortBacksNothingOff)
+{
+  Fakes fakes;
+  fakes.add("local");
+  FakeTier& shared = fakes.add("shared", TierPolicy{200ms, 10s, 10s});
+  shared.timing_out = true;
+  EXPECT_FALSE(fakes.chain.lookup(Mode::fast, k_key, Clock::now() + 5ms, 1));
+  EXPECT_FALSE(fakes.chain.health()[1].backed_off);
+  EXPECT_EQ(fakes.chain.health()[1].failures, 0);
+  shared.timing_out = false;
+  shared.delay = 30ms;
+  EXPECT_FALSE(fakes.chain.lookup(Mode::fast, k_key, Clock::now() + 5ms, 1));
+  EXPECT_FALSE(fakes.chain.health()[1].backed_off) << "slower than the caller, within its own budget";
+  shared.timing_out = true;
+  shared.delay = 0ms;
+  EXPECT_FALSE(fakes.chain.lookup(Mode::fast, k_key, Clock::now() + 5s, 1));
+  EXPECT_TRUE(fakes.chain.health()[1].backed_off) << "out of its own budget: backed off";
+  EXPECT_EQ(shared.lookups.load(), 3);
 }
 
 TEST(TierChain, ADamagedObjectFallsThroughToTheNextTier)

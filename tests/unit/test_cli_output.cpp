@@ -127,7 +127,7 @@ TEST(CliOutput, StatusJson)
       R"("compiled_store":[{"mode":"fast","entries":0,"bytes":0,)"
       R"("max_bytes":4294967296}],"counters":{)"
       R"("resolve.not_found.no_manifest_entry":2,"resolve.ready":10},)"
-      R"("builds":{"queued":0,"running":0,"done":0,"failed":0,"negative_hits":0,"recipes":[],)"
+      R"("builds":{"queued":0,"running":0,"done":0,"elsewhere":0,"failed":0,"negative_hits":0,"recipes":[],)"
       R"("toolchains":{},"recent":[]},)"
       R"("store_trash":[{"mode":"fast","trash_objects":0,"trash_bytes":0,"trash_cut_short":0,)"
       R"("index_replacements":0}],"telemetry":{"modes":[],"games":[]},"tiers":[]})");

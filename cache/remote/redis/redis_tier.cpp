@@ -2,9 +2,12 @@
 
 #include "cache/remote/redis/connection_pool.hpp"
 #include "cache/remote/redis/index.hpp"
+#include "cache/remote/redis/lock.hpp"
 #include "cache/remote/redis/objects.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <thread>
 
 namespace d4r::cache::redis {
 
@@ -15,6 +18,7 @@ std::unexpected<TierFailure> to_failure(Error error)
   bool timeout = error.code == ErrorCode::timeout;
   return std::unexpected(TierFailure{.error = std::move(error), .timeout = timeout});
 }
+
 
 class RedisTier final : public Tier {
 public:
@@ -93,7 +97,89 @@ public:
     return {};
   }
 
+  // The key's lock (SET NX PX, lock.hpp) taken: this host builds. Held by another host: its
+  // build is waited for by looking, at growing intervals, for the index entry it stores before
+  // giving the lock up, and for the lock to be free again (given up after a failure, or expired
+  // with a host that died), when this host takes it over.
+  [[nodiscard]] TierResult<Claim> claim(Mode mode, const CacheKey& key,
+                                        std::chrono::milliseconds budget) override
+  {
+    if (m_options.lock_ttl.count() <= 0) {
+      return Claim{};
+    }
+    const std::string text = key.to_text(mode);
+    const Deadline end = Clock::now() + budget;
+    std::chrono::milliseconds pause{20};
+    for (;;) {
+      const Deadline step = std::min(end, Clock::now() + m_options.connection.command_timeout);
+      {
+        Expected<RedisConnectionPool::Lease> lease = m_pool.acquire(step);
+        if (!lease) {
+          return to_failure(std::move(lease).error());
+        }
+        // The index first: a host that built the key stores it before giving the claim up, so
+        // a free claim with an entry means built, not unclaimed.
+        RedisIndex index(**lease, m_options.keys, m_options.index_ttl);
+        Expected<bool> built = indexed(index, text, step);
+        if (!built) {
+          return to_failure(std::move(built).error());
+        }
+        if (*built) {
+          return Claim{.state = ClaimState::built_elsewhere, .token = {}};
+        }
+        RedisLock lock(**lease, m_options.keys);
+        Expected<std::optional<RedisLockToken>> taken = lock.try_acquire(text, m_options.lock_ttl, step);
+        if (!taken) {
+          return to_failure(std::move(taken).error());
+        }
+        if (*taken) {
+          // Built and given up between the two looks: not this host's to build again.
+          Expected<bool> built_meanwhile = indexed(index, text, step);
+          if (!built_meanwhile) {
+            static_cast<void>(lock.release(**taken, step));
+            return to_failure(std::move(built_meanwhile).error());
+          }
+          if (*built_meanwhile) {
+            static_cast<void>(lock.release(**taken, step));
+            return Claim{.state = ClaimState::built_elsewhere, .token = {}};
+          }
+          return Claim{.state = ClaimState::yours, .token = std::move((*taken)->token)};
+        }
+      }
+      if (Clock::now() + pause >= end) {
+        return Claim{}; // still held past the budget: built here too, unclaimed
+      }
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::milliseconds(500));
+    }
+  }
+
+  void settle(Mode mode, const CacheKey& key, const Claim& claim) override
+  {
+    const Deadline deadline = Clock::now() + m_options.connection.command_timeout;
+    Expected<RedisConnectionPool::Lease> lease = m_pool.acquire(deadline);
+    if (!lease) {
+      return; // the lock expires on its own
+    }
+    RedisLock lock(**lease, m_options.keys);
+    const RedisLockToken token{.key = m_options.keys.lock(key.to_text(mode)), .token = claim.token};
+    static_cast<void>(lock.release(token, deadline));
+  }
+
 private:
+  // Whether the index has an entry for the key (one it cannot read counts as none).
+  static Expected<bool> indexed(RedisIndex& index, const std::string& text, Deadline deadline)
+  {
+    Expected<RedisIndexEntry> entry = index.get(text, deadline);
+    if (entry) {
+      return true;
+    }
+    if (entry.error().code == ErrorCode::not_found || entry.error().code == ErrorCode::corrupt) {
+      return false;
+    }
+    return std::unexpected(std::move(entry).error());
+  }
+
   // An absent entry is a miss; one this tier cannot read is removed (so the next store rewrites
   // it) and is a miss too; anything else is the tier failing.
   TierResult<std::optional<TierObject>> miss_or_failure(Error error, RedisIndex& index,

@@ -1,6 +1,8 @@
 #pragma once
 // The Redis tier (cache/tier.hpp) for build hosts sharing one store: objects by digest, the
-// index by the key's text form. Only the factory is public (ccache's remote storage backends).
+// index by the key's text form, and a lock per key so that one host builds it while the others
+// wait for its result (claim/settle). Only the factory is public (ccache's remote storage
+// backends).
 
 #include "cache/remote/redis/connection.hpp"
 #include "cache/remote/redis/keyspace.hpp"
@@ -19,6 +21,9 @@ struct RedisTierOptions {
   // Zero: entries live until the server evicts them (run it with maxmemory-policy allkeys-lru).
   std::chrono::milliseconds object_ttl{0};
   std::chrono::milliseconds index_ttl{0};
+  // How long a host's claim on a key lasts: longer than any build may take, so that it never
+  // ends under a live build, and short enough that a host that died frees its keys. 0: no claims.
+  std::chrono::milliseconds lock_ttl{0};
 };
 
 [[nodiscard]] std::unique_ptr<Tier> make_redis_tier(RedisTierOptions options);
