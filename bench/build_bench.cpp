@@ -33,10 +33,8 @@ double timed_build(pb::KernelService::Stub& stub, const std::string& kernel,
   return d4r::bench::timed_build("d4r-bench-build", stub, kernel, target, mode);
 }
 
-constexpr const char* k_examples[] = {"d4r_example_layer", "d4r_example_wave64",
-                                      "d4r_example_accuracy", "d4r_example_fp8",
-                                      "d4r_example_variant_hdr"};
-constexpr const char* k_targets[] = {"gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1200", "gfx1201"};
+using d4r::bench::k_examples;
+using d4r::bench::k_targets;
 
 std::unique_ptr<pb::KernelService::Stub> stub_of(const DaemonProcess& daemon)
 {
