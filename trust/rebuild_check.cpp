@@ -44,7 +44,8 @@ RebuildReport compare_rebuild(std::string_view upstream, std::string_view key_te
   report.key_text = std::string(key_text);
   report.remote_digest = sha256(remote);
   report.remote_bytes = static_cast<int64_t>(remote.size());
-  std::string prefix = "upstream " + report.upstream + ": kernel " + report.key_text + ": ";
+  // `upstream` is the tier's own name ("upstream:HOST:PORT", "redis:..."), as the chain logs it.
+  std::string prefix = "tier " + report.upstream + ": kernel " + report.key_text + ": ";
   if (!local) {
     report.verdict = RebuildVerdict::local_failed;
     report.message = prefix + "sampled for a local rebuild, which failed (" +
@@ -67,7 +68,7 @@ RebuildReport compare_rebuild(std::string_view upstream, std::string_view key_te
                    " bytes), local sha256 " + to_hex(*report.local_digest) + " (" +
                    std::to_string(report.local_bytes) + " bytes), first difference at byte " +
                    std::to_string(report.first_difference) +
-                   "; upstream distrusted, the local object is served";
+                   "; the tier is distrusted, the local object is served";
   return report;
 }
 

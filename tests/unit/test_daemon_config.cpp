@@ -117,8 +117,15 @@ TEST(DaemonConfig, AnUpstreamNeedsAPinnedKeyAndAToken)
   EXPECT_EQ(parsed->config.upstream_key, key);
   EXPECT_TRUE(parsed->config.upstream_token_file.is_absolute());
   EXPECT_EQ(parsed->config.upstream_budget_ms, 400);
+  EXPECT_EQ(parsed->config.upstream_build_ms, 60000) << "asked to build by default";
   EXPECT_FALSE(parsed->config.upstream_ca);
   EXPECT_TRUE(parse_config({}, {"HOME=/h"})->config.upstream.empty()) << "off by default";
+  Expected<ParsedConfig> never =
+      parse_config({"--upstream", "desk.lan:7467", "--upstream-key", key, "--upstream-token-file",
+                    "rel/token", "--upstream-build-ms", "0"},
+                   {"HOME=/h"});
+  ASSERT_TRUE(never) << never.error().message;
+  EXPECT_EQ(never->config.upstream_build_ms, 0) << "0: never asked to build";
 
   auto refusal = [](std::vector<std::string> args) {
     Expected<ParsedConfig> refused = parse_config(args, {"HOME=/h"});

@@ -95,7 +95,7 @@ TEST(TrustRebuildCheck, EqualBytesMatchAndKeepTheUpstreamTrusted)
   EXPECT_EQ(report.verdict, RebuildVerdict::match);
   EXPECT_EQ(report.first_difference, -1);
   EXPECT_EQ(report.local_digest, report.remote_digest);
-  EXPECT_NE(report.message.find("upstream https://build.lan:7443: kernel k|gfx1201: local rebuild "
+  EXPECT_NE(report.message.find("tier https://build.lan:7443: kernel k|gfx1201: local rebuild "
                                 "matches"),
             std::string::npos)
       << report.message;
@@ -117,7 +117,7 @@ TEST(TrustRebuildCheck, AMismatchDistrustsTheUpstreamOnceAndSaysWhere)
       << report.message;
   EXPECT_NE(report.message.find("local sha256 " + to_hex(sha256(std::span<const std::byte>(local)))),
             std::string::npos);
-  EXPECT_NE(report.message.find("first difference at byte 16; upstream distrusted"),
+  EXPECT_NE(report.message.find("first difference at byte 16; the tier is distrusted"),
             std::string::npos)
       << report.message;
   EXPECT_TRUE(trust.record(report));
