@@ -2,7 +2,8 @@
 // serves from Redis without building; sixteen requests for one kernel spread over both make one
 // build; a host killed while it builds a kernel has it built by the other once its claim
 // expires; with Redis gone, a daemon with an empty cache builds locally within the request's
-// budget. Skipped only when redis-server is not installed.
+// budget, and once Redis is back the hosts share again. Skipped only when redis-server is not
+// installed.
 
 #include "daemon_process.hpp"
 #include "tests/unit/test_cache_redis_support.hpp"
@@ -38,10 +39,11 @@ std::unique_ptr<pb::KernelService::Stub> stub_of(const DaemonProcess& daemon)
 }
 
 // The Build RPC for a shipped recipe: its object, READY expected.
-std::string build_recipe(const DaemonProcess& daemon, uint32_t wait_ms = k_wait_ms)
+std::string build_recipe(const DaemonProcess& daemon, uint32_t wait_ms = k_wait_ms,
+                         const std::string& kernel = "d4r_example_layer")
 {
   pb::BuildRequest request;
-  request.set_kernel("d4r_example_layer");
+  request.set_kernel(kernel);
   request.mutable_selection()->set_target("gfx1101");
   request.mutable_selection()->set_mode(pb::MODE_FAST);
   request.set_wait_budget_ms(wait_ms);
@@ -199,6 +201,61 @@ TEST(IntegrationRedisTier, AHostKilledDuringABuildHasTheOtherBuildIt)
   EXPECT_FALSE(object.empty());
   EXPECT_LT(std::chrono::steady_clock::now() - asked, 100s);
   EXPECT_EQ(compiled_here(b), 1) << "B built it after A's claim expired";
+}
+
+// Whether the daemon's Redis tier is backed off now (Status).
+bool redis_backed_off(const DaemonProcess& daemon)
+{
+  pb::StatusReply reply;
+  grpc::ClientContext context;
+  EXPECT_TRUE(stub_of(daemon)->Status(&context, pb::StatusRequest(), &reply).ok());
+  for (const pb::TierHealth& tier : reply.tiers()) {
+    if (tier.name().starts_with("redis:")) {
+      return tier.backed_off();
+    }
+  }
+  ADD_FAILURE() << "no Redis tier in Status";
+  return false;
+}
+
+// Redis dies while two hosts serve: each builds for itself. Redis comes back (empty, as a
+// restarted cache server does): once their backoff ends, a new build on one is served by the
+// other from Redis again.
+TEST(IntegrationRedisTier, RedisKilledThenBackTheHostsCatchUp)
+{
+  RedisServer server;
+  if (!server.installed()) {
+    GTEST_SKIP() << "redis-server is not installed (scripts/install-deps.sh installs it)";
+  }
+  ASSERT_TRUE(server.start());
+  TempDir dir;
+  DaemonProcess a(options_of(dir.path() / "host-a", server));
+  DaemonProcess b(options_of(dir.path() / "host-b", server));
+  ASSERT_TRUE(a.start());
+  ASSERT_TRUE(b.start());
+  server.kill();
+  std::string local_a = build_recipe(a, k_local_wait_ms);
+  std::string local_b = build_recipe(b, k_local_wait_ms);
+  EXPECT_TRUE(!local_a.empty() && local_a == local_b);
+  EXPECT_EQ(compiled_here(a), 1);
+  EXPECT_EQ(compiled_here(b), 1) << "no Redis: each host builds for itself";
+
+  ASSERT_TRUE(server.start());
+  // Past both backoffs: the chain's (1 s after one failure) and each connection's (at most 5 s).
+  std::this_thread::sleep_for(6s);
+  bool back = false;
+  for (auto end = std::chrono::steady_clock::now() + 90s; !back && std::chrono::steady_clock::now() < end;) {
+    back = !redis_backed_off(a) && !redis_backed_off(b);
+    std::this_thread::sleep_for(200ms);
+  }
+  ASSERT_TRUE(back) << "the hosts still skip Redis";
+  const std::string kernel = "d4r_example_wave64";
+  std::string built = build_recipe(a, k_wait_ms, kernel);
+  ASSERT_FALSE(built.empty());
+  EXPECT_EQ(compiled_here(a), 2);
+  EXPECT_GT(redis_keys(server), 0) << "A's new build was offered to the Redis that came back";
+  EXPECT_EQ(build_recipe(b, k_wait_ms, kernel), built);
+  EXPECT_EQ(compiled_here(b), 1) << "B served A's build from Redis";
 }
 
 TEST(IntegrationRedisTier, ABuildOnOneDaemonIsServedByAnotherFromRedis)
