@@ -322,6 +322,9 @@ Expected<std::unique_ptr<RemoteServer>> RemoteServer::start(const DaemonConfig& 
   builder.SetResourceQuota(quota);
   builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, to_int(config.max_streams));
   builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, to_int(config.idle_connection_ms));
+  // gRPC binds with SO_REUSEPORT by default: a second server on a port already served would
+  // start and silently take half of its connections. One build server per port.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   server->m_server = builder.BuildAndStart();
   if (!server->m_server || bound_port == 0) {
     server->m_server.reset();

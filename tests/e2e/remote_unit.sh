@@ -11,8 +11,11 @@ build=$1
 unit=$2
 command -v openssl >/dev/null || { echo "openssl missing"; exit 77; }
 work=$(mktemp -d) || exit 1
+daemon=
+listener=
 cleanup() {
-  kill "$daemon" "$listener" 2>/dev/null
+  [ -n "$daemon" ] && kill "$daemon" 2>/dev/null
+  [ -n "$listener" ] && kill "$listener" 2>/dev/null
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -112,7 +115,8 @@ status=$?
 grep -q 'STOPPING=1' "$work/notify.log" 2>/dev/null || fail "no STOPPING=1 on NOTIFY_SOCKET"
 
 if [ "$failures" -ne 0 ]; then
-  echo "$failures failure(s)"
+  echo "$failures failure(s); the daemon's log:"
+  tail -20 "$work/daemon.log"
   exit 1
 fi
 echo "remote unit: ok"

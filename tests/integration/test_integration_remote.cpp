@@ -326,6 +326,33 @@ TEST_F(RemoteServer, AClientPastItsLimitsIsRefusedWithTheReasonAndCounted)
   EXPECT_EQ(deck.rejected().count("upload_volume"), 0U);
 }
 
+// gRPC's default SO_REUSEPORT would let a second daemon share the port and take some of its
+// connections (with another certificate and other tokens): the second one must refuse to start.
+TEST_F(RemoteServer, ASecondServerOnTheSamePortDoesNotStart)
+{
+  start(false);
+  TempDir other;
+  DaemonOptions options(other.path());
+  options.extra_args = {"--listen", "127.0.0.1:" + std::to_string(m_port),
+                        "--tls-cert", (m_dir.path() / "server.crt").string(),
+                        "--tls-key", (m_dir.path() / "server.key").string(),
+                        "--token-file", token_file().string()};
+  options.log_file = other.path() / "daemon.log";
+  DaemonProcess second(std::move(options));
+  // Its Unix socket may answer for a moment before the TCP bind fails and it exits.
+  static_cast<void>(second.start());
+  bool refused = false;
+  for (int i = 0; i < 200 && !refused; ++i) {
+    refused = read_file(other.path() / "daemon.log").find("cannot listen there") != std::string::npos;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(refused) << "a second server took the port:\n" << read_file(other.path() / "daemon.log");
+  EXPECT_NE(second.stop(), 0) << "it must exit with an error";
+  pb::ResolveReply reply;
+  ASSERT_TRUE(resolve(tls_channel(false), k_good, reply).ok()) << "the first one serves on";
+  EXPECT_EQ(reply.outcome(), pb::ResolveReply::READY);
+}
+
 TEST(RemoteServerFlags, TcpWithoutTlsDoesNotStart)
 {
   TempDir dir;
