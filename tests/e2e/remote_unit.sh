@@ -83,15 +83,7 @@ while IFS= read -r line; do
   env[${line%%=*}]=${line#*=}
 done <"$config/d4r-kerneld/remote.env"
 
-python3 - "$work/notify" "$work/notify.log" <<'PY' &
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sys.argv[1])
-with open(sys.argv[2], "a") as log:
-    while True:
-        log.write(s.recv(4096).decode() + "\n")
-        log.flush()
-PY
+python3 "$(dirname "$0")/notify_socket.py" "$work/notify" "$work/notify.log" &
 listener=$!
 for _ in $(seq 100); do [ -S "$work/notify" ] && break; sleep 0.05; done
 
