@@ -227,6 +227,19 @@ std::string describe(const Program& program, const Difference& difference, const
     text += "  input slot " + std::to_string(source) + " (" + to_string(from.type) +
             "): " + describe_value(from.type, slot_value(values_of, slots, thread, source)) + "  <- " + from.text + "\n";
   }
+  // A matrix operation sums fragments of every thread: each source slot's value in every
+  // thread, so that the sum can be redone by hand (the values that are memory's, as wgmma's
+  // descriptors address, are not slots and are not shown).
+  const std::string body = slot.text.starts_with("@") ? slot.text.substr(slot.text.find(' ') + 1) : slot.text;
+  if (body.starts_with("mma.") || body.starts_with("wgmma.mma_async")) {
+    for (int source : slot.sources) {
+      text += "  slot " + std::to_string(source) + " in threads 0.." + std::to_string(program.threads - 1) + ":";
+      for (int other = 0; other < program.threads; ++other) {
+        text += (other % 8 == 0 ? "\n   " : " ") + hex_value(slot_value(values_of, slots, other, source));
+      }
+      text += "\n";
+    }
+  }
   if (difference.thread < 0) {
     text += "  digest differs: gpu " + hex_value(difference.gpu) + ", executor " + hex_value(difference.cpu) +
             "; executor value " + describe_value(slot.type, slot_value(values_of, slots, thread, difference.slot)) + "\n";
