@@ -116,16 +116,25 @@ DaemonOptions options_of(const std::filesystem::path& root, const RedisServer& s
   return options;
 }
 
+// Each test's own redis-server (skipped where none is installed) and folder for its hosts.
+class IntegrationRedisTier : public ::testing::Test {
+protected:
+  void SetUp() override
+  {
+    if (!server.installed()) {
+      GTEST_SKIP() << "redis-server is not installed (scripts/install-deps.sh installs it)";
+    }
+    ASSERT_TRUE(server.start());
+  }
+
+  RedisServer server;
+  TempDir dir;
+};
+
 // Sixteen requests at once for one kernel, eight on each host: each host's own single flight
 // makes one job of its eight, and the Redis claim on the key makes one build of the two jobs.
-TEST(IntegrationRedisTier, SixteenRequestsOnTwoHostsMakeOneBuild)
+TEST_F(IntegrationRedisTier, SixteenRequestsOnTwoHostsMakeOneBuild)
 {
-  RedisServer server;
-  if (!server.installed()) {
-    GTEST_SKIP() << "redis-server is not installed (scripts/install-deps.sh installs it)";
-  }
-  ASSERT_TRUE(server.start());
-  TempDir dir;
   DaemonProcess a(options_of(dir.path() / "host-a", server));
   DaemonProcess b(options_of(dir.path() / "host-b", server));
   ASSERT_TRUE(a.start());
@@ -151,14 +160,8 @@ TEST(IntegrationRedisTier, SixteenRequestsOnTwoHostsMakeOneBuild)
 // Host A dies (SIGKILL) while its compile of a kernel runs (its driver's first compile sleeps);
 // B, asked for the same kernel meanwhile, waits on A's claim, takes it over once it expires (the
 // build wall limit, 20 s here, plus 10 s) and builds the kernel itself.
-TEST(IntegrationRedisTier, AHostKilledDuringABuildHasTheOtherBuildIt)
+TEST_F(IntegrationRedisTier, AHostKilledDuringABuildHasTheOtherBuildIt)
 {
-  RedisServer server;
-  if (!server.installed()) {
-    GTEST_SKIP() << "redis-server is not installed (scripts/install-deps.sh installs it)";
-  }
-  ASSERT_TRUE(server.start());
-  TempDir dir;
   auto host = [&](const std::string& name, const std::filesystem::path& clang) {
     DaemonOptions options = options_of(dir.path() / name, server);
     options.extra_args.insert(options.extra_args.end(), {"--backend", "llvm", "--clang", clang.string(),
@@ -221,14 +224,8 @@ bool redis_backed_off(const DaemonProcess& daemon)
 // Redis dies while two hosts serve: each builds for itself. Redis comes back (empty, as a
 // restarted cache server does): once their backoff ends, a new build on one is served by the
 // other from Redis again.
-TEST(IntegrationRedisTier, RedisKilledThenBackTheHostsCatchUp)
+TEST_F(IntegrationRedisTier, RedisKilledThenBackTheHostsCatchUp)
 {
-  RedisServer server;
-  if (!server.installed()) {
-    GTEST_SKIP() << "redis-server is not installed (scripts/install-deps.sh installs it)";
-  }
-  ASSERT_TRUE(server.start());
-  TempDir dir;
   DaemonProcess a(options_of(dir.path() / "host-a", server));
   DaemonProcess b(options_of(dir.path() / "host-b", server));
   ASSERT_TRUE(a.start());
@@ -258,14 +255,8 @@ TEST(IntegrationRedisTier, RedisKilledThenBackTheHostsCatchUp)
   EXPECT_EQ(compiled_here(b), 1) << "B served A's build from Redis";
 }
 
-TEST(IntegrationRedisTier, ABuildOnOneDaemonIsServedByAnotherFromRedis)
+TEST_F(IntegrationRedisTier, ABuildOnOneDaemonIsServedByAnotherFromRedis)
 {
-  RedisServer server;
-  if (!server.installed()) {
-    GTEST_SKIP() << "redis-server is not installed (scripts/install-deps.sh installs it)";
-  }
-  ASSERT_TRUE(server.start());
-  TempDir dir;
   DaemonProcess a(options_of(dir.path() / "host-a", server));
   ASSERT_TRUE(a.start());
   std::string built = build_recipe(a);
