@@ -323,7 +323,8 @@ Expected<void> lower_portable(FunctionTranslator& t, const ptx::Instruction& ins
     }
     llvm::Value* c = c_element(b, in.c, form.c_f32, i);
     bool tensor = form.input == MmaInput::f16 || form.input == MmaInput::bf16;
-    d.push_back(tensor ? mma_tensor_sum(b, a_values, b_values, c, 0)
+    MmaElement element = form.input == MmaInput::f16 ? MmaElement::f16 : MmaElement::bf16;
+    d.push_back(tensor ? mma_tensor_sum(b, a_values, b_values, c, 0, element)
                        : mma_fp8_sum(b, a_values, b_values, c, !form.d_f32));
   }
   return write_d(t, instruction, form.d_f32, d);

@@ -22,7 +22,7 @@
 // Arithmetic (every wgmma_* golden case bit for bit): f16, bf16 and tf32 as mma.sync's model of
 // the H200's truncating sum (mma_fragments.hpp, mma_tensor_sum), one step of all K products; an
 // f32 D is that sum rounded toward zero (NaN 0x7fffffff), an f16 D the f16 nearest to the sum
-// itself, not to the f32 (exact_tensor_sum below; NaN 0x7fff). FP8 the same truncating sum with
+// itself, not to the f32 (mma_exact_tensor_sum; NaN 0x7fff). FP8 the same truncating sum with
 // 13 bits below the largest exponent instead of 25, one step of all K, and an f32 D truncated to
 // 14 significant bits (wgmma_fp8_small, wgmma_fp8_random: every result, NaN and infinities
 // included). Integers exact in 64 bits, D wrapping or, with .satfinite, clamped; .b1 C +
@@ -483,63 +483,6 @@ llvm::Value* f16_bits(Builder& b, llvm::Value* value)
   return b.CreateZExt(half, b.getInt32Ty());
 }
 
-// floor(log2 |x|) of an f64 (every input and product is normal in f64), `absent` for zero;
-// infinities and NaN give 1024.
-llvm::Value* exponent_of(Builder& b, llvm::Value* x, int absent)
-{
-  llvm::Value* bits = b.CreateBitCast(x, b.getInt64Ty());
-  llvm::Value* field = b.CreateTrunc(b.CreateAnd(b.CreateLShr(bits, 52), 0x7ffU), b.getInt32Ty());
-  llvm::Value* is_zero = b.CreateFCmpOEQ(x, llvm::ConstantFP::get(x->getType(), 0.0));
-  return b.CreateSelect(is_zero, b.getInt32(static_cast<uint32_t>(absent)), b.CreateSub(field, b.getInt32(1023)));
-}
-
-// 2^e as f64 for e in [-1022, 1023].
-llvm::Value* power_of_two(Builder& b, llvm::Value* e)
-{
-  llvm::Value* field = b.CreateZExt(b.CreateAdd(e, b.getInt32(1023)), b.getInt64Ty());
-  return b.CreateBitCast(b.CreateShl(field, 52), b.getDoubleTy());
-}
-
-// The H200's tensor-core sum of C (f32) and every product, before its rounding: mma_tensor_sum's
-// model (mma_fragments.hpp) in one step: with E the largest exponent estimate (floor(log2 |a|) +
-// floor(log2 |b|) per product, floor(log2 |c|)), every term truncated toward zero to a multiple of
-// 2^(E - bits), the truncated terms added exactly (f64); `bits` is 25 for f16/bf16/tf32 inputs,
-// 13 for FP8 (wgmma_fp8_small/_random: every result). mma_tensor_sum rounds this toward zero to
-// f32; wgmma's f16 D is the f16 nearest to it (wgmma_f16_sw32/sw64/sw128: 3 of 21,504 f16 results
-// lie just above a halfway point that the f32 would round down to; FP8's f16 D alike), so the
-// exact sum is needed here.
-llvm::Value* exact_tensor_sum(Builder& b, const Values& a, const Values& bv, llvm::Value* c, int bits)
-{
-  constexpr int k_absent = -900; // below every real term; keeps 2^(E - bits) a normal f64
-  llvm::Value* c64 = b.CreateFPExt(c, b.getDoubleTy());
-  llvm::Value* emax = exponent_of(b, c64, k_absent);
-  Values products;
-  for (size_t k = 0; k < a.size(); ++k) {
-    llvm::Value* x = a[k]->getType()->isDoubleTy() ? a[k] : b.CreateFPExt(a[k], b.getDoubleTy());
-    llvm::Value* y = bv[k]->getType()->isDoubleTy() ? bv[k] : b.CreateFPExt(bv[k], b.getDoubleTy());
-    llvm::Value* ea = exponent_of(b, x, k_absent);
-    llvm::Value* eb = exponent_of(b, y, k_absent);
-    llvm::Value* absent = b.CreateOr(b.CreateICmpEQ(ea, b.getInt32(static_cast<uint32_t>(k_absent))),
-                                     b.CreateICmpEQ(eb, b.getInt32(static_cast<uint32_t>(k_absent))));
-    llvm::Value* e = b.CreateSelect(absent, b.getInt32(static_cast<uint32_t>(k_absent)), b.CreateAdd(ea, eb));
-    emax = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, emax, e);
-    products.push_back(b.CreateFMul(x, y)); // exact: at most 22 significant bits
-  }
-  // An infinite or NaN term (exponent 1024) makes every finite one vanish: the sum is that term's.
-  emax = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, emax, b.getInt32(1000));
-  auto shift = static_cast<uint32_t>(bits);
-  llvm::Value* quantum = power_of_two(b, b.CreateSub(emax, b.getInt32(shift)));
-  llvm::Value* inverse = power_of_two(b, b.CreateSub(b.getInt32(shift), emax));
-  auto truncated = [&](llvm::Value* term) {
-    return b.CreateFMul(b.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, b.CreateFMul(term, inverse)), quantum);
-  };
-  llvm::Value* sum = truncated(c64);
-  for (llvm::Value* product : products) {
-    sum = b.CreateFAdd(sum, truncated(product)); // multiples of 2^(E-bits) below 2^(E+7): exact
-  }
-  return sum;
-}
-
 // The f16 nearest to an exact f64 `sum` (NaN 0x7fff): rounded to f32 toward zero with the lost
 // bits kept as a sticky lowest bit (round to odd, 13 bits more than f16 has), then to nearest.
 llvm::Value* nearest_f16_bits(Builder& b, llvm::Value* sum)
@@ -640,7 +583,7 @@ void column_group(FunctionTranslator& t, const WgmmaForm& form, const Descriptor
     llvm::Value* c = f16_d ? half_of(b, old[static_cast<size_t>(i >> 1)], i & 1)
                            : b.CreateBitCast(old[static_cast<size_t>(i)], b.getFloatTy());
     c = b.CreateSelect(scale_d, c, llvm::ConstantFP::get(b.getFloatTy(), 0.0));
-    llvm::Value* sum = exact_tensor_sum(b, av, bv, c, form.fp8() ? 13 : 25);
+    llvm::Value* sum = mma_exact_tensor_sum(b, av, bv, c, form.fp8() ? 13 : 25, form.a, form.b);
     if (f16_d) {
       results.push_back(nearest_f16_bits(b, sum));
     } else if (form.fp8()) {

@@ -539,7 +539,7 @@ Values emit_mma_product(FunctionTranslator& t, const MmaProduct& product, const 
       d.push_back(popc_sum(b, product, av, bv, ci));
     } else if (product.a == MmaElement::f16 || product.a == MmaElement::bf16 ||
                product.a == MmaElement::tf32) {
-      d.push_back(mma_tensor_sum(b, av, bv, ci, product.k_group));
+      d.push_back(mma_tensor_sum(b, av, bv, ci, product.k_group, product.a));
     } else if (is_float_input(product.a)) {
       d.push_back(float_sum(t, product, av, bv, ci));
     } else if (product.a == MmaElement::f64) {
@@ -584,15 +584,27 @@ Expected<void> write_fragment(FunctionTranslator& t, const ptx::Instruction& ins
   return {};
 }
 
+int mma_min_exponent(MmaElement element)
+{
+  switch (element) {
+  case MmaElement::f16:
+  case MmaElement::e5m2: return -14;
+  case MmaElement::e4m3: return -6;
+  default: return -126; // bf16, tf32, f32
+  }
+}
+
 namespace {
 
-// floor(log2 |x|) of a finite non-zero f64 without subnormals (every f16 is normal in f64), as
-// i32; infinities and NaN give 1024. Zero gives `zero`.
-llvm::Value* exponent_of(Builder& b, llvm::Value* x, int zero)
+// e(x) of mma_min_exponent as i32 for an f64 `x` that holds a value of a format whose smallest
+// normal exponent is `min_exponent` (every such value is normal in f64); infinities and NaN give
+// 1024, zero gives `zero`.
+llvm::Value* exponent_of(Builder& b, llvm::Value* x, int min_exponent, int zero)
 {
   llvm::Value* bits = b.CreateBitCast(x, b.getInt64Ty());
   llvm::Value* field = b.CreateAnd(b.CreateLShr(bits, 52), 0x7ffU);
   llvm::Value* e = b.CreateSub(b.CreateTrunc(field, b.getInt32Ty()), b.getInt32(1023));
+  e = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, e, b.getInt32(static_cast<uint32_t>(min_exponent)));
   llvm::Value* is_zero = b.CreateFCmpOEQ(x, llvm::ConstantFP::get(x->getType(), 0.0));
   return b.CreateSelect(is_zero, b.getInt32(static_cast<uint32_t>(zero)), e);
 }
@@ -604,28 +616,25 @@ llvm::Value* power_of_two(Builder& b, llvm::Value* e)
   return b.CreateBitCast(b.CreateShl(field, 52), b.getDoubleTy());
 }
 
-} // namespace
-
-namespace {
-
 llvm::Value* widened(Builder& b, llvm::Value* value)
 {
   return value->getType()->isDoubleTy() ? value : b.CreateFPExt(value, b.getDoubleTy());
 }
 
-// One tensor-core step: C (f32) + the products of a[first, last), rounded toward zero to f32.
-llvm::Value* tensor_step(Builder& b, const Values& a, const Values& bv, size_t first, size_t last,
-                         llvm::Value* c)
+} // namespace
+
+llvm::Value* mma_exact_tensor_sum(Builder& b, const Values& a, const Values& bv, llvm::Value* c,
+                                  int bits, MmaElement a_type, MmaElement b_type)
 {
-  constexpr int k_absent = -900; // below every real term; keeps 2^(E - 25) a normal f64
-  llvm::Value* c64 = b.CreateFPExt(c, b.getDoubleTy());
-  llvm::Value* emax = exponent_of(b, c64, k_absent);
+  constexpr int k_absent = -900; // below every real term; keeps 2^(E - bits) a normal f64
+  llvm::Value* c64 = widened(b, c);
+  llvm::Value* emax = exponent_of(b, c64, mma_min_exponent(MmaElement::f32), k_absent);
   Values products;
-  for (size_t k = first; k < last; ++k) {
+  for (size_t k = 0; k < a.size(); ++k) {
     llvm::Value* x = widened(b, a[k]);
     llvm::Value* y = widened(b, bv[k]);
-    llvm::Value* ea = exponent_of(b, x, k_absent);
-    llvm::Value* eb = exponent_of(b, y, k_absent);
+    llvm::Value* ea = exponent_of(b, x, mma_min_exponent(a_type), k_absent);
+    llvm::Value* eb = exponent_of(b, y, mma_min_exponent(b_type), k_absent);
     llvm::Value* absent = b.CreateOr(b.CreateICmpEQ(ea, b.getInt32(static_cast<uint32_t>(k_absent))),
                                      b.CreateICmpEQ(eb, b.getInt32(static_cast<uint32_t>(k_absent))));
     llvm::Value* e = b.CreateSelect(absent, b.getInt32(static_cast<uint32_t>(k_absent)), b.CreateAdd(ea, eb));
@@ -634,27 +643,30 @@ llvm::Value* tensor_step(Builder& b, const Values& a, const Values& bv, size_t f
   }
   // An infinite or NaN term (exponent 1024) makes every finite one vanish: the sum is that term's.
   emax = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, emax, b.getInt32(1000));
-  llvm::Value* quantum = power_of_two(b, b.CreateSub(emax, b.getInt32(25)));
-  llvm::Value* inverse = power_of_two(b, b.CreateSub(b.getInt32(25), emax));
+  auto shift = static_cast<uint32_t>(bits);
+  llvm::Value* quantum = power_of_two(b, b.CreateSub(emax, b.getInt32(shift)));
+  llvm::Value* inverse = power_of_two(b, b.CreateSub(b.getInt32(shift), emax));
   auto truncated = [&](llvm::Value* term) {
     llvm::Value* units = b.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, b.CreateFMul(term, inverse));
     return b.CreateFMul(units, quantum);
   };
   llvm::Value* sum = truncated(c64);
   for (llvm::Value* product : products) {
-    sum = b.CreateFAdd(sum, truncated(product)); // multiples of 2^(E-25) below 2^(E+7): exact
+    sum = b.CreateFAdd(sum, truncated(product)); // multiples of 2^(E - bits) below 2^(E + 7): exact
   }
-  return mma_round_f32_toward_zero(b, sum);
+  return sum;
 }
 
-} // namespace
-
-llvm::Value* mma_tensor_sum(Builder& b, const Values& a, const Values& bv, llvm::Value* c, int group)
+llvm::Value* mma_tensor_sum(Builder& b, const Values& a, const Values& bv, llvm::Value* c, int group,
+                            MmaElement input)
 {
   size_t step = group > 0 ? static_cast<size_t>(group) : a.size();
   llvm::Value* acc = c;
   for (size_t first = 0; first < a.size(); first += step) {
-    acc = tensor_step(b, a, bv, first, std::min(a.size(), first + step), acc);
+    size_t last = std::min(a.size(), first + step);
+    Values x(a.begin() + static_cast<ptrdiff_t>(first), a.begin() + static_cast<ptrdiff_t>(last));
+    Values y(bv.begin() + static_cast<ptrdiff_t>(first), bv.begin() + static_cast<ptrdiff_t>(last));
+    acc = mma_round_f32_toward_zero(b, mma_exact_tensor_sum(b, x, y, acc, 25, input, input));
   }
   return canonical_nan(b, acc);
 }
@@ -673,7 +685,8 @@ llvm::Value* mma_fp8_sum(Builder& b, const Values& a, const Values& bv, llvm::Va
     (k % 4 < 2 ? first_b : second_b).push_back(bv[k]);
   }
   auto step = [&](const Values& x, const Values& y, llvm::Value* acc) {
-    llvm::Value* sum = tensor_step(b, x, y, 0, x.size(), acc);
+    llvm::Value* sum = mma_round_f32_toward_zero(b, mma_exact_tensor_sum(b, x, y, acc, 25, MmaElement::f16,
+                                                                          MmaElement::f16));
     if (f16_accumulator) { // the f16 step's result is its f32 sum rounded to nearest
       sum = b.CreateFPExt(b.CreateFPTrunc(sum, b.getHalfTy()), b.getFloatTy());
     }

@@ -83,30 +83,45 @@ emit_mma_product(FunctionTranslator& t, const MmaProduct& product, const Fragmen
                                             const ptx::Instruction& instruction, size_t index,
                                             const std::vector<llvm::Value*>& regs, int bits);
 
-// C + the products of f16, bf16 or tf32 A and B elements (f64 or f32 values, exact) as the H200's
-// tensor cores sum them, rounded toward zero to f32: with each term's exponent estimated as
-// floor(log2 |a|) + floor(log2 |b|) (floor(log2 |c|) for C, zeros left out) and E their maximum,
-// every term is truncated toward zero to a multiple of 2^(E - 25) and the truncated terms are
-// added exactly. With `group` > 0 the products go in steps of `group`, each step's f32 result the
-// next one's C (wmma.m16n16k8 .tf32 runs as k = 4 steps; 0: one step). Measured on the goldens:
-// every result of mat_wmma_f16_random (7,168 f32, 3,072 f16), mat_wmma_bf16_random (6,144),
+// The exponent the H200's tensor cores estimate for a non-zero input of `element` (f16, bf16,
+// tf32, e4m3, e5m2; f32 for C): floor(log2 |x|), but for a subnormal the format's smallest normal
+// exponent (-14 for f16 and e5m2, -126 for bf16, tf32 and f32, -6 for e4m3), as if its leading zero
+// bits were significant. Measured on random programs (version 3 seeds 1..500): a tf32 subnormal
+// times 2^125 set E 8 higher than its value, coarsening a whole m16n8k4 sum (r4: 0x3b90d8c0, where
+// the value's own exponent gives 0x3b90d8aa).
+[[nodiscard]] int mma_min_exponent(MmaElement element);
+
+// C + the products of A and B elements (f64 or f32 values, exact) as the H200's tensor cores sum
+// them, before rounding: with each product's exponent estimated as e(a) + e(b) (e(c) for C, zeros
+// left out; e as mma_min_exponent says) and E their maximum, every term is truncated toward zero
+// to a multiple of 2^(E - bits) and the truncated terms are added exactly (f64). `bits` is 25 for
+// f16, bf16 and tf32 inputs, 13 for wgmma's FP8. An infinite or NaN term makes the sum its own.
+[[nodiscard]] llvm::Value* mma_exact_tensor_sum(llvm::IRBuilder<>& b,
+                                                const std::vector<llvm::Value*>& a,
+                                                const std::vector<llvm::Value*>& bv, llvm::Value* c,
+                                                int bits, MmaElement a_type, MmaElement b_type);
+
+// C + the products of f16, bf16 or tf32 (`input`) A and B elements as the H200's tensor cores sum
+// them: mma_exact_tensor_sum with 25 bits, rounded toward zero to f32. With `group` > 0 the
+// products go in steps of `group`, each step's f32 result the next one's C (wmma.m16n16k8 .tf32
+// runs as k = 4 steps; 0: one step). Measured on the goldens: every result of
+// mat_wmma_f16_random (7,168 f32, 3,072 f16), mat_wmma_bf16_random (6,144),
 // mat_wmma_tf32_f64_random (2,048 tf32, steps of 4) and mat_mma_float_random (m16n8k8 f16, bf16,
 // tf32 in one step, m16n8k4 tf32), where an exact sum rounded once misses up to a third of them
 // (by up to 230 ulp after cancellation). tf32 inputs are truncated to tf32 first (decode()).
 [[nodiscard]] llvm::Value* mma_tensor_sum(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& a,
                                           const std::vector<llvm::Value*>& bv, llvm::Value* c,
-                                          int group);
+                                          int group, MmaElement input);
 
 // C + the products of FP8 A and B elements (exact f64 values) as the H200 computes them: ptxas
 // (sm_90) widens the FP8 bytes to f16 (exact) and runs the mma as two f16 tensor-core steps from a
 // zero accumulator, then adds C with a separate f32 add (FADD; an f16 C and D: HADD2). The first
 // step takes the elements k with k % 4 < 2 (the low f16x2 of each widened register; for mma.sp the
 // stored elements' order), the second the others plus the first's result, each one step of
-// mma_tensor_sum (terms truncated to 2^(E - 25), summed exactly, rounded toward zero to f32; with
-// `f16_accumulator`, that f32 then rounded to nearest f16, as an f16-D step rounds). D is C + S
-// rounded to nearest f32 (f16), NaN canonical. Measured: every result of mat_mma_fp8_random,
-// _wide, _c0, _wide_c0, _tiny (m16n8k16, m16n8k32, all four type pairs) and mma_sp_fp8_random,
-// where one exact sum rounded toward zero missed up to 217 of 512.
+// mma_tensor_sum with f16 inputs (with `f16_accumulator`, its f32 then rounded to nearest f16, as
+// an f16-D step rounds). D is C + S rounded to nearest f32 (f16), NaN canonical. Measured: every
+// result of mat_mma_fp8_random, _wide, _c0, _wide_c0, _tiny (m16n8k16, m16n8k32, all four type
+// pairs) and mma_sp_fp8_random, where one exact sum rounded toward zero missed up to 217 of 512.
 [[nodiscard]] llvm::Value* mma_fp8_sum(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& a,
                                        const std::vector<llvm::Value*>& bv, llvm::Value* c,
                                        bool f16_accumulator = false);

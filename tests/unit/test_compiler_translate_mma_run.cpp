@@ -266,6 +266,93 @@ TEST(TranslateMmaRun, Fp8SumsAreTwoTruncatingF16Steps)
   }
 }
 
+// D of mma.m16n8k4 tf32 (f32 C and D) for A, B and C given as f32 bits, run on the host. The
+// fragments as the PTX ISA lays them out: lane l (g = l / 4, t = l % 4) holds a0 = A[g][t],
+// a1 = A[g + 8][t], b0 = B[t][g] and c0..c3 = C[g][2t], C[g][2t + 1], C[g + 8][2t], C[g + 8][2t + 1].
+std::vector<uint32_t> run_tf32_m16n8k4(const uint32_t (&a)[16][4], const uint32_t (&b)[4][8],
+                                       const uint32_t (&c)[16][8])
+{
+  constexpr int k_lane_words = 7;
+  std::vector<uint32_t> in(32 * k_lane_words, 0);
+  for (int lane = 0; lane < 32; ++lane) {
+    int g = lane / 4;
+    int t = lane % 4;
+    uint32_t* words = &in[static_cast<size_t>(lane * k_lane_words)];
+    words[0] = a[g][t];
+    words[1] = a[g + 8][t];
+    words[2] = b[t][g];
+    words[3] = c[g][2 * t];
+    words[4] = c[g][2 * t + 1];
+    words[5] = c[g + 8][2 * t];
+    words[6] = c[g + 8][2 * t + 1];
+  }
+  std::string body = "  mov.u32 %r15, %tid.x;\n  mul.wide.u32 %rd3, %r15, 28;\n  add.s64 %rd4, %rd2, %rd3;\n"
+                     "  mul.wide.u32 %rd5, %r15, 16;\n  add.s64 %rd6, %rd1, %rd5;\n";
+  for (int i = 0; i < k_lane_words; ++i) {
+    body += "  ld.global.b32 %r" + std::to_string(i + 1) + ", [%rd4+" + std::to_string(4 * i) + "];\n";
+  }
+  body += "  mov.b32 %f5, %r4;\n  mov.b32 %f6, %r5;\n  mov.b32 %f7, %r6;\n  mov.b32 %f8, %r7;\n"
+          "  mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2}, {%r3}, "
+          "{%f5, %f6, %f7, %f8};\n";
+  for (int i = 0; i < 4; ++i) {
+    body += "  st.global.f32 [%rd6+" + std::to_string(4 * i) + "], %f" + std::to_string(i + 1) + ";\n";
+  }
+  std::vector<uint32_t> d(16 * 8, 0xcdcdcdcdU);
+  Expected<Translation> translation = translate_text(kernel_text(body), host_options());
+  EXPECT_TRUE(translation) << translation.error().message;
+  if (!translation) {
+    return d;
+  }
+  Expected<std::unique_ptr<cpu::Executor>> executor = cpu::Executor::create(std::move(*translation));
+  EXPECT_TRUE(executor) << executor.error().message;
+  if (!executor) {
+    return d;
+  }
+  std::vector<uint32_t> out(32 * 4, 0);
+  std::array<uint64_t, 2> params{reinterpret_cast<uint64_t>(out.data()), reinterpret_cast<uint64_t>(in.data())};
+  Expected<cpu::LaunchStats> stats = (*executor)->launch(
+      "k", cpu::LaunchShape{{1, 1, 1}, {32, 1, 1}, 0},
+      std::span<const std::byte>(reinterpret_cast<const std::byte*>(params.data()), sizeof(params)));
+  EXPECT_TRUE(stats) << stats.error().message;
+  for (int lane = 0; lane < 32; ++lane) {
+    int g = lane / 4;
+    int t = lane % 4;
+    const uint32_t* mine = &out[static_cast<size_t>(lane * 4)];
+    d[static_cast<size_t>(g * 8 + 2 * t)] = mine[0];
+    d[static_cast<size_t>(g * 8 + 2 * t + 1)] = mine[1];
+    d[static_cast<size_t>((g + 8) * 8 + 2 * t)] = mine[2];
+    d[static_cast<size_t>((g + 8) * 8 + 2 * t + 1)] = mine[3];
+  }
+  return d;
+}
+
+// A subnormal tf32 factor counts with the exponent -126 in the tensor cores' estimate of the
+// largest term, not with its own: row 5 of a random program (version 3 seed 4, slot 82) on an
+// H100, where (1.5 * 2^-134) * (-1.9453 * 2^125) is the largest product. Its value's exponent
+// puts E at -9 and the sum at 0x3b90d8aa; the H100 wrote 0x3b90d8c0, the sum on the grid
+// 2^(-1 - 25) that E = -126 + 125 gives.
+TEST(TranslateMmaRun, ASubnormalTf32FactorCountsWithTheSmallestNormalExponent)
+{
+  uint32_t a[16][4] = {};
+  uint32_t b[4][8] = {};
+  uint32_t c[16][8] = {};
+  const uint32_t row[4] = {0x80000000, 0x00005f00, 0x8000df00, 0x40007fff};
+  const uint32_t column[4] = {0x38000200, 0x3c00fe01, 0xfe790782, 0xba272242};
+  for (int k = 0; k < 4; ++k) {
+    a[5][k] = row[k];
+    b[k][0] = column[k];
+  }
+  c[5][0] = 0x80000000;
+  std::vector<uint32_t> d = run_tf32_m16n8k4(a, b, c);
+  EXPECT_EQ(d[5 * 8], 0x3b90d8c0U) << std::hex << d[5 * 8];
+  // Every other element is a sum of zero products and a +0 C.
+  for (size_t i = 0; i < d.size(); ++i) {
+    if (i != 5 * 8) {
+      EXPECT_EQ(d[i] & 0x7fffffffU, 0U) << "element " << i;
+    }
+  }
+}
+
 std::vector<std::byte> read_bytes(const fs::path& path)
 {
   std::ifstream in(path, std::ios::binary);
