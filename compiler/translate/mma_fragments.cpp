@@ -717,7 +717,10 @@ llvm::Value* mma_round_f32_toward_zero(Builder& b, llvm::Value* sum)
       finite, b.CreateFCmpOGT(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, back), magnitude));
   llvm::Value* bits = b.CreateBitCast(nearest, b.getInt32Ty());
   llvm::Value* smaller = b.CreateBitCast(b.CreateSub(bits, b.getInt32(1)), b.getFloatTy());
-  return b.CreateSelect(away, smaller, nearest);
+  llvm::Value* rounded = b.CreateSelect(away, smaller, nearest);
+  llvm::Value* vanished = b.CreateAnd(b.CreateFCmpOEQ(rounded, llvm::ConstantFP::get(b.getFloatTy(), 0.0)),
+                                      b.CreateFCmpONE(sum, llvm::ConstantFP::get(b.getDoubleTy(), 0.0)));
+  return b.CreateSelect(vanished, llvm::ConstantFP::get(b.getFloatTy(), 0.0), rounded);
 }
 
 namespace {

@@ -127,7 +127,9 @@ emit_mma_product(FunctionTranslator& t, const MmaProduct& product, const Fragmen
                                        bool f16_accumulator = false);
 
 // f64 -> f32 rounded toward zero (the f64 is an exact sum; NaN and infinities pass through, a
-// magnitude of 2^128 or more becomes an infinity).
+// magnitude of 2^128 or more becomes an infinity, a non-zero one below 2^-149 becomes +0 whatever
+// its sign: the tensor cores' fixed-point sum has no sign left when it truncates to zero; r295 of
+// the random programs, -1.5 * 2^-175 + (+0), on an H100: +0).
 [[nodiscard]] llvm::Value* mma_round_f32_toward_zero(llvm::IRBuilder<>& b, llvm::Value* sum);
 // An FP8 byte (i32, 0..255) as the f64 it denotes exactly: a load from a [256 x double] table in
 // the constant space (one per format and module). Three instructions per byte (extract, scale the
