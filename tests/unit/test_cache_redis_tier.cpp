@@ -42,13 +42,15 @@ TierObject make_object(std::string_view text)
 
 class RedisTierTest : public RedisTest {
 protected:
-  [[nodiscard]] std::unique_ptr<Tier> make_tier(bool tcp, std::chrono::milliseconds lock_ttl = 0ms) const
+  [[nodiscard]] std::unique_ptr<Tier> make_tier(bool tcp, std::chrono::milliseconds lock_ttl = 0ms,
+                                                std::chrono::milliseconds claim_poll = 500ms) const
   {
     RedisTierOptions options;
     options.connection = tcp ? m_server.tcp_options() : m_server.unix_options();
     options.keys.prefix = "t:";
     options.max_connections = 4;
     options.lock_ttl = lock_ttl;
+    options.claim_poll = claim_poll;
     return make_redis_tier(options);
   }
 };
@@ -80,6 +82,31 @@ TEST_F(RedisTierTest, AClaimMakesTheOtherHostWaitForItsBuild)
   TierResult<Claim> accuracy = host_b->claim(Mode::accuracy, key, 1s);
   ASSERT_TRUE(accuracy);
   EXPECT_EQ(accuracy->state, ClaimState::yours);
+}
+
+// The waiter does not poll its way to the result: the builder's settle() announces it. B looks
+// at 20, 40, 80 ... ms pauses up to 5 s, so that after A's settle at 3 s its next look would come
+// at about 5.1 s; woken by the announcement, it is served within a second of the settle.
+TEST_F(RedisTierTest, AWaiterWakesWhenTheBuildIsAnnounced)
+{
+  std::unique_ptr<Tier> host_a = make_tier(false, 10s);
+  std::unique_ptr<Tier> host_b = make_tier(true, 10s, 5s);
+  CacheKey key = make_key("announced");
+  TierResult<Claim> a = host_a->claim(Mode::fast, key, 1s);
+  ASSERT_TRUE(a && a->state == ClaimState::yours);
+  Deadline settled{};
+  std::thread builder([&] {
+    std::this_thread::sleep_for(3s);
+    ASSERT_TRUE(host_a->store(Mode::fast, key, make_object("built by A"), 1s));
+    settled = Clock::now();
+    host_a->settle(Mode::fast, key, *a);
+  });
+  TierResult<Claim> b = host_b->claim(Mode::fast, key, 8s);
+  auto served = Clock::now();
+  builder.join();
+  ASSERT_TRUE(b) << b.error().error.message;
+  EXPECT_EQ(b->state, ClaimState::built_elsewhere);
+  EXPECT_LT(served - settled, 1s) << "woken by the announcement, not by its next look";
 }
 
 TEST_F(RedisTierTest, AClaimGivenUpUnbuiltOrExpiredPassesToTheWaiter)

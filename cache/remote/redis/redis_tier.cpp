@@ -4,14 +4,18 @@
 #include "cache/remote/redis/index.hpp"
 #include "cache/remote/redis/lock.hpp"
 #include "cache/remote/redis/objects.hpp"
+#include "cache/remote/redis/result_waits.hpp"
+#include "cache/remote/redis/results.hpp"
 
 #include <algorithm>
 #include <cstring>
-#include <thread>
 
 namespace d4r::cache::redis {
 
 namespace {
+
+// What a claim's wait leaves of its budget for the look after an announcement.
+constexpr std::chrono::milliseconds k_last_look{50};
 
 std::unexpected<TierFailure> to_failure(Error error)
 {
@@ -26,6 +30,9 @@ public:
       : m_options(std::move(options)), m_pool(m_options.connection, m_options.max_connections),
         m_name("redis:" + to_string(m_options.connection.endpoint))
   {
+    if (m_options.lock_ttl.count() > 0) {
+      m_waits = std::make_unique<RedisResultWaits>(m_options.connection, m_options.keys);
+    }
   }
 
   [[nodiscard]] std::string name() const override { return m_name; }
@@ -98,9 +105,10 @@ public:
   }
 
   // The key's lock (SET NX PX, lock.hpp) taken: this host builds. Held by another host: its
-  // build is waited for by looking, at growing intervals, for the index entry it stores before
-  // giving the lock up, and for the lock to be free again (given up after a failure, or expired
-  // with a host that died), when this host takes it over.
+  // build is waited for, woken by the announcement settle() makes (or, at growing intervals up to
+  // claim_poll, by looking anyway), until the index holds the entry it stores before giving the
+  // lock up, or the lock is free again (given up after a failure, or expired with a host that
+  // died), when this host takes it over.
   [[nodiscard]] TierResult<Claim> claim(Mode mode, const CacheKey& key,
                                         std::chrono::milliseconds budget) override
   {
@@ -110,6 +118,7 @@ public:
     const std::string text = key.to_text(mode);
     const Deadline end = Clock::now() + budget;
     std::chrono::milliseconds pause{20};
+    RedisResultWaits::Ticket announcement(*m_waits, text); // before the first look
     for (;;) {
       const Deadline step = std::min(end, Clock::now() + m_options.connection.command_timeout);
       {
@@ -147,10 +156,14 @@ public:
         }
       }
       if (Clock::now() + pause >= end) {
-        return Claim{}; // still held past the budget: built here too, unclaimed
+        // The last wait, leaving time for one more look should the build end within it.
+        if (!announcement.wait(end - k_last_look)) {
+          return Claim{}; // still held past the budget: built here too, unclaimed
+        }
+        continue;
       }
-      std::this_thread::sleep_for(pause);
-      pause = std::min(pause * 2, std::chrono::milliseconds(500));
+      static_cast<void>(announcement.wait(Clock::now() + pause));
+      pause = std::min(pause * 2, m_options.claim_poll);
     }
   }
 
@@ -162,8 +175,11 @@ public:
       return; // the lock expires on its own
     }
     RedisLock lock(**lease, m_options.keys);
-    const RedisLockToken token{.key = m_options.keys.lock(key.to_text(mode)), .token = claim.token};
+    const std::string text = key.to_text(mode);
+    const RedisLockToken token{.key = m_options.keys.lock(text), .token = claim.token};
     static_cast<void>(lock.release(token, deadline));
+    // The waiters look again now: the entry is stored (or the key is free to take over).
+    static_cast<void>(publish_result(**lease, m_options.keys, text, "settled", deadline));
   }
 
 private:
@@ -198,6 +214,7 @@ private:
   RedisTierOptions m_options;
   RedisConnectionPool m_pool;
   std::string m_name;
+  std::unique_ptr<RedisResultWaits> m_waits; // with claims only
 };
 
 } // namespace

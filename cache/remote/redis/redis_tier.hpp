@@ -1,7 +1,7 @@
 #pragma once
 // The Redis tier (cache/tier.hpp) for build hosts sharing one store: objects by digest, the
 // index by the key's text form, and a lock per key so that one host builds it while the others
-// wait for its result (claim/settle). Only the factory is public (ccache's remote storage
+// wait for its result (claim/settle), woken by the builder's announcement. Only the factory is public (ccache's remote storage
 // backends).
 
 #include "cache/remote/redis/connection.hpp"
@@ -24,6 +24,10 @@ struct RedisTierOptions {
   // How long a host's claim on a key lasts: longer than any build may take, so that it never
   // ends under a live build, and short enough that a host that died frees its keys. 0: no claims.
   std::chrono::milliseconds lock_ttl{0};
+  // While another host builds a key this one waits for, the longest pause between two looks for
+  // its result. The building host announces the end of its build (result_waits.hpp), which
+  // wakes the waiter at once; the looks only cover an announcement lost with the server.
+  std::chrono::milliseconds claim_poll{500};
 };
 
 [[nodiscard]] std::unique_ptr<Tier> make_redis_tier(RedisTierOptions options);
