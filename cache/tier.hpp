@@ -30,6 +30,7 @@
 #include <expected>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,6 +61,15 @@ enum class ClaimState { yours, built_elsewhere };
 struct Claim {
   ClaimState state = ClaimState::yours;
   std::string token; // the tier's own, for settle(); empty: nothing to settle
+};
+
+// A build one host offers the hosts sharing a tier: `body` is the daemon's description of it
+// (opaque to tiers), `module` the PTX module it builds from (empty: none).
+struct TierJob {
+  std::string id; // the tier's own, for finish()
+  std::string body;
+  std::vector<std::byte> module;
+  bool own = false; // offered by this host (taken back while it waited for another to take it)
 };
 
 class Tier {
@@ -104,6 +114,24 @@ public:
   // key is given up, and hosts waiting on it look again. Best effort: a claim not settled
   // expires on its own.
   virtual void settle(Mode /*mode*/, const CacheKey& /*key*/, const Claim& /*claim*/) {}
+
+  // Work sharing among the hosts of a shared tier: a host whose workers are all busy offers a
+  // build (true: the tier took it), a host with an idle worker takes one, waiting at most `wait`
+  // for one to come (nullopt: none came), and finishes it, built or not. Delivery is at least
+  // once: a job a host took and never finished (it died) is given to another after the tier's
+  // timeout. Most tiers share no work.
+  [[nodiscard]] virtual TierResult<bool> offer(std::string_view /*body*/,
+                                               std::span<const std::byte> /*module*/,
+                                               std::chrono::milliseconds /*budget*/)
+  {
+    return false;
+  }
+  [[nodiscard]] virtual TierResult<std::optional<TierJob>> take(std::chrono::milliseconds /*wait*/,
+                                                                std::chrono::milliseconds /*budget*/)
+  {
+    return std::optional<TierJob>();
+  }
+  virtual void finish(const TierJob& /*job*/) {}
 };
 
 } // namespace d4r::cache

@@ -255,6 +255,67 @@ void TierChain::settle(Mode mode, const CacheKey& key, const ChainClaim& claim)
   }
 }
 
+bool TierChain::offer(std::string_view body, std::span<const std::byte> module, Clock::time_point deadline)
+{
+  for (size_t i = 1; i < m_tiers.size(); ++i) {
+    Slot& slot = m_tiers[i];
+    if (!slot.policy.shares_jobs) {
+      continue;
+    }
+    // A module to upload may take longer than a lookup: the caller's deadline is the budget.
+    std::optional<std::chrono::milliseconds> budget = budget_for(
+        slot, deadline, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()));
+    if (!budget) {
+      continue;
+    }
+    TierResult<bool> offered = slot.tier->offer(body, module, *budget);
+    if (!offered) {
+      note_failure(slot, offered.error(), "offer");
+      continue;
+    }
+    note_answer(slot);
+    if (*offered) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::optional<ChainJob> TierChain::take(std::chrono::milliseconds wait, Clock::time_point deadline)
+{
+  for (size_t i = 1; i < m_tiers.size(); ++i) {
+    Slot& slot = m_tiers[i];
+    if (!slot.policy.shares_jobs) {
+      continue;
+    }
+    // The wait is the tier's to spend on top of a command's budget.
+    std::optional<std::chrono::milliseconds> budget = budget_for(slot, deadline + wait);
+    if (!budget) {
+      continue;
+    }
+    TierResult<std::optional<TierJob>> taken = slot.tier->take(wait, *budget);
+    if (!taken) {
+      note_failure(slot, taken.error(), "take");
+      continue;
+    }
+    note_answer(slot);
+    if (*taken) {
+      return ChainJob{i, std::move(**taken)};
+    }
+  }
+  return std::nullopt;
+}
+
+void TierChain::finish(const ChainJob& job)
+{
+  m_tiers.at(job.tier).tier->finish(job.job);
+}
+
+bool TierChain::shares_jobs() const
+{
+  return std::ranges::any_of(m_tiers, [](const Slot& slot) { return slot.policy.shares_jobs; });
+}
+
 void TierChain::store(Mode mode, const CacheKey& key, const TierObject& object,
                       Clock::time_point deadline, size_t first)
 {

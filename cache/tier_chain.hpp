@@ -25,6 +25,7 @@ struct TierPolicy {
   std::chrono::milliseconds max_backoff{60000};  // the doubling stops here
   std::chrono::milliseconds build_budget{0};     // per build() of a build server; 0: never asked
   std::chrono::milliseconds claim_budget{0};     // per claim() of a shared tier; 0: never asked
+  bool shares_jobs = false;                      // offer() and take() go to it
 };
 
 // For status and tests: what each tier did in this process.
@@ -46,6 +47,12 @@ struct TierHealth {
 struct ChainHit {
   TierObject object;
   size_t tier = 0; // where it was found
+};
+
+// A job TierChain::take() got, and the tier it came from (for finish()).
+struct ChainJob {
+  size_t tier = 0;
+  TierJob job;
 };
 
 // What TierChain::claim() got: the tier that answered (none: build, nobody else does) and how.
@@ -89,6 +96,16 @@ public:
                                  std::chrono::steady_clock::time_point deadline);
   // After the build of a claim that holds a key: given up (waiting hosts look again).
   void settle(Mode mode, const CacheKey& key, const ChainClaim& claim);
+  // Work sharing (tier.hpp): the build offered to the first tier that shares jobs and takes it
+  // (false: none did, within its budget), a job taken from one (waiting at most `wait` there),
+  // and a taken job finished.
+  [[nodiscard]] bool offer(std::string_view body, std::span<const std::byte> module,
+                           std::chrono::steady_clock::time_point deadline);
+  [[nodiscard]] std::optional<ChainJob> take(std::chrono::milliseconds wait,
+                                             std::chrono::steady_clock::time_point deadline);
+  void finish(const ChainJob& job);
+  // Whether a tier shares jobs at all (a daemon then takes them).
+  [[nodiscard]] bool shares_jobs() const;
   // Stores the object in tiers[first..] that are not backed off (a new build, published).
   void store(Mode mode, const CacheKey& key, const TierObject& object,
              std::chrono::steady_clock::time_point deadline, size_t first = 0);

@@ -1,8 +1,10 @@
 #include "daemon/build_service.hpp"
 
+#include "cache/file_ops.hpp"
 #include "daemon/launch_record.hpp"
 #include "daemon/module_store.hpp"
 #include "daemon/object_checks.hpp"
+#include "daemon/shared_builds.hpp"
 #include "daemon/toolchain_probe.hpp"
 #include "util/digest.hpp"
 
@@ -10,12 +12,17 @@
 
 #include <algorithm>
 #include <fnmatch.h>
+#include <thread>
 
 namespace d4r::daemon {
 
 namespace {
 
 constexpr size_t k_recent_builds = 32;
+// One offer of a build to the other hosts (its module uploaded with it, where they lack it).
+constexpr auto k_offer_budget = std::chrono::seconds(5);
+// How often an offered job's object is looked for in the farther tiers while it waits here.
+constexpr auto k_offer_watch = std::chrono::milliseconds(100);
 // Loading LLVM and asking clang its version takes a fraction of a second; a loaded machine's start
 // may take longer, but a worker that answers nothing is not waited for.
 constexpr auto k_toolchain_probe_timeout = std::chrono::seconds(15);
@@ -53,7 +60,16 @@ struct BuildService::Job {
   std::string backend;
   std::filesystem::path module; // ptx recipes: the game's module
   std::shared_ptr<BuildFlights::Flight> flight;
-  std::chrono::steady_clock::time_point started;
+  std::chrono::steady_clock::time_point started; // queued, then running
+  // Who finishes the flight: the worker that runs the job, or the watch of an offered job that
+  // found it built by another host first (offer()); whoever sets it first. A copy (a check of
+  // what a tier served) is a job of its own, not taken.
+  struct Taken {
+    std::atomic<bool> value{false};
+    Taken() = default;
+    Taken(const Taken& /*other*/) noexcept {}
+    Taken& operator=(const Taken&) = delete;
+  } taken;
   // Set for a check of what a farther tier served (check_remote): built, compared, not stored
   // unless it differs.
   struct RemoteCheck {
@@ -129,8 +145,16 @@ void BuildService::stop()
   // A daemon asked to stop does not compile for minutes first (systemd's TimeoutStopSec is 10 s):
   // waiters of a dropped build time out into PENDING, as their budget says; those of a killed one
   // get its failure, which is not remembered.
+  m_stopping = true;
   m_pool.discard_queued();
+  m_offers.discard_queued();
   m_runner.stop();
+}
+
+bool BuildService::has_idle_worker() const
+{
+  std::lock_guard lock(m_mutex);
+  return m_queued == 0 && m_running < m_pool.threads();
 }
 
 const compiler::Recipe* BuildService::recipe_for(std::string_view kernel) const
@@ -264,11 +288,60 @@ void BuildService::submit(const std::shared_ptr<Job>& job, Priority priority)
   // Only the llvm backend translates PTX.
   const bool is_ptx = job->recipe->language == compiler::SourceLanguage::ptx;
   job->backend = is_ptx ? "llvm" : m_backend_of_target[job->target];
+  bool must_wait = false;
   {
     std::lock_guard lock(m_mutex);
+    job->started = std::chrono::steady_clock::now();
     record(*job, "queued", "");
+    must_wait = m_queued + m_running > m_pool.threads(); // this job is counted in m_queued
   }
   m_pool.submit(priority, [this, job] { run_job(job); });
+  // Only a game's own builds: what another host gave this one (background) is not passed on.
+  if (must_wait && priority == Priority::interactive && !job->check && m_options.tiers != nullptr &&
+      m_options.tiers->shares_jobs()) {
+    static_cast<void>(m_offers.admit(Priority::background, [this, job] { offer(job); }));
+  }
+}
+
+void BuildService::offer(const std::shared_ptr<Job>& shared)
+{
+  const Job& job = *shared;
+  SharedBuild build{.recipe = job.recipe->name,
+                    .kernel = job.kernel,
+                    .target = job.target,
+                    .mode = job.mode,
+                    .module_hash = job.key.module_hash};
+  std::vector<std::byte> module;
+  if (!job.module.empty()) {
+    Expected<std::vector<std::byte>> bytes = cache::files::read_file(job.module);
+    if (!bytes) {
+      return; // built here, as it would have been
+    }
+    module = std::move(*bytes);
+  }
+  if (!m_options.tiers->offer(encode_shared_build(build), module,
+                              std::chrono::steady_clock::now() + k_offer_budget)) {
+    return;
+  }
+  spdlog::info("offered the build of {} for {} ({}) to the hosts sharing a tier", job.kernel,
+               job.target, to_string(job.mode));
+  const auto give_up = std::chrono::steady_clock::now() + m_options.limits.wall + k_offer_budget;
+  while (!shared->taken.value.load() && !m_stopping.load() && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(k_offer_watch);
+    std::optional<cache::Hit> found = fetch(job, std::chrono::steady_clock::now() + k_offer_watch);
+    if (!found || shared->taken.value.exchange(true)) {
+      continue;
+    }
+    {
+      std::lock_guard lock(m_mutex);
+      --m_queued;
+      ++m_done;
+      ++m_elsewhere;
+      record(job, "done", "");
+    }
+    m_flights.finish(job.key_text, *job.flight, Expected<cache::Hit>(std::move(*found)));
+    return;
+  }
 }
 
 std::optional<std::string> BuildService::queue_full(Priority priority) const
@@ -290,6 +363,9 @@ void BuildService::run_job(const std::shared_ptr<Job>& job)
   if (job->check) {
     run_check(job);
     return;
+  }
+  if (job->taken.value.exchange(true)) {
+    return; // another host built it, and the watch of its offer answered its waiters
   }
   {
     std::lock_guard lock(m_mutex);

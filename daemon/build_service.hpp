@@ -21,6 +21,7 @@
 #include "util/error.hpp"
 #include "util/kernel_identity.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <deque>
 #include <filesystem>
@@ -126,6 +127,8 @@ public:
   [[nodiscard]] std::vector<std::string> recipe_names() const;
   // Builds that run at once for each priority (BuildOptions::threads, build_pool.hpp).
   [[nodiscard]] int threads() const { return m_pool.threads(); }
+  // Whether a build started now would find a worker free (nothing queued, one not running).
+  [[nodiscard]] bool has_idle_worker() const;
   void forget_failures(); // after a purge
   // Drops the builds nobody has started and kills the running ones: their waiters get failed
   // answers at once, and nothing is remembered of them. For a daemon asked to stop; not undone.
@@ -152,8 +155,14 @@ private:
   void check_remote(const Job& job, const cache::ChainHit& hit);
   void run_check(const std::shared_ptr<Job>& job);
   void publish(Mode mode, const cache::Hit& hit, std::span<const std::byte> object);
-  // Queues a job whose flight this caller leads (its queue slot already taken).
+  // Queues a job whose flight this caller leads (its queue slot already taken). A game's build
+  // that must wait for a worker is also offered to the hosts sharing a tier (shared_builds.hpp).
   void submit(const std::shared_ptr<Job>& job, Priority priority);
+  // Offers the job to the other hosts, then watches the farther tiers for its object until this
+  // host's worker starts the job: found first, it answers the job's waiters at once (built
+  // elsewhere) and the worker skips it.
+  void offer(const std::shared_ptr<Job>& job);
+  static constexpr int k_offers_at_once = 4;
   void run_job(const std::shared_ptr<Job>& job);
   struct Compiled;
   [[nodiscard]] Expected<Compiled> compile(const Job& job);
@@ -192,6 +201,11 @@ private:
   std::deque<BuildRecord> m_recent;
   std::optional<trust::RebuildSampler> m_sampler; // unset: remote objects are not rebuilt here
   std::map<std::string, std::unique_ptr<trust::UpstreamTrust>> m_trust; // by tier name
+  std::atomic<bool> m_stopping{false};
+  // Offers to other hosts, off the request path, each watched until built (offer()); four at
+  // once, at most 64 waiting (more are not offered: this host builds them itself as it would
+  // have). Last: its tasks use every member above.
+  TaskPool m_offers{k_offers_at_once, 64};
 };
 
 } // namespace d4r::daemon

@@ -760,8 +760,16 @@ void KernelCore::add_tier(std::unique_ptr<cache::Tier> tier, cache::TierPolicy p
   m_tiers.add(std::move(tier), policy);
 }
 
+void KernelCore::share_builds()
+{
+  if (m_builds && !m_taker && m_tiers.shares_jobs()) {
+    m_taker = std::make_unique<SharedBuildTaker>(*m_builds, m_tiers, m_modules);
+  }
+}
+
 void KernelCore::stop_builds()
 {
+  m_taker.reset(); // takes nothing more while the builds end
   if (m_builds) {
     m_builds->stop();
   }

@@ -13,6 +13,7 @@
 #include "daemon/counters.hpp"
 #include "daemon/housekeeping.hpp"
 #include "daemon/module_store.hpp"
+#include "daemon/shared_builds.hpp"
 #include "daemon/release/release_catalog.hpp"
 #include "daemon/release_export.hpp"
 #include "daemon/result_signer.hpp"
@@ -203,6 +204,11 @@ public:
   // upstream must not ask each other in a loop. Empty when the store has no object for the key.
   [[nodiscard]] Expected<std::optional<SignedObject>> fetch_signed(std::string_view key_text);
 
+  // After the tiers are added: builds other hosts offer through a tier that shares jobs are
+  // taken and built here while a worker is idle (shared_builds.hpp). Nothing without recipes or
+  // such a tier.
+  void share_builds();
+
   // Stops the builds (BuildService::stop) so that a daemon asked to stop stops within seconds.
   void stop_builds();
 
@@ -282,6 +288,7 @@ private:
 
   // Last, so that its thread stops before anything it sweeps goes.
   std::unique_ptr<Housekeeper> m_housekeeper;
+  std::unique_ptr<SharedBuildTaker> m_taker; // likewise: it builds through m_builds
 };
 
 } // namespace d4r::daemon

@@ -23,6 +23,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <thread>
 
@@ -79,6 +80,16 @@ void raise_descriptor_limit()
   }
 }
 
+// This daemon among the consumers of the Redis job stream: its host name and process id.
+std::string consumer_name()
+{
+  std::array<char, 256> host{};
+  if (gethostname(host.data(), host.size() - 1) != 0) {
+    host = {};
+  }
+  return std::string(host.data()) + ":" + std::to_string(getpid());
+}
+
 // The shared Redis tier, after the local store: a build another host made is fetched, not redone.
 // Its connect and command timeouts stay within the budget, so a down or frozen Redis costs a
 // request the budget once and then nothing while the chain backs it off.
@@ -101,10 +112,14 @@ void add_redis_tier(const DaemonConfig& config, KernelCore& core)
   // worker's wall limit), and a waiter outlasts a claim, so that it takes over a dead host's.
   options.lock_ttl = std::chrono::seconds(config.build_wall_seconds) + std::chrono::seconds(10);
   const auto claim_budget = options.lock_ttl + std::chrono::seconds(5);
+  // Builds this host cannot start at once go on the job stream for idle hosts; one a host took
+  // and left unfinished as long as a claim lasts was lost with it and goes to another.
+  options.consumer = consumer_name();
+  options.job_timeout = options.lock_ttl;
   core.add_tier(cache::redis::make_redis_tier(std::move(options)),
                 cache::TierPolicy{.budget = budget, .backoff = std::chrono::milliseconds(1000),
                                   .max_backoff = std::chrono::milliseconds(60000),
-                                  .claim_budget = claim_budget});
+                                  .claim_budget = claim_budget, .shares_jobs = true});
   spdlog::info("redis tier {} (budget {} ms per call)", cache::redis::to_string(*endpoint),
                config.redis_budget_ms);
 }
@@ -154,6 +169,7 @@ int run_daemon(const DaemonConfig& config)
     return 1;
   }
   add_redis_tier(config, *core);
+  core->share_builds();
   Expected<Listener> listener = Listener::open(config.socket_path);
   if (!listener) {
     spdlog::critical("{}", listener.error().message);

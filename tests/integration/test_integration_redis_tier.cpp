@@ -1,7 +1,8 @@
 // Two real daemons share builds through a real redis-server (--redis): what one built, the other
 // serves from Redis without building; sixteen requests for one kernel spread over both make one
 // build; a host killed while it builds a kernel has it built by the other once its claim
-// expires; with Redis gone, a daemon with an empty cache builds locally within the request's
+// expires; a host whose worker is busy has a game's build taken by an idle host from the job
+// stream; with Redis gone, a daemon with an empty cache builds locally within the request's
 // budget, and once Redis is back the hosts share again. Skipped only when redis-server is not
 // installed.
 
@@ -204,6 +205,59 @@ TEST_F(IntegrationRedisTier, AHostKilledDuringABuildHasTheOtherBuildIt)
   EXPECT_FALSE(object.empty());
   EXPECT_LT(std::chrono::steady_clock::now() - asked, 100s);
   EXPECT_EQ(compiled_here(b), 1) << "B built it after A's claim expired";
+}
+
+// Host A has one worker, busy with a slow compile (its driver's first compile sleeps 20 s); a
+// game's request for another kernel there must wait for it, so A offers that build on the job
+// stream. Host B, idle, takes it and builds it, and A answers the request with B's object as
+// soon as it is in Redis: well before A's own worker is free, and without compiling it.
+TEST_F(IntegrationRedisTier, AnIdleHostBuildsWhatABusyHostOffers)
+{
+  auto host = [&](const std::string& name, const std::filesystem::path& clang) {
+    DaemonOptions options = options_of(dir.path() / name, server);
+    options.extra_args.insert(options.extra_args.end(), {"--backend", "llvm", "--clang", clang.string(),
+                                                         "--build-jobs", "1", "--build-wall-seconds", "60"});
+    options.extra_env.push_back("D4R_WORKER_TEST_FAULTS=1");
+    options.extra_env.push_back("D4R_WORKER_TEST_WRITABLE=" + dir.path().string());
+    return options;
+  };
+  DaemonProcess a(host("host-a", clang_driver(dir.path(), "clang-slow", "sleep 20")));
+  DaemonProcess b(host("host-b", clang_driver(dir.path(), "clang-quick")));
+  ASSERT_TRUE(a.start());
+  ASSERT_TRUE(b.start());
+  ASSERT_EQ(builds_of(a).toolchains().at("gfx1101"), builds_of(b).toolchains().at("gfx1101"))
+      << "the hosts must build under one key for this test";
+
+  pb::BuildRequest request;
+  request.set_kernel("d4r_example_layer");
+  request.mutable_selection()->set_target("gfx1101");
+  request.mutable_selection()->set_mode(pb::MODE_FAST);
+  request.set_wait_budget_ms(1);
+  pb::ResolveReply pending;
+  grpc::ClientContext context;
+  ASSERT_TRUE(stub_of(a)->Build(&context, request, &pending).ok());
+  EXPECT_EQ(pending.outcome(), pb::ResolveReply::PENDING);
+  const std::filesystem::path slow_mark = dir.path() / "clang-slow.first-run";
+  for (int i = 0; i < 1000 && !std::filesystem::exists(slow_mark); ++i) {
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_TRUE(std::filesystem::exists(slow_mark)) << "A's slow compile did not start";
+
+  auto asked = std::chrono::steady_clock::now();
+  std::string object = build_recipe(a, k_wait_ms, "d4r_example_wave64");
+  auto answered = std::chrono::steady_clock::now() - asked;
+  EXPECT_FALSE(object.empty());
+  EXPECT_LT(answered, 14s) << "answered only once A's own worker was free";
+  EXPECT_EQ(compiled_here(b), 1) << "B built the offered kernel\nA:\n"
+                                  << read_file(dir.path() / "host-a" / "daemon.log") << "\nB:\n"
+                                  << read_file(dir.path() / "host-b" / "daemon.log");
+  EXPECT_EQ(builds_of(a).elsewhere(), 1) << "A served B's build";
+  EXPECT_NE(read_file(dir.path() / "host-b" / "daemon.log").find("shared build of d4r_example_wave64"),
+            std::string::npos);
+  // A's own worker, once free, does not build it again: its queued job was answered.
+  std::this_thread::sleep_for(1s);
+  EXPECT_EQ(build_recipe(a, k_wait_ms, "d4r_example_layer").empty(), false);
+  EXPECT_EQ(compiled_here(a), 1) << "A compiled only its slow kernel";
 }
 
 // Whether the daemon's Redis tier is backed off now (Status).

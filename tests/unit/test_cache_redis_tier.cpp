@@ -43,9 +43,12 @@ TierObject make_object(std::string_view text)
 class RedisTierTest : public RedisTest {
 protected:
   [[nodiscard]] std::unique_ptr<Tier> make_tier(bool tcp, std::chrono::milliseconds lock_ttl = 0ms,
-                                                std::chrono::milliseconds claim_poll = 500ms) const
+                                                std::chrono::milliseconds claim_poll = 500ms,
+                                                std::string consumer = "host") const
   {
     RedisTierOptions options;
+    options.consumer = std::move(consumer);
+    options.job_timeout = 700ms;
     options.connection = tcp ? m_server.tcp_options() : m_server.unix_options();
     options.keys.prefix = "t:";
     options.max_connections = 4;
@@ -147,6 +150,83 @@ TEST_F(RedisTierTest, AClaimGivenUpUnbuiltOrExpiredPassesToTheWaiter)
   ASSERT_TRUE(none);
   EXPECT_EQ(none->state, ClaimState::yours);
   EXPECT_TRUE(none->token.empty());
+}
+
+std::vector<std::byte> bytes_of(std::string_view text)
+{
+  std::vector<std::byte> bytes;
+  for (char c : text) {
+    bytes.push_back(static_cast<std::byte>(c));
+  }
+  return bytes;
+}
+
+// A job one host offers (with its module) another takes, body and module byte for byte; a job
+// taken once is not taken again once finished, and one a host took and never finished (it died)
+// goes to another after the job timeout (700 ms here).
+TEST_F(RedisTierTest, AnOfferedJobIsTakenOnceAndAnUnfinishedOneAgain)
+{
+  std::unique_ptr<Tier> busy = make_tier(false, 0ms, 500ms, "busy");
+  std::unique_ptr<Tier> idle = make_tier(true, 0ms, 500ms, "idle");
+  std::unique_ptr<Tier> other = make_tier(true, 0ms, 500ms, "other");
+  TierResult<std::optional<TierJob>> nothing = idle->take(100ms, 1s);
+  ASSERT_TRUE(nothing) << nothing.error().error.message;
+  EXPECT_FALSE(nothing->has_value());
+
+  const std::vector<std::byte> module = bytes_of(".version 8.0\n.target sm_86\n// the module");
+  TierResult<bool> offered = busy->offer("build this", module, 1s);
+  ASSERT_TRUE(offered) << offered.error().error.message;
+  EXPECT_TRUE(*offered);
+  TierResult<std::optional<TierJob>> taken = idle->take(1s, 1s);
+  ASSERT_TRUE(taken && taken->has_value());
+  EXPECT_EQ((*taken)->body, "build this");
+  EXPECT_EQ((*taken)->module, module);
+  EXPECT_FALSE((*taken)->own);
+  idle->finish(**taken);
+  // A host that reads its own offer is told so (it puts it back for another host).
+  ASSERT_TRUE(busy->offer("mine", {}, 1s));
+  TierResult<std::optional<TierJob>> mine = busy->take(1s, 1s);
+  ASSERT_TRUE(mine && mine->has_value());
+  EXPECT_TRUE((*mine)->own);
+  busy->finish(**mine);
+  std::this_thread::sleep_for(900ms); // past the job timeout: a finished job is gone for good
+  TierResult<std::optional<TierJob>> again = other->take(100ms, 1s);
+  ASSERT_TRUE(again);
+  EXPECT_FALSE(again->has_value()) << "a finished job was delivered again";
+
+  // No module: the body alone. The taker dies (never finishes): another host gets the job once
+  // it has waited the job timeout, not before.
+  ASSERT_TRUE(busy->offer("no module", {}, 1s));
+  TierResult<std::optional<TierJob>> lost = idle->take(1s, 1s);
+  ASSERT_TRUE(lost && lost->has_value());
+  EXPECT_TRUE((*lost)->module.empty());
+  TierResult<std::optional<TierJob>> early = other->take(100ms, 1s);
+  ASSERT_TRUE(early);
+  EXPECT_FALSE(early->has_value()) << "taken over before the timeout";
+  std::this_thread::sleep_for(800ms);
+  TierResult<std::optional<TierJob>> recovered = other->take(100ms, 1s);
+  ASSERT_TRUE(recovered && recovered->has_value());
+  EXPECT_EQ((*recovered)->body, "no module");
+  other->finish(**recovered);
+}
+
+// A job whose module is gone from the server (evicted, or never stored) is not handed out: its
+// host builds it itself.
+TEST_F(RedisTierTest, AJobWhoseModuleIsGoneIsNotHandedOut)
+{
+  std::unique_ptr<Tier> busy = make_tier(false, 0ms, 500ms, "busy");
+  std::unique_ptr<Tier> idle = make_tier(true, 0ms, 500ms, "idle");
+  const std::vector<std::byte> module = bytes_of("evicted module");
+  ASSERT_TRUE(busy->offer("build this", module, 1s));
+  RedisConnection connection(m_server.unix_options());
+  ASSERT_TRUE(connection.call({"DEL", "t:obj:" + to_hex(sha256(std::span<const std::byte>(module)))}, in(1s)));
+  TierResult<std::optional<TierJob>> taken = idle->take(300ms, 1s);
+  ASSERT_TRUE(taken);
+  EXPECT_FALSE(taken->has_value());
+  std::this_thread::sleep_for(800ms);
+  TierResult<std::optional<TierJob>> later = idle->take(100ms, 1s);
+  ASSERT_TRUE(later);
+  EXPECT_FALSE(later->has_value()) << "the unusable job was finished, not left pending";
 }
 
 TEST_F(RedisTierTest, WhatOneHostStoresTheOtherFinds)

@@ -2,12 +2,14 @@
 
 #include "cache/remote/redis/connection_pool.hpp"
 #include "cache/remote/redis/index.hpp"
+#include "cache/remote/redis/jobs.hpp"
 #include "cache/remote/redis/lock.hpp"
 #include "cache/remote/redis/objects.hpp"
 #include "cache/remote/redis/result_waits.hpp"
 #include "cache/remote/redis/results.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 namespace d4r::cache::redis {
@@ -182,7 +184,126 @@ public:
     static_cast<void>(publish_result(**lease, m_options.keys, text, "settled", deadline));
   }
 
+  // A job's stream entry: "d4r-job 1 MODULE ORIGIN\n" and the body, MODULE the hex SHA-256 of
+  // the module, stored as an object first, or "-" for none; ORIGIN the offering host's consumer
+  // name.
+  [[nodiscard]] TierResult<bool> offer(std::string_view body, std::span<const std::byte> module,
+                                       std::chrono::milliseconds budget) override
+  {
+    const Deadline deadline = Clock::now() + budget;
+    Expected<RedisConnectionPool::Lease> lease = m_pool.acquire(deadline);
+    if (!lease) {
+      return to_failure(std::move(lease).error());
+    }
+    std::string module_name = "-";
+    if (!module.empty()) {
+      RedisObjects objects(**lease, m_options.keys, m_options.object_ttl);
+      const Sha256 digest = sha256(module);
+      Expected<bool> present = objects.contains(digest, deadline);
+      if (!present) {
+        return to_failure(std::move(present).error());
+      }
+      if (!*present) {
+        Expected<RedisPut> put = objects.put(module, deadline);
+        if (!put) {
+          return to_failure(std::move(put).error());
+        }
+      }
+      module_name = to_hex(digest);
+    }
+    RedisJobs jobs(**lease, m_options.keys, m_options.consumer);
+    Expected<std::string> added = jobs.add(
+        std::string(k_job_magic) + module_name + " " + m_options.consumer + "\n" + std::string(body), deadline);
+    if (!added) {
+      return to_failure(std::move(added).error());
+    }
+    return true;
+  }
+
+  // A job another host left unfinished past job_timeout first, else a new one. One whose module
+  // is gone from the server (evicted) or whose entry is not ours is finished unbuilt: its host
+  // builds it itself.
+  [[nodiscard]] TierResult<std::optional<TierJob>> take(std::chrono::milliseconds wait,
+                                                        std::chrono::milliseconds budget) override
+  {
+    const Deadline deadline = Clock::now() + wait + budget;
+    Expected<RedisConnectionPool::Lease> lease = m_pool.acquire(deadline);
+    if (!lease) {
+      return to_failure(std::move(lease).error());
+    }
+    RedisJobs jobs(**lease, m_options.keys, m_options.consumer);
+    if (!m_group_made.load()) {
+      Expected<void> made = jobs.ensure_group(deadline);
+      if (!made) {
+        return to_failure(std::move(made).error());
+      }
+      m_group_made = true;
+    }
+    Expected<std::vector<RedisJob>> taken = jobs.claim_stale(m_options.job_timeout, 1, deadline);
+    if (taken && taken->empty()) {
+      taken = jobs.read(1, wait, deadline);
+    }
+    if (!taken) {
+      return to_failure(std::move(taken).error());
+    }
+    if (taken->empty()) {
+      return std::optional<TierJob>();
+    }
+    RedisJob& entry = taken->front();
+    std::optional<TierJob> job = unpack(**lease, entry, deadline);
+    if (!job) {
+      static_cast<void>(jobs.ack(entry.id, deadline));
+    }
+    return job;
+  }
+
+  void finish(const TierJob& job) override
+  {
+    const Deadline deadline = Clock::now() + m_options.connection.command_timeout;
+    Expected<RedisConnectionPool::Lease> lease = m_pool.acquire(deadline);
+    if (!lease) {
+      return; // taken again after job_timeout: built twice at worst, and found built the second time
+    }
+    RedisJobs jobs(**lease, m_options.keys, m_options.consumer);
+    static_cast<void>(jobs.ack(job.id, deadline));
+  }
+
 private:
+  static constexpr std::string_view k_job_magic = "d4r-job 1 ";
+
+  std::optional<TierJob> unpack(RedisConnection& connection, RedisJob& entry, Deadline deadline) const
+  {
+    const size_t line_end = entry.body.find('\n');
+    if (!entry.body.starts_with(k_job_magic) || line_end == std::string::npos) {
+      return std::nullopt;
+    }
+    const std::string header = entry.body.substr(k_job_magic.size(), line_end - k_job_magic.size());
+    const size_t space = header.find(' ');
+    if (space == std::string::npos) {
+      return std::nullopt;
+    }
+    const std::string module_name = header.substr(0, space);
+    TierJob job{.id = entry.id,
+                .body = entry.body.substr(line_end + 1),
+                .module = {},
+                .own = header.substr(space + 1) == m_options.consumer};
+    if (module_name == "-") {
+      return job;
+    }
+    std::optional<Sha256> digest = parse_sha256_hex(module_name);
+    if (!digest) {
+      return std::nullopt;
+    }
+    RedisObjects objects(connection, m_options.keys, m_options.object_ttl);
+    Expected<std::string> bytes = objects.get(*digest, deadline);
+    if (!bytes) {
+      return std::nullopt;
+    }
+    job.module.resize(bytes->size());
+    std::memcpy(job.module.data(), bytes->data(), bytes->size());
+    return job;
+  }
+
   // Whether the index has an entry for the key (one it cannot read counts as none).
   static Expected<bool> indexed(RedisIndex& index, const std::string& text, Deadline deadline)
   {
@@ -215,6 +336,7 @@ private:
   RedisConnectionPool m_pool;
   std::string m_name;
   std::unique_ptr<RedisResultWaits> m_waits; // with claims only
+  std::atomic<bool> m_group_made{false};      // the job stream's consumer group, once per tier
 };
 
 } // namespace

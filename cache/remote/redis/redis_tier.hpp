@@ -1,7 +1,8 @@
 #pragma once
 // The Redis tier (cache/tier.hpp) for build hosts sharing one store: objects by digest, the
 // index by the key's text form, and a lock per key so that one host builds it while the others
-// wait for its result (claim/settle), woken by the builder's announcement. Only the factory is public (ccache's remote storage
+// wait for its result (claim/settle), woken by the builder's announcement, and builds offered on a
+// job stream for idle hosts to take (offer/take/finish). Only the factory is public (ccache's remote storage
 // backends).
 
 #include "cache/remote/redis/connection.hpp"
@@ -28,6 +29,11 @@ struct RedisTierOptions {
   // its result. The building host announces the end of its build (result_waits.hpp), which
   // wakes the waiter at once; the looks only cover an announcement lost with the server.
   std::chrono::milliseconds claim_poll{500};
+  // Work sharing (tier.hpp offer/take): this host's name among the job stream's consumers, and
+  // how long a job it took may go unfinished before another host takes it over (longer than any
+  // build; a host that died frees its jobs after it).
+  std::string consumer = "host";
+  std::chrono::milliseconds job_timeout{60000};
 };
 
 [[nodiscard]] std::unique_ptr<Tier> make_redis_tier(RedisTierOptions options);
