@@ -132,6 +132,13 @@ public:
     return std::optional<TierJob>();
   }
   virtual void finish(const TierJob& /*job*/) {}
+
+  // The hosts sharing this tier that are alive now (each one's heartbeat), for status; none for
+  // a tier that is no one else's.
+  [[nodiscard]] virtual TierResult<std::vector<std::string>> hosts(std::chrono::milliseconds /*budget*/)
+  {
+    return std::vector<std::string>();
+  }
 };
 
 } // namespace d4r::cache

@@ -339,13 +339,25 @@ void TierChain::store(Mode mode, const CacheKey& key, const TierObject& object,
 std::vector<TierHealth> TierChain::health() const
 {
   const Clock::time_point now = Clock::now();
-  std::lock_guard lock(m_mutex);
   std::vector<TierHealth> all;
-  for (const Slot& slot : m_tiers) {
-    TierHealth health = slot.health;
-    health.backed_off = now < slot.skip_until;
-    health.distrusted = slot.distrusted;
-    all.push_back(std::move(health));
+  {
+    std::lock_guard lock(m_mutex);
+    for (const Slot& slot : m_tiers) {
+      TierHealth health = slot.health;
+      health.backed_off = now < slot.skip_until;
+      health.distrusted = slot.distrusted;
+      all.push_back(std::move(health));
+    }
+  }
+  // Outside the lock: a question to the tier itself, within its budget, and only of a tier that
+  // answers now (one backed off would cost its budget for nothing).
+  for (size_t i = 0; i < m_tiers.size(); ++i) {
+    if (m_tiers[i].policy.shares_jobs && !all[i].backed_off && !all[i].distrusted) {
+      TierResult<std::vector<std::string>> hosts = m_tiers[i].tier->hosts(m_tiers[i].policy.budget);
+      if (hosts) {
+        all[i].hosts = std::move(*hosts);
+      }
+    }
   }
   return all;
 }

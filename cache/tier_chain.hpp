@@ -42,6 +42,7 @@ struct TierHealth {
   bool backed_off = false;
   bool distrusted = false; // its results proved wrong: not asked again in this process
   std::string last_error;
+  std::vector<std::string> hosts; // a shared tier's build hosts alive now (Tier::hosts)
 };
 
 struct ChainHit {

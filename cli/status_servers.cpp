@@ -108,6 +108,13 @@ std::string tiers_text(const pb::StatusReply& reply)
     if (t.builds() > 0) {
       out += ", " + count(t.builds(), "built there");
     }
+    if (!t.hosts().empty()) {
+      std::string hosts;
+      for (const std::string& host : t.hosts()) {
+        hosts += (hosts.empty() ? "" : ", ") + host;
+      }
+      out += "; build hosts alive: " + hosts;
+    }
     if (t.distrusted()) {
       out += "; distrusted (not asked again until the daemon restarts)";
     } else if (t.backed_off()) {
@@ -138,6 +145,11 @@ void tiers_json(JsonWriter& json, const pb::StatusReply& reply)
     json.key("backed_off").boolean(t.backed_off());
     json.key("distrusted").boolean(t.distrusted());
     json.key("last_error").string(t.last_error());
+    json.key("hosts").begin_array();
+    for (const std::string& host : t.hosts()) {
+      json.string(host);
+    }
+    json.end_array();
     json.end_object();
   }
   json.end_array();

@@ -116,6 +116,7 @@ void add_redis_tier(const DaemonConfig& config, KernelCore& core)
   // and left unfinished as long as a claim lasts was lost with it and goes to another.
   options.consumer = consumer_name();
   options.job_timeout = options.lock_ttl;
+  options.heartbeat = std::chrono::seconds(2); // status lists the hosts alive
   core.add_tier(cache::redis::make_redis_tier(std::move(options)),
                 cache::TierPolicy{.budget = budget, .backoff = std::chrono::milliseconds(1000),
                                   .max_backoff = std::chrono::milliseconds(60000),

@@ -273,6 +273,9 @@ void fill_status_reply(const StatusSnapshot& status, pb::StatusReply& reply)
     out.set_backed_off(tier.backed_off);
     out.set_distrusted(tier.distrusted);
     out.set_last_error(tier.last_error.substr(0, k_max_status_message));
+    for (const std::string& host : tier.hosts) {
+      out.add_hosts(host.substr(0, k_max_status_message));
+    }
   }
 }
 

@@ -17,6 +17,7 @@
 
 #include <csignal>
 #include <fstream>
+#include <set>
 #include <future>
 #include <thread>
 #include <vector>
@@ -258,6 +259,48 @@ TEST_F(IntegrationRedisTier, AnIdleHostBuildsWhatABusyHostOffers)
   std::this_thread::sleep_for(1s);
   EXPECT_EQ(build_recipe(a, k_wait_ms, "d4r_example_layer").empty(), false);
   EXPECT_EQ(compiled_here(a), 1) << "A compiled only its slow kernel";
+}
+
+// The Redis tier's build hosts alive, as a daemon's Status lists them.
+std::vector<std::string> hosts_alive(const DaemonProcess& daemon)
+{
+  pb::StatusReply reply;
+  grpc::ClientContext context;
+  EXPECT_TRUE(stub_of(daemon)->Status(&context, pb::StatusRequest(), &reply).ok());
+  for (const pb::TierHealth& tier : reply.tiers()) {
+    if (tier.name().starts_with("redis:")) {
+      return {tier.hosts().begin(), tier.hosts().end()};
+    }
+  }
+  return {};
+}
+
+// Each host's heartbeat: a daemon's status lists both hosts (host:pid); one that stops takes its
+// heartbeat away, and one killed drops out once its heartbeat expires (6 s).
+TEST_F(IntegrationRedisTier, StatusListsTheBuildHostsAlive)
+{
+  DaemonProcess a(options_of(dir.path() / "host-a", server));
+  DaemonProcess b(options_of(dir.path() / "host-b", server));
+  DaemonProcess c(options_of(dir.path() / "host-c", server));
+  ASSERT_TRUE(a.start());
+  ASSERT_TRUE(b.start());
+  ASSERT_TRUE(c.start());
+  auto pid_of = [](const std::string& host) { return host.substr(host.rfind(':') + 1); };
+  std::vector<std::string> hosts = hosts_alive(a);
+  ASSERT_EQ(hosts.size(), 3U);
+  std::set<std::string> pids;
+  for (const std::string& host : hosts) {
+    pids.insert(pid_of(host));
+  }
+  EXPECT_EQ(pids, (std::set<std::string>{std::to_string(a.pid()), std::to_string(b.pid()),
+                                         std::to_string(c.pid())}));
+  EXPECT_EQ(b.stop(), 0);
+  EXPECT_EQ(hosts_alive(a).size(), 2U) << "a host that stops takes its heartbeat away";
+  c.send_signal(SIGKILL);
+  EXPECT_EQ(hosts_alive(a).size(), 2U) << "a killed host is listed until its heartbeat expires";
+  std::this_thread::sleep_for(7s);
+  ASSERT_EQ(hosts_alive(a).size(), 1U);
+  EXPECT_EQ(pid_of(hosts_alive(a).front()), std::to_string(a.pid()));
 }
 
 // Whether the daemon's Redis tier is backed off now (Status).

@@ -49,6 +49,8 @@ pb::StatusReply with_tiers()
   redis->set_mismatches(1);
   redis->set_backed_off(true);
   redis->set_last_error("connection refused");
+  redis->add_hosts("desk:12");
+  redis->add_hosts("farm:34");
   pb::TierHealth* upstream = reply.add_tiers();
   upstream->set_name("upstream:desktop:7467");
   upstream->set_hits(3);
@@ -108,7 +110,8 @@ TEST(StatusServers, TiersTextOneLinePerTierInOrder)
             "\ntiers (asked in this order):\n"
             "  local: 9 hits, 2 misses, 2 stores, 0 failures (0 timeouts), 0 skipped, 0 mismatches\n"
             "  redis unix:/run/redis.sock: 0 hits, 2 misses, 0 stores, 3 failures (1 timeouts), "
-            "5 skipped, 1 mismatches; backed off; last error: connection refused\n"
+            "5 skipped, 1 mismatches; build hosts alive: desk:12, farm:34; backed off; last error: "
+            "connection refused\n"
             "  upstream:desktop:7467: 3 hits, 0 misses, 0 stores, 0 failures (0 timeouts), "
             "0 skipped, 0 mismatches, 2 built there\n");
   EXPECT_EQ(tiers_text(pb::StatusReply()), "") << "no tiers, no section";
@@ -123,13 +126,13 @@ TEST(StatusServers, TiersJson)
   EXPECT_EQ(json.text(),
             R"({"tiers":[{"name":"local","hits":9,"misses":2,"failures":0,"timeouts":0,)"
             R"("skipped":0,"mismatches":0,"stores":2,"builds":0,"backed_off":false,"distrusted":false,)"
-            R"("last_error":""},)"
+            R"("last_error":"","hosts":[]},)"
             R"({"name":"redis unix:/run/redis.sock","hits":0,"misses":2,"failures":3,"timeouts":1,)"
             R"("skipped":5,"mismatches":1,"stores":0,"builds":0,"backed_off":true,"distrusted":false,)"
-            R"("last_error":"connection refused"},)"
+            R"("last_error":"connection refused","hosts":["desk:12","farm:34"]},)"
             R"({"name":"upstream:desktop:7467","hits":3,"misses":0,"failures":0,"timeouts":0,)"
             R"("skipped":0,"mismatches":0,"stores":0,"builds":2,"backed_off":false,"distrusted":false,)"
-            R"("last_error":""}]})");
+            R"("last_error":"","hosts":[]}]})");
 }
 
 TEST(StatusServers, StatusTextAndJsonCarryBothSections)

@@ -1,6 +1,7 @@
 #include "cache/remote/redis/redis_tier.hpp"
 
 #include "cache/remote/redis/connection_pool.hpp"
+#include "cache/remote/redis/heartbeats.hpp"
 #include "cache/remote/redis/index.hpp"
 #include "cache/remote/redis/jobs.hpp"
 #include "cache/remote/redis/lock.hpp"
@@ -10,6 +11,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <cstring>
 
 namespace d4r::cache::redis {
@@ -35,7 +39,20 @@ public:
     if (m_options.lock_ttl.count() > 0) {
       m_waits = std::make_unique<RedisResultWaits>(m_options.connection, m_options.keys);
     }
+    if (m_options.heartbeat.count() > 0) {
+      m_beating = std::jthread([this](const std::stop_token& stop) { beat(stop); });
+    }
   }
+
+  ~RedisTier() override
+  {
+    if (m_beating.joinable()) {
+      m_beating.request_stop();
+      m_beating.join();
+    }
+  }
+  RedisTier(const RedisTier&) = delete;
+  RedisTier& operator=(const RedisTier&) = delete;
 
   [[nodiscard]] std::string name() const override { return m_name; }
 
@@ -268,8 +285,43 @@ public:
     static_cast<void>(jobs.ack(job.id, deadline));
   }
 
+  [[nodiscard]] TierResult<std::vector<std::string>> hosts(std::chrono::milliseconds budget) override
+  {
+    const Deadline deadline = Clock::now() + budget;
+    Expected<RedisConnectionPool::Lease> lease = m_pool.acquire(deadline);
+    if (!lease) {
+      return to_failure(std::move(lease).error());
+    }
+    Expected<std::vector<std::string>> alive = RedisHeartbeats(**lease, m_options.keys).hosts(deadline);
+    if (!alive) {
+      return to_failure(std::move(alive).error());
+    }
+    return std::move(*alive);
+  }
+
 private:
   static constexpr std::string_view k_job_magic = "d4r-job 1 ";
+
+  // Rewrites this host's heartbeat until stopped, then takes it away (a host that dies instead
+  // leaves when its expiry passes). A beat the server misses is simply the next one's to make.
+  void beat(const std::stop_token& stop)
+  {
+    std::mutex mutex;
+    std::condition_variable_any wake;
+    const auto ttl = 3 * m_options.heartbeat;
+    while (!stop.stop_requested()) {
+      const Deadline deadline = Clock::now() + m_options.connection.command_timeout;
+      if (Expected<RedisConnectionPool::Lease> lease = m_pool.acquire(deadline)) {
+        static_cast<void>(RedisHeartbeats(**lease, m_options.keys).beat(m_options.consumer, m_options.consumer, ttl, deadline));
+      }
+      std::unique_lock lock(mutex);
+      wake.wait_for(lock, stop, m_options.heartbeat, [] { return false; });
+    }
+    const Deadline deadline = Clock::now() + m_options.connection.command_timeout;
+    if (Expected<RedisConnectionPool::Lease> lease = m_pool.acquire(deadline)) {
+      static_cast<void>(RedisHeartbeats(**lease, m_options.keys).leave(m_options.consumer, deadline));
+    }
+  }
 
   std::optional<TierJob> unpack(RedisConnection& connection, RedisJob& entry, Deadline deadline) const
   {
@@ -337,6 +389,7 @@ private:
   std::string m_name;
   std::unique_ptr<RedisResultWaits> m_waits; // with claims only
   std::atomic<bool> m_group_made{false};      // the job stream's consumer group, once per tier
+  std::jthread m_beating;                     // last: it uses the pool (stopped in the destructor)
 };
 
 } // namespace

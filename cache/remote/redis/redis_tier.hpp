@@ -1,9 +1,9 @@
 #pragma once
 // The Redis tier (cache/tier.hpp) for build hosts sharing one store: objects by digest, the
-// index by the key's text form, and a lock per key so that one host builds it while the others
-// wait for its result (claim/settle), woken by the builder's announcement, and builds offered on a
-// job stream for idle hosts to take (offer/take/finish). Only the factory is public (ccache's remote storage
-// backends).
+// index by the key's text form, a lock per key so that one host builds it while the others wait
+// for its result (claim/settle, woken by the builder's announcement), builds offered on a job
+// stream for idle hosts to take (offer/take/finish), and each host's heartbeat (hosts()). Only the
+// factory is public (ccache's remote storage backends).
 
 #include "cache/remote/redis/connection.hpp"
 #include "cache/remote/redis/keyspace.hpp"
@@ -34,6 +34,9 @@ struct RedisTierOptions {
   // build; a host that died frees its jobs after it).
   std::string consumer = "host";
   std::chrono::milliseconds job_timeout{60000};
+  // This host's heartbeat (heartbeats.hpp, under its consumer name) is rewritten this often and
+  // lasts three times as long; hosts() lists those alive. 0: no heartbeat.
+  std::chrono::milliseconds heartbeat{0};
 };
 
 [[nodiscard]] std::unique_ptr<Tier> make_redis_tier(RedisTierOptions options);
