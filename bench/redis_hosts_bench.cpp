@@ -120,7 +120,10 @@ DaemonOptions host(const std::filesystem::path& root, const std::string& jobs, c
   DaemonOptions options(root);
   options.native_dir = std::filesystem::path();
   options.recipes_dir = d4r::testing::shipped_recipes();
-  options.extra_args = {"--build-jobs", jobs, "--wait-ms", "600000"};
+  // As many request threads as kernels asked at once, as a build server would run: with the
+  // default (8 here) the 60 requests enter a few at a time, and a host has no more waiting
+  // builds to offer than it has request threads.
+  options.extra_args = {"--build-jobs", jobs, "--wait-ms", "600000", "--workers", "64"};
   if (!redis.empty()) {
     options.extra_args.insert(options.extra_args.end(), {"--redis", redis, "--redis-budget-ms", "200"});
   }

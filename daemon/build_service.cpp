@@ -145,9 +145,14 @@ void BuildService::stop()
   // A daemon asked to stop does not compile for minutes first (systemd's TimeoutStopSec is 10 s):
   // waiters of a dropped build time out into PENDING, as their budget says; those of a killed one
   // get its failure, which is not remembered.
-  m_stopping = true;
+  {
+    std::lock_guard lock(m_mutex);
+    m_stopping = true;
+    m_to_offer.clear();
+    m_offered.clear();
+  }
+  m_offer_wake.notify_all();
   m_pool.discard_queued();
-  m_offers.discard_queued();
   m_runner.stop();
 }
 
@@ -288,24 +293,91 @@ void BuildService::submit(const std::shared_ptr<Job>& job, Priority priority)
   // Only the llvm backend translates PTX.
   const bool is_ptx = job->recipe->language == compiler::SourceLanguage::ptx;
   job->backend = is_ptx ? "llvm" : m_backend_of_target[job->target];
-  bool must_wait = false;
+  // Only a game's own builds that must wait for a worker are offered: what another host gave
+  // this one (background) is not passed on.
+  const bool shared = priority == Priority::interactive && !job->check && m_options.tiers != nullptr &&
+                      m_options.tiers->shares_jobs();
+  bool offered = false;
   {
     std::lock_guard lock(m_mutex);
     job->started = std::chrono::steady_clock::now();
     record(*job, "queued", "");
-    must_wait = m_queued + m_running > m_pool.threads(); // this job is counted in m_queued
+    // This job is counted in m_queued already.
+    if (shared && m_queued + m_running > m_pool.threads() && m_to_offer.size() < k_max_offers &&
+        !m_stopping) {
+      m_to_offer.push_back(job);
+      offered = true;
+      if (!m_sharing.joinable()) {
+        m_sharing = std::jthread([this](const std::stop_token& stop) { share(stop); });
+      }
+    }
   }
   m_pool.submit(priority, [this, job] { run_job(job); });
-  // Only a game's own builds: what another host gave this one (background) is not passed on.
-  if (must_wait && priority == Priority::interactive && !job->check && m_options.tiers != nullptr &&
-      m_options.tiers->shares_jobs()) {
-    static_cast<void>(m_offers.admit(Priority::background, [this, job] { offer(job); }));
+  if (offered) {
+    m_offer_wake.notify_all();
   }
 }
 
-void BuildService::offer(const std::shared_ptr<Job>& shared)
+void BuildService::share(const std::stop_token& stop)
 {
-  const Job& job = *shared;
+  while (!stop.stop_requested() && !m_stopping.load()) {
+    std::vector<std::shared_ptr<Job>> batch;
+    std::vector<std::shared_ptr<Job>> watched;
+    {
+      std::unique_lock lock(m_mutex);
+      m_offer_wake.wait_for(lock, k_offer_watch, [&] {
+        return !m_to_offer.empty() || m_stopping.load() || stop.stop_requested();
+      });
+      // Started here meanwhile, or past the longest a build may take elsewhere: not watched.
+      const auto now = std::chrono::steady_clock::now();
+      const auto stale = m_options.limits.wall + k_offer_budget;
+      std::erase_if(m_offered, [&](const std::shared_ptr<Job>& job) {
+        return job->taken.value.load() || now - job->started > stale;
+      });
+      std::erase_if(m_to_offer, [](const std::shared_ptr<Job>& job) { return job->taken.value.load(); });
+      // The newest first: the last this host's workers would reach.
+      while (!m_to_offer.empty() && m_offered.size() + batch.size() < k_max_offers) {
+        batch.push_back(m_to_offer.back());
+        m_to_offer.pop_back();
+      }
+      m_to_offer.clear(); // past the bound: built here
+      watched = m_offered;
+    }
+    for (const std::shared_ptr<Job>& job : batch) {
+      if (!job->taken.value.load() && offer(*job)) {
+        std::lock_guard lock(m_mutex);
+        m_offered.push_back(job);
+      }
+    }
+    for (const std::shared_ptr<Job>& job : watched) {
+      if (job->taken.value.load()) {
+        continue;
+      }
+      if (std::optional<cache::Hit> found = fetch(*job, std::chrono::steady_clock::now() + k_offer_watch)) {
+        answer_offered(job, std::move(*found));
+      }
+    }
+  }
+}
+
+void BuildService::answer_offered(const std::shared_ptr<Job>& job, cache::Hit hit)
+{
+  if (job->taken.value.exchange(true)) {
+    return; // its worker started it first
+  }
+  {
+    std::lock_guard lock(m_mutex);
+    --m_queued;
+    ++m_done;
+    ++m_elsewhere;
+    record(*job, "done", "");
+    std::erase(m_offered, job);
+  }
+  m_flights.finish(job->key_text, *job->flight, Expected<cache::Hit>(std::move(hit)));
+}
+
+bool BuildService::offer(const Job& job)
+{
   SharedBuild build{.recipe = job.recipe->name,
                     .kernel = job.kernel,
                     .target = job.target,
@@ -315,33 +387,17 @@ void BuildService::offer(const std::shared_ptr<Job>& shared)
   if (!job.module.empty()) {
     Expected<std::vector<std::byte>> bytes = cache::files::read_file(job.module);
     if (!bytes) {
-      return; // built here, as it would have been
+      return false; // built here, as it would have been
     }
     module = std::move(*bytes);
   }
   if (!m_options.tiers->offer(encode_shared_build(build), module,
                               std::chrono::steady_clock::now() + k_offer_budget)) {
-    return;
+    return false;
   }
   spdlog::info("offered the build of {} for {} ({}) to the hosts sharing a tier", job.kernel,
                job.target, to_string(job.mode));
-  const auto give_up = std::chrono::steady_clock::now() + m_options.limits.wall + k_offer_budget;
-  while (!shared->taken.value.load() && !m_stopping.load() && std::chrono::steady_clock::now() < give_up) {
-    std::this_thread::sleep_for(k_offer_watch);
-    std::optional<cache::Hit> found = fetch(job, std::chrono::steady_clock::now() + k_offer_watch);
-    if (!found || shared->taken.value.exchange(true)) {
-      continue;
-    }
-    {
-      std::lock_guard lock(m_mutex);
-      --m_queued;
-      ++m_done;
-      ++m_elsewhere;
-      record(job, "done", "");
-    }
-    m_flights.finish(job.key_text, *job.flight, Expected<cache::Hit>(std::move(*found)));
-    return;
-  }
+  return true;
 }
 
 std::optional<std::string> BuildService::queue_full(Priority priority) const

@@ -23,6 +23,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <deque>
 #include <filesystem>
 #include <map>
@@ -30,6 +31,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace d4r::daemon {
@@ -158,11 +160,16 @@ private:
   // Queues a job whose flight this caller leads (its queue slot already taken). A game's build
   // that must wait for a worker is also offered to the hosts sharing a tier (shared_builds.hpp).
   void submit(const std::shared_ptr<Job>& job, Priority priority);
-  // Offers the job to the other hosts, then watches the farther tiers for its object until this
-  // host's worker starts the job: found first, it answers the job's waiters at once (built
-  // elsewhere) and the worker skips it.
-  void offer(const std::shared_ptr<Job>& job);
-  static constexpr int k_offers_at_once = 4;
+  // The sharing thread (started by the first job to offer): offers the jobs waiting here to
+  // the other hosts, the newest first (the ones this host's workers reach last, so that the
+  // hosts work from both ends of the queue), and watches the farther tiers for the objects of
+  // those offered until this host's worker starts them: one found first answers its job's
+  // waiters at once (built elsewhere) and the worker skips the job.
+  void share(const std::stop_token& stop);
+  [[nodiscard]] bool offer(const Job& job);
+  // The object of an offered job, found built elsewhere: its waiters answered, unless the job
+  // has started here meanwhile.
+  void answer_offered(const std::shared_ptr<Job>& job, cache::Hit hit);
   void run_job(const std::shared_ptr<Job>& job);
   struct Compiled;
   [[nodiscard]] Expected<Compiled> compile(const Job& job);
@@ -202,10 +209,14 @@ private:
   std::optional<trust::RebuildSampler> m_sampler; // unset: remote objects are not rebuilt here
   std::map<std::string, std::unique_ptr<trust::UpstreamTrust>> m_trust; // by tier name
   std::atomic<bool> m_stopping{false};
-  // Offers to other hosts, off the request path, each watched until built (offer()); four at
-  // once, at most 64 waiting (more are not offered: this host builds them itself as it would
-  // have). Last: its tasks use every member above.
-  TaskPool m_offers{k_offers_at_once, 64};
+  // Jobs to offer (in the order they came) and those offered, watched: the sharing thread's,
+  // under m_mutex. At most k_max_offers of each (more are built here, as they would have been).
+  std::vector<std::shared_ptr<Job>> m_to_offer;
+  std::vector<std::shared_ptr<Job>> m_offered;
+  std::condition_variable m_offer_wake;
+  static constexpr size_t k_max_offers = 64;
+  // Last: it uses every member above.
+  std::jthread m_sharing;
 };
 
 } // namespace d4r::daemon
