@@ -129,6 +129,41 @@ protected:
     ASSERT_TRUE(server.start());
   }
 
+  // A host building with `clang` (clang_driver) on the llvm backend, with `build_args` added;
+  // its worker may write the slow driver's mark in the test's folder.
+  [[nodiscard]] DaemonOptions builder(const std::string& name, const std::filesystem::path& clang,
+                                      std::vector<std::string> build_args) const
+  {
+    DaemonOptions options = options_of(dir.path() / name, server);
+    options.extra_args.insert(options.extra_args.end(), {"--backend", "llvm", "--clang", clang.string()});
+    options.extra_args.insert(options.extra_args.end(), build_args.begin(), build_args.end());
+    options.extra_env.push_back("D4R_WORKER_TEST_FAULTS=1");
+    options.extra_env.push_back("D4R_WORKER_TEST_WRITABLE=" + dir.path().string());
+    return options;
+  }
+
+  // Asks `host` for d4r_example_layer without waiting (PENDING) and returns once its compile
+  // has started: the slow driver's mark exists. False when it did not start.
+  [[nodiscard]] bool start_slow_build(const DaemonProcess& host) const
+  {
+    pb::BuildRequest request;
+    request.set_kernel("d4r_example_layer");
+    request.mutable_selection()->set_target("gfx1101");
+    request.mutable_selection()->set_mode(pb::MODE_FAST);
+    request.set_wait_budget_ms(1);
+    pb::ResolveReply pending;
+    grpc::ClientContext context;
+    if (!stub_of(host)->Build(&context, request, &pending).ok() ||
+        pending.outcome() != pb::ResolveReply::PENDING) {
+      return false;
+    }
+    const std::filesystem::path slow_mark = dir.path() / "clang-slow.first-run";
+    for (int i = 0; i < 1000 && !std::filesystem::exists(slow_mark); ++i) {
+      std::this_thread::sleep_for(20ms);
+    }
+    return std::filesystem::exists(slow_mark);
+  }
+
   RedisServer server;
   TempDir dir;
 };
@@ -164,36 +199,14 @@ TEST_F(IntegrationRedisTier, SixteenRequestsOnTwoHostsMakeOneBuild)
 // build wall limit, 20 s here, plus 10 s) and builds the kernel itself.
 TEST_F(IntegrationRedisTier, AHostKilledDuringABuildHasTheOtherBuildIt)
 {
-  auto host = [&](const std::string& name, const std::filesystem::path& clang) {
-    DaemonOptions options = options_of(dir.path() / name, server);
-    options.extra_args.insert(options.extra_args.end(), {"--backend", "llvm", "--clang", clang.string(),
-                                                         "--build-wall-seconds", "20"});
-    // The worker may write only in its scratch folder; the slow driver's mark goes here.
-    options.extra_env.push_back("D4R_WORKER_TEST_FAULTS=1");
-    options.extra_env.push_back("D4R_WORKER_TEST_WRITABLE=" + dir.path().string());
-    return options;
-  };
-  DaemonProcess a(host("host-a", clang_driver(dir.path(), "clang-slow", "sleep 120")));
-  DaemonProcess b(host("host-b", clang_driver(dir.path(), "clang-quick")));
+  DaemonProcess a(builder("host-a", clang_driver(dir.path(), "clang-slow", "sleep 120"),
+                          {"--build-wall-seconds", "20"}));
+  DaemonProcess b(builder("host-b", clang_driver(dir.path(), "clang-quick"), {"--build-wall-seconds", "20"}));
   ASSERT_TRUE(a.start());
   ASSERT_TRUE(b.start());
   ASSERT_EQ(builds_of(a).toolchains().at("gfx1101"), builds_of(b).toolchains().at("gfx1101"))
       << "the hosts must build under one key for this test";
-
-  pb::BuildRequest request;
-  request.set_kernel("d4r_example_layer");
-  request.mutable_selection()->set_target("gfx1101");
-  request.mutable_selection()->set_mode(pb::MODE_FAST);
-  request.set_wait_budget_ms(1);
-  pb::ResolveReply pending;
-  grpc::ClientContext context;
-  ASSERT_TRUE(stub_of(a)->Build(&context, request, &pending).ok());
-  EXPECT_EQ(pending.outcome(), pb::ResolveReply::PENDING);
-  const std::filesystem::path slow_mark = dir.path() / "clang-slow.first-run";
-  for (int i = 0; i < 1000 && !std::filesystem::exists(slow_mark); ++i) {
-    std::this_thread::sleep_for(20ms);
-  }
-  ASSERT_TRUE(std::filesystem::exists(slow_mark)) << "A's compile did not start";
+  ASSERT_TRUE(start_slow_build(a)) << "A's compile did not start";
 
   auto asked = std::chrono::steady_clock::now();
   std::future<std::string> from_b = std::async(std::launch::async, [&b] { return build_recipe(b); });
@@ -214,35 +227,14 @@ TEST_F(IntegrationRedisTier, AHostKilledDuringABuildHasTheOtherBuildIt)
 // soon as it is in Redis: well before A's own worker is free, and without compiling it.
 TEST_F(IntegrationRedisTier, AnIdleHostBuildsWhatABusyHostOffers)
 {
-  auto host = [&](const std::string& name, const std::filesystem::path& clang) {
-    DaemonOptions options = options_of(dir.path() / name, server);
-    options.extra_args.insert(options.extra_args.end(), {"--backend", "llvm", "--clang", clang.string(),
-                                                         "--build-jobs", "1", "--build-wall-seconds", "60"});
-    options.extra_env.push_back("D4R_WORKER_TEST_FAULTS=1");
-    options.extra_env.push_back("D4R_WORKER_TEST_WRITABLE=" + dir.path().string());
-    return options;
-  };
-  DaemonProcess a(host("host-a", clang_driver(dir.path(), "clang-slow", "sleep 20")));
-  DaemonProcess b(host("host-b", clang_driver(dir.path(), "clang-quick")));
+  const std::vector<std::string> one_worker = {"--build-jobs", "1", "--build-wall-seconds", "60"};
+  DaemonProcess a(builder("host-a", clang_driver(dir.path(), "clang-slow", "sleep 20"), one_worker));
+  DaemonProcess b(builder("host-b", clang_driver(dir.path(), "clang-quick"), one_worker));
   ASSERT_TRUE(a.start());
   ASSERT_TRUE(b.start());
   ASSERT_EQ(builds_of(a).toolchains().at("gfx1101"), builds_of(b).toolchains().at("gfx1101"))
       << "the hosts must build under one key for this test";
-
-  pb::BuildRequest request;
-  request.set_kernel("d4r_example_layer");
-  request.mutable_selection()->set_target("gfx1101");
-  request.mutable_selection()->set_mode(pb::MODE_FAST);
-  request.set_wait_budget_ms(1);
-  pb::ResolveReply pending;
-  grpc::ClientContext context;
-  ASSERT_TRUE(stub_of(a)->Build(&context, request, &pending).ok());
-  EXPECT_EQ(pending.outcome(), pb::ResolveReply::PENDING);
-  const std::filesystem::path slow_mark = dir.path() / "clang-slow.first-run";
-  for (int i = 0; i < 1000 && !std::filesystem::exists(slow_mark); ++i) {
-    std::this_thread::sleep_for(20ms);
-  }
-  ASSERT_TRUE(std::filesystem::exists(slow_mark)) << "A's slow compile did not start";
+  ASSERT_TRUE(start_slow_build(a)) << "A's slow compile did not start";
 
   auto asked = std::chrono::steady_clock::now();
   std::string object = build_recipe(a, k_wait_ms, "d4r_example_wave64");

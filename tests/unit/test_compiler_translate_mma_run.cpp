@@ -170,6 +170,28 @@ TEST(TranslateMmaRun, IntegerInputsGiveExactResults)
   }
 }
 
+// Kernel `k(out, in)` of `text` translated for the host and run by one warp; false (a test
+// failure) when it does not translate, load or run.
+bool run_warp(const std::string& text, void* out, const void* in)
+{
+  Expected<Translation> translation = translate_text(text, host_options());
+  EXPECT_TRUE(translation) << translation.error().message;
+  if (!translation) {
+    return false;
+  }
+  Expected<std::unique_ptr<cpu::Executor>> executor = cpu::Executor::create(std::move(*translation));
+  EXPECT_TRUE(executor) << executor.error().message;
+  if (!executor) {
+    return false;
+  }
+  std::array<uint64_t, 2> params{reinterpret_cast<uint64_t>(out), reinterpret_cast<uint64_t>(in)};
+  Expected<cpu::LaunchStats> stats = (*executor)->launch(
+      "k", cpu::LaunchShape{{1, 1, 1}, {32, 1, 1}, 0},
+      std::span<const std::byte>(reinterpret_cast<const std::byte*>(params.data()), sizeof(params)));
+  EXPECT_TRUE(stats) << stats.error().message;
+  return stats.has_value();
+}
+
 // D (f32) of m16n8k16 e4m3 with A and B given as FP8 codes and C as f32 values, run on the host.
 std::vector<float> run_fp8_codes(const uint8_t (&a)[16][16], const uint8_t (&b)[16][8], const float (&c)[16][8])
 {
@@ -193,22 +215,10 @@ std::vector<float> run_fp8_codes(const uint8_t (&a)[16][16], const uint8_t (&b)[
     }
   }
   std::vector<float> d(16 * 8, -1.0F);
-  Expected<Translation> translation = translate_text(run_kernel({"e4m3", true, true}), host_options());
-  EXPECT_TRUE(translation) << translation.error().message;
-  if (!translation) {
-    return d;
-  }
-  Expected<std::unique_ptr<cpu::Executor>> executor = cpu::Executor::create(std::move(*translation));
-  EXPECT_TRUE(executor) << executor.error().message;
-  if (!executor) {
-    return d;
-  }
   std::vector<float> out(32 * 4, 0.0F);
-  std::array<uint64_t, 2> params{reinterpret_cast<uint64_t>(out.data()), reinterpret_cast<uint64_t>(in.data())};
-  Expected<cpu::LaunchStats> stats = (*executor)->launch(
-      "k", cpu::LaunchShape{{1, 1, 1}, {32, 1, 1}, 0},
-      std::span<const std::byte>(reinterpret_cast<const std::byte*>(params.data()), sizeof(params)));
-  EXPECT_TRUE(stats) << stats.error().message;
+  if (!run_warp(run_kernel({"e4m3", true, true}), out.data(), in.data())) {
+    return d;
+  }
   for (int lane = 0; lane < 32; ++lane) {
     for (int i = 0; i < 4; ++i) {
       MatrixPos pos = mma_layout_position({MmaLayout::ptx, MmaOperand::c, 32}, lane, i, 0);
@@ -298,22 +308,10 @@ std::vector<uint32_t> run_tf32_m16n8k4(const uint32_t (&a)[16][4], const uint32_
     body += "  st.global.f32 [%rd6+" + std::to_string(4 * i) + "], %f" + std::to_string(i + 1) + ";\n";
   }
   std::vector<uint32_t> d(16 * 8, 0xcdcdcdcdU);
-  Expected<Translation> translation = translate_text(kernel_text(body), host_options());
-  EXPECT_TRUE(translation) << translation.error().message;
-  if (!translation) {
-    return d;
-  }
-  Expected<std::unique_ptr<cpu::Executor>> executor = cpu::Executor::create(std::move(*translation));
-  EXPECT_TRUE(executor) << executor.error().message;
-  if (!executor) {
-    return d;
-  }
   std::vector<uint32_t> out(32 * 4, 0);
-  std::array<uint64_t, 2> params{reinterpret_cast<uint64_t>(out.data()), reinterpret_cast<uint64_t>(in.data())};
-  Expected<cpu::LaunchStats> stats = (*executor)->launch(
-      "k", cpu::LaunchShape{{1, 1, 1}, {32, 1, 1}, 0},
-      std::span<const std::byte>(reinterpret_cast<const std::byte*>(params.data()), sizeof(params)));
-  EXPECT_TRUE(stats) << stats.error().message;
+  if (!run_warp(kernel_text(body), out.data(), in.data())) {
+    return d;
+  }
   for (int lane = 0; lane < 32; ++lane) {
     int g = lane / 4;
     int t = lane % 4;
