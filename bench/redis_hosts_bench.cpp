@@ -227,52 +227,41 @@ int main()
     row.compiled = {compiled_here(a), compiled_here(b)};
     rows.push_back(row);
   }
-  {
+  // Two hosts on a fresh redis-server each time, one build job each.
+  auto on_redis = [&](const char* what, const auto& ask) {
     TempDir dir;
     Redis redis(dir.path());
     if (!redis.ready()) {
       std::fprintf(stderr, "d4r-bench-redis-hosts: redis-server did not start (is it installed?)\n");
-      return 1;
+      return false;
     }
     DaemonProcess a(host(dir.path() / "a", "1", redis.endpoint()));
     DaemonProcess b(host(dir.path() / "b", "1", redis.endpoint()));
     if (!a.start() || !b.start()) {
-      return 1;
+      return false;
     }
-    Row row("two hosts on Redis, both asked all");
-    row.seconds = ask_all({{&a, kernels}, {&b, kernels}}, row.failed);
+    Row row(what);
+    row.seconds = ask(a, b, row.failed);
     row.compiled = {compiled_here(a), compiled_here(b)};
     rows.push_back(row);
-  }
-  {
-    TempDir dir;
-    Redis redis(dir.path());
-    DaemonProcess a(host(dir.path() / "a", "1", redis.endpoint()));
-    DaemonProcess b(host(dir.path() / "b", "1", redis.endpoint()));
-    if (!redis.ready() || !a.start() || !b.start()) {
-      return 1;
-    }
-    Row row("two hosts on Redis, halves");
-    int failed_first = 0;
-    int failed_second = 0;
-    row.seconds = ask_all({{&a, first_half}, {&b, second_half}}, failed_first);
-    row.seconds += ask_all({{&a, second_half}, {&b, first_half}}, failed_second);
-    row.failed = failed_first + failed_second;
-    row.compiled = {compiled_here(a), compiled_here(b)};
-    rows.push_back(row);
-  }
-  {
-    TempDir dir;
-    Redis redis(dir.path());
-    DaemonProcess a(host(dir.path() / "a", "1", redis.endpoint()));
-    DaemonProcess b(host(dir.path() / "b", "1", redis.endpoint()));
-    if (!redis.ready() || !a.start() || !b.start()) {
-      return 1;
-    }
-    Row row("two hosts on Redis, one asked all");
-    row.seconds = ask_all({{&a, kernels}}, row.failed);
-    row.compiled = {compiled_here(a), compiled_here(b)};
-    rows.push_back(row);
+    return true;
+  };
+  using Host = const DaemonProcess;
+  if (!on_redis("two hosts on Redis, both asked all", [&](Host& a, Host& b, int& failed) {
+        return ask_all({{&a, kernels}, {&b, kernels}}, failed);
+      }) ||
+      !on_redis("two hosts on Redis, halves", [&](Host& a, Host& b, int& failed) {
+        int failed_first = 0;
+        int failed_second = 0;
+        double seconds = ask_all({{&a, first_half}, {&b, second_half}}, failed_first);
+        seconds += ask_all({{&a, second_half}, {&b, first_half}}, failed_second);
+        failed = failed_first + failed_second;
+        return seconds;
+      }) ||
+      !on_redis("two hosts on Redis, one asked all", [&](Host& a, Host& /*b*/, int& failed) {
+        return ask_all({{&a, kernels}}, failed);
+      })) {
+    return 1;
   }
   unsigned cores = std::max(1U, std::thread::hardware_concurrency());
   std::printf("%d kernels (%zu examples x %zu targets x 2 modes), all asked at once; %u cores here\n",

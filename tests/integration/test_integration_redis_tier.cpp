@@ -253,18 +253,26 @@ TEST_F(IntegrationRedisTier, AnIdleHostBuildsWhatABusyHostOffers)
   EXPECT_EQ(compiled_here(a), 1) << "A compiled only its slow kernel";
 }
 
-// The Redis tier's build hosts alive, as a daemon's Status lists them.
-std::vector<std::string> hosts_alive(const DaemonProcess& daemon)
+// The daemon's Redis tier as its Status reports it (a test failure when it has none).
+pb::TierHealth redis_tier_of(const DaemonProcess& daemon)
 {
   pb::StatusReply reply;
   grpc::ClientContext context;
   EXPECT_TRUE(stub_of(daemon)->Status(&context, pb::StatusRequest(), &reply).ok());
   for (const pb::TierHealth& tier : reply.tiers()) {
     if (tier.name().starts_with("redis:")) {
-      return {tier.hosts().begin(), tier.hosts().end()};
+      return tier;
     }
   }
+  ADD_FAILURE() << "no Redis tier in Status";
   return {};
+}
+
+// The Redis tier's build hosts alive, as a daemon's Status lists them.
+std::vector<std::string> hosts_alive(const DaemonProcess& daemon)
+{
+  pb::TierHealth tier = redis_tier_of(daemon);
+  return {tier.hosts().begin(), tier.hosts().end()};
 }
 
 // Each host's heartbeat: a daemon's status lists both hosts (host:pid); one that stops takes its
@@ -298,16 +306,7 @@ TEST_F(IntegrationRedisTier, StatusListsTheBuildHostsAlive)
 // Whether the daemon's Redis tier is backed off now (Status).
 bool redis_backed_off(const DaemonProcess& daemon)
 {
-  pb::StatusReply reply;
-  grpc::ClientContext context;
-  EXPECT_TRUE(stub_of(daemon)->Status(&context, pb::StatusRequest(), &reply).ok());
-  for (const pb::TierHealth& tier : reply.tiers()) {
-    if (tier.name().starts_with("redis:")) {
-      return tier.backed_off();
-    }
-  }
-  ADD_FAILURE() << "no Redis tier in Status";
-  return false;
+  return redis_tier_of(daemon).backed_off();
 }
 
 // Redis dies while two hosts serve: each builds for itself. Redis comes back (empty, as a
