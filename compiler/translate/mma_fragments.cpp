@@ -626,7 +626,7 @@ llvm::Value* widened(Builder& b, llvm::Value* value)
 llvm::Value* mma_exact_tensor_sum(Builder& b, const Values& a, const Values& bv, llvm::Value* c,
                                   int bits, MmaElement a_type, MmaElement b_type)
 {
-  constexpr int k_absent = -900; // below every real term; keeps 2^(E - bits) a normal f64
+  constexpr int k_absent = -900; // below every real term
   llvm::Value* c64 = widened(b, c);
   llvm::Value* emax = exponent_of(b, c64, mma_min_exponent(MmaElement::f32), k_absent);
   Values products;
@@ -643,9 +643,12 @@ llvm::Value* mma_exact_tensor_sum(Builder& b, const Values& a, const Values& bv,
   }
   // An infinite or NaN term (exponent 1024) makes every finite one vanish: the sum is that term's.
   emax = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, emax, b.getInt32(1000));
-  auto shift = static_cast<uint32_t>(bits);
-  llvm::Value* quantum = power_of_two(b, b.CreateSub(emax, b.getInt32(shift)));
-  llvm::Value* inverse = power_of_two(b, b.CreateSub(b.getInt32(shift), emax));
+  constexpr int k_finest_quantum = -158;
+  llvm::Value* exponent = b.CreateBinaryIntrinsic(
+      llvm::Intrinsic::smax, b.CreateSub(emax, b.getInt32(static_cast<uint32_t>(bits))),
+      b.getInt32(static_cast<uint32_t>(k_finest_quantum)));
+  llvm::Value* quantum = power_of_two(b, exponent);
+  llvm::Value* inverse = power_of_two(b, b.CreateNeg(exponent));
   auto truncated = [&](llvm::Value* term) {
     llvm::Value* units = b.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, b.CreateFMul(term, inverse));
     return b.CreateFMul(units, quantum);

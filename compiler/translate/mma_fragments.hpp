@@ -94,8 +94,11 @@ emit_mma_product(FunctionTranslator& t, const MmaProduct& product, const Fragmen
 // C + the products of A and B elements (f64 or f32 values, exact) as the H200's tensor cores sum
 // them, before rounding: with each product's exponent estimated as e(a) + e(b) (e(c) for C, zeros
 // left out; e as mma_min_exponent says) and E their maximum, every term is truncated toward zero
-// to a multiple of 2^(E - bits) and the truncated terms are added exactly (f64). `bits` is 25 for
-// f16, bf16 and tf32 inputs, 13 for wgmma's FP8. An infinite or NaN term makes the sum its own.
+// to a multiple of 2^(E - bits), but never of less than 2^-158, and the truncated terms are added
+// exactly (f64). `bits` is 25 for f16, bf16 and tf32 inputs, 13 for wgmma's FP8. The 2^-158 floor
+// is the H100's (golden case mma_subnormal_tiny: sums of products near 2^-149 agree with it in all
+// 3072 elements and with no other floor from 2^-175 to 2^-149). An infinite or NaN term makes the
+// sum its own.
 [[nodiscard]] llvm::Value* mma_exact_tensor_sum(llvm::IRBuilder<>& b,
                                                 const std::vector<llvm::Value*>& a,
                                                 const std::vector<llvm::Value*>& bv, llvm::Value* c,

@@ -365,6 +365,27 @@ TEST(TranslateMmaRun, ASumBelowTheSmallestSubnormalIsPositiveZero)
   EXPECT_EQ(d[8 * 8 + 6], 0U) << std::hex << d[8 * 8 + 6];
 }
 
+// The tensor cores truncate no term finer than 2^-158, however small the largest term is: element
+// (11, 1) of warp 3 of golden case mma_subnormal_tiny on an H100. Its products are -99.33, 4.53,
+// 1.79 and 0.014 times 2^-149 (E = -143): truncated on the grid 2^(E - 25) = 2^-168 they sum to
+// -92.997 * 2^-149, which rounds toward zero to -92 * 2^-149; on the grid 2^-158 the positive
+// ones lose enough that the sum is -93.004 * 2^-149, the H100's -93 * 2^-149 (0x8000005d).
+TEST(TranslateMmaRun, NoTermIsTruncatedFinerThanTwoToTheMinus158)
+{
+  uint32_t a[16][4] = {};
+  uint32_t b[4][8] = {};
+  uint32_t c[16][8] = {};
+  const uint32_t row[4] = {0x19124000, 0x1b1da000, 0x1bff6000, 0x181ae000};
+  const uint32_t column[4] = {0x9eade000, 0x1a6b6000, 0x18e60000, 0x1941a000};
+  for (int k = 0; k < 4; ++k) {
+    a[11][k] = row[k];
+    b[k][1] = column[k];
+  }
+  c[11][1] = 0x80000000;
+  std::vector<uint32_t> d = run_tf32_m16n8k4(a, b, c);
+  EXPECT_EQ(d[11 * 8 + 1], 0x8000005dU) << std::hex << d[11 * 8 + 1];
+}
+
 std::vector<std::byte> read_bytes(const fs::path& path)
 {
   std::ifstream in(path, std::ios::binary);
