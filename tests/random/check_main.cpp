@@ -14,6 +14,7 @@
 
 #include "tests/random/random_check.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <iterator>
 #include <cstdlib>
@@ -89,6 +90,7 @@ bool parse(int argc, char** argv, Arguments& args)
 
 struct Summary {
   int64_t programs = 0, compared = 0, same = 0, differ = 0, executor_failed = 0, gpu_failed = 0;
+  int64_t nan_payloads = 0; // programs whose every local difference is a NaN's payload
   std::map<std::string, std::pair<int64_t, std::string>> forms; // form -> count, first example
   std::map<std::string, std::pair<int64_t, std::string>> local; // the same for local differences
 };
@@ -142,13 +144,19 @@ void compare_chunk(const std::vector<Program>& programs, const std::vector<RunRe
     if (summary.differ <= args.show) {
       std::printf("DIFF %s", text.c_str());
     }
-    for (const Difference& local : local_differences(program, found->second, cpu[i])) {
+    const std::vector<Difference> locals = local_differences(program, found->second, cpu[i]);
+    const bool nan_payloads_only = !locals.empty() && std::ranges::all_of(locals, [&](const Difference& local) {
+      return differs_only_in_nan_payload(program.slots[static_cast<size_t>(local.slot)], local);
+    });
+    summary.nan_payloads += nan_payloads_only ? 1 : 0;
+    for (const Difference& local : locals) {
       const std::string local_form = form_of(program.slots[static_cast<size_t>(local.slot)]);
       auto& local_entry = summary.local[local_form];
       if (local_entry.first++ == 0) {
         local_entry.second = describe(program, local, found->second);
       }
-      std::printf("LOCAL %s %d %s\n", program.name.c_str(), local.slot, local_form.c_str());
+      std::printf("LOCAL %s %d %s%s\n", program.name.c_str(), local.slot, local_form.c_str(),
+                  nan_payloads_only ? " (NaN payload)" : "");
     }
   }
 }
@@ -236,11 +244,12 @@ int main(int argc, char** argv)
     }
     std::fflush(stdout);
   }
-  std::printf("\nprograms %lld, compared with the GPU %lld: same %lld, differ %lld (%.2f%%); executor failed %lld, "
-              "GPU record unusable %lld; AMDGPU (%zu targets) failures %lld\n",
+  std::printf("\nprograms %lld, compared with the GPU %lld: same %lld, differ %lld (%.2f%%; only in NaN payloads %lld); "
+              "executor failed %lld, GPU record unusable %lld; AMDGPU (%zu targets) failures %lld\n",
               static_cast<long long>(summary.programs), static_cast<long long>(summary.compared),
               static_cast<long long>(summary.same), static_cast<long long>(summary.differ),
               summary.compared > 0 ? 100.0 * static_cast<double>(summary.differ) / static_cast<double>(summary.compared) : 0.0,
+              static_cast<long long>(summary.nan_payloads),
               static_cast<long long>(summary.executor_failed), static_cast<long long>(summary.gpu_failed),
               args.targets.size(), static_cast<long long>(translate_failures));
   for (const auto& [form, entry] : summary.forms) {

@@ -162,6 +162,39 @@ std::vector<Difference> local_differences(const Program& program, const RunRecor
   return differences;
 }
 
+bool differs_only_in_nan_payload(const Slot& slot, const Difference& difference)
+{
+  // Element width and exponent mask of each float slot type.
+  int width = 0;
+  uint64_t exponent = 0;
+  switch (slot.type) {
+  case SlotType::f16:
+  case SlotType::f16x2: width = 16; exponent = 0x7c00; break;
+  case SlotType::bf16: width = 16; exponent = 0x7f80; break;
+  case SlotType::f32: width = 32; exponent = 0x7f800000; break;
+  case SlotType::f64: width = 64; exponent = 0x7ff0000000000000; break;
+  default: return false;
+  }
+  const int elements = slot.type == SlotType::f16x2 ? 2 : 1;
+  const uint64_t mask = width == 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
+  const uint64_t sign = uint64_t{1} << (width - 1);
+  auto is_nan = [&](uint64_t bits) {
+    return (bits & exponent) == exponent && (bits & ~sign & ~exponent) != 0;
+  };
+  bool any = false;
+  for (int i = 0; i < elements; ++i) {
+    const uint64_t gpu = (difference.gpu >> (i * width)) & mask;
+    const uint64_t cpu = (difference.cpu >> (i * width)) & mask;
+    if (gpu != cpu) {
+      if (!is_nan(gpu) || !is_nan(cpu)) {
+        return false;
+      }
+      any = true;
+    }
+  }
+  return any;
+}
+
 std::vector<int> failed_waits(const Program& program, const RunRecord& record)
 {
   std::vector<int> failed;

@@ -38,6 +38,13 @@ struct Difference {
 // not just downstream of one. One Difference per slot, its lowest such thread.
 [[nodiscard]] std::vector<Difference> local_differences(const Program& program, const RunRecord& gpu, const RunRecord& cpu);
 
+// Whether `difference` is only a NaN's payload: the slot holds floats (f16, bf16, f16x2, f32,
+// f64) and every element differing between the GPU's and the executor's value is a NaN on both
+// sides. The PTX ISA leaves a NaN result's bits unspecified for most float operations, and ptxas
+// does not keep them either (it may rematerialise one value differently for two uses), so such a
+// difference says nothing about the translation.
+[[nodiscard]] bool differs_only_in_nan_payload(const Slot& slot, const Difference& difference);
+
 // The slots of mbarrier waits (version 3: "(phase 0 completed)") that are 0 in some thread of
 // `record`: a phase that never completed, so the region's copies did not all arrive. A
 // well-defined program has none, on the GPU and on the executor.

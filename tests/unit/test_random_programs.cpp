@@ -283,4 +283,30 @@ TEST(RandomPrograms, FreshBatchRunsAndTranslates)
   }
 }
 
+TEST(RandomPrograms, ANanPayloadDifferenceIsToldFromAWrongValue)
+{
+  auto slot_of = [](SlotType type) {
+    Slot slot;
+    slot.type = type;
+    return slot;
+  };
+  // Two quiet NaNs, a signalling and a quiet one, NaNs of opposite signs: payloads only.
+  EXPECT_TRUE(differs_only_in_nan_payload(slot_of(SlotType::f32), Difference{0, 0, 0x7f812345, 0x7fffffff}));
+  EXPECT_TRUE(differs_only_in_nan_payload(slot_of(SlotType::f64),
+                                          Difference{0, 0, 0x7ff4000000000001, 0xfff8000000000000}));
+  EXPECT_TRUE(differs_only_in_nan_payload(slot_of(SlotType::bf16), Difference{0, 0, 0x7fc1, 0xffc0}));
+  // f16x2: one half the same, the other two NaNs.
+  EXPECT_TRUE(differs_only_in_nan_payload(slot_of(SlotType::f16x2), Difference{0, 0, 0x3c007e00, 0x3c007fff}));
+  // A NaN against a number or an infinity, a number against a number: wrong values.
+  EXPECT_FALSE(differs_only_in_nan_payload(slot_of(SlotType::f32), Difference{0, 0, 0x7fc00000, 0x3f800000}));
+  EXPECT_FALSE(differs_only_in_nan_payload(slot_of(SlotType::f32), Difference{0, 0, 0x7fc00000, 0x7f800000}));
+  EXPECT_FALSE(differs_only_in_nan_payload(slot_of(SlotType::f64),
+                                           Difference{0, 0, 0x3ff0000000000000, 0x3ff0000000000001}));
+  EXPECT_FALSE(differs_only_in_nan_payload(slot_of(SlotType::f16x2), Difference{0, 0, 0x3c017e00, 0x3c007fff}));
+  // Bits and integers are compared as bits, whatever they look like.
+  EXPECT_FALSE(differs_only_in_nan_payload(slot_of(SlotType::b32), Difference{0, 0, 0x7f812345, 0x7fffffff}));
+  // No difference at all is not a payload difference.
+  EXPECT_FALSE(differs_only_in_nan_payload(slot_of(SlotType::f32), Difference{0, 0, 0x7fffffff, 0x7fffffff}));
+}
+
 } // namespace
