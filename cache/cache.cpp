@@ -75,9 +75,9 @@ Expected<std::optional<Hit>> Cache::lookup(Mode mode, const CacheKey& key)
   return with_store(mode, [&](Store& store) { return store.lookup(key); });
 }
 
-Expected<bool> Cache::still_current(Mode mode, const Hit& hit)
+Expected<bool> Cache::still_current(Mode mode, const Hit& hit, Outside outside)
 {
-  return with_store(mode, [&](Store& store) { return store.still_current(hit); });
+  return with_store(mode, [&](Store& store) { return store.still_current(hit, outside); });
 }
 
 Expected<std::vector<std::byte>> Cache::read_object(Mode mode, const Hit& hit)

@@ -33,6 +33,10 @@ struct LookupStamp {
   int64_t data_version = -1;
 };
 
+// Whether Store::still_current looks at what other processes may have done to the store (the
+// index's data_version, the object file's size) or knows it unchanged.
+enum class Outside { look, unchanged };
+
 // An index row whose object is on disk. `object_path` is read-only to everyone but the store.
 struct Hit {
   CacheKey key; // the request it answers, so that errors can name the kernel
@@ -113,7 +117,10 @@ public:
   // index: nothing written since (by this process, or committed by another: one PRAGMA
   // data_version, no table read), the index not replaced, and the object file there with its
   // size. True records the use as a lookup does. False for a hit without a stamp.
-  [[nodiscard]] Expected<bool> still_current(const Hit& hit);
+  // With Outside::unchanged the caller knows no other process touched the store's files since
+  // `hit` was last found current (daemon/change_watch.hpp): only this process's writes and index
+  // replacements are compared, with no system call.
+  [[nodiscard]] Expected<bool> still_current(const Hit& hit, Outside outside = Outside::look);
   // The object's bytes, verified against the digest. A mismatch quarantines the object, drops
   // every index row that names it and returns ErrorCode::corrupt.
   [[nodiscard]] Expected<std::vector<std::byte>> read_object(const Hit& hit);
@@ -182,7 +189,8 @@ public:
   [[nodiscard]] static Expected<std::unique_ptr<Cache>> open(const CacheOptions& options);
 
   [[nodiscard]] Expected<std::optional<Hit>> lookup(Mode mode, const CacheKey& key);
-  [[nodiscard]] Expected<bool> still_current(Mode mode, const Hit& hit);
+  [[nodiscard]] Expected<bool> still_current(Mode mode, const Hit& hit,
+                                             Outside outside = Outside::look);
   [[nodiscard]] Expected<std::vector<std::byte>> read_object(Mode mode, const Hit& hit);
   [[nodiscard]] Expected<std::vector<std::byte>> read_entry(Mode mode, const Entry& entry);
   [[nodiscard]] Expected<void> verify_object(Mode mode, const Hit& hit);

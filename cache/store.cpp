@@ -757,21 +757,26 @@ Expected<std::optional<Hit>> Store::lookup(const CacheKey& key)
   return hit;
 }
 
-Expected<bool> Store::still_current(const Hit& hit)
+Expected<bool> Store::still_current(const Hit& hit, Outside outside)
 {
   if (!hit.stamp || hit.stamp->entry_id < 0) {
     return false;
   }
-  TRY_ASSIGN(const LookupStamp now, m_impl->stamp());
-  if (now.writes != hit.stamp->writes || now.index_replacements != hit.stamp->index_replacements ||
-      now.data_version != hit.stamp->data_version) {
+  if (m_impl->writes != hit.stamp->writes ||
+      m_impl->index_replacements != hit.stamp->index_replacements) {
     return false;
   }
-  // Nothing in the index changed, but the file may have (a power cut, a hand in the folder): as
-  // lookup, only a file of the recorded size is served; lookup then deals with the rest.
-  TRY_ASSIGN(const int64_t on_disk, files::file_size_or_missing(hit.object_path));
-  if (on_disk != hit.size) {
-    return false;
+  if (outside == Outside::look) {
+    TRY_ASSIGN(const LookupStamp now, m_impl->stamp());
+    if (now.data_version != hit.stamp->data_version) {
+      return false;
+    }
+    // Nothing in the index changed, but the file may have (a power cut, a hand in the folder): as
+    // lookup, only a file of the recorded size is served; lookup then deals with the rest.
+    TRY_ASSIGN(const int64_t on_disk, files::file_size_or_missing(hit.object_path));
+    if (on_disk != hit.size) {
+      return false;
+    }
   }
   m_impl->record_use(hit.stamp->entry_id, true);
   return true;

@@ -186,6 +186,7 @@ KernelCore::KernelCore(DaemonConfig config, std::string detected_target,
   if (m_config.native_dir) {
     m_catalog = std::make_unique<release::ReleaseCatalog>(*m_config.native_dir);
   }
+  m_changes = ChangeWatch::open();
   if (!recipes.empty()) {
     BuildOptions options = build_options(m_config);
     options.telemetry = &m_telemetry;
@@ -328,14 +329,52 @@ void KernelCore::note_answer(const ResolveQuery& query, const ResolveAnswer& ans
   m_telemetry.record_answer(facts);
 }
 
+namespace {
+
+// How long a check by stat is trusted where nothing watched changed: what inotify does not report
+// (change_watch.hpp) is seen within this.
+constexpr auto k_full_check_every = std::chrono::seconds(1);
+
+// The directories whose changes can change `check`'s answer: each release file's, the object's
+// (its ancestors hold the index).
+std::vector<std::filesystem::path> watched_directories(const ReadyCheck& check)
+{
+  std::vector<std::filesystem::path> directories{check.hit.object_path.parent_path()};
+  for (const release::FileProbe& probe : check.release) {
+    directories.push_back(std::filesystem::path(probe.path).parent_path());
+  }
+  return directories;
+}
+
+} // namespace
+
 bool KernelCore::still_ready(const ReadyCheck& check, std::string_view game)
 {
-  if (!release::probes_still_hold(check.release)) {
+  const auto now = std::chrono::steady_clock::now();
+  uint64_t generation = m_changes ? m_changes->generation() : 0;
+  const bool quiet = generation != 0 && check.quiet_since.load() == generation &&
+                     now - std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(
+                               check.checked_at.load())) < k_full_check_every;
+  if (!quiet && generation != 0) {
+    // Watched before the stats: a change after them moves the generation past this one.
+    for (const std::filesystem::path& directory : watched_directories(check)) {
+      if (!m_changes->watch_path_to(directory)) {
+        generation = 0;
+        break;
+      }
+    }
+  }
+  if (!quiet && !release::probes_still_hold(check.release)) {
     return false;
   }
-  Expected<bool> current = m_cache->still_current(check.mode, check.hit);
+  const auto outside = quiet ? cache::Outside::unchanged : cache::Outside::look;
+  Expected<bool> current = m_cache->still_current(check.mode, check.hit, outside);
   if (!current || !*current) {
     return false; // an error is the next lookup's to report
+  }
+  if (!quiet && generation != 0) {
+    check.quiet_since.store(generation);
+    check.checked_at.store(now.time_since_epoch().count());
   }
   m_counters.add(Counter::resolve_ready);
   m_telemetry.record_kept_hit(check.mode, game, check.hit.size);
@@ -519,8 +558,7 @@ Expected<ResolveAnswer> KernelCore::serve_release_object(const ResolveQuery& que
         !found.probes.empty()) {
       // Taken in this order (release files, then the index row), each before the answer was
       // made from it: a change after either shows at the next check.
-      ready->check = std::make_shared<const ReadyCheck>(
-          ReadyCheck{selection.mode, *hit, found.probes});
+      ready->check = std::make_shared<const ReadyCheck>(selection.mode, *hit, found.probes);
     }
     if (ready || ready.error().code != ErrorCode::corrupt) {
       return ready;

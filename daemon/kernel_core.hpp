@@ -9,6 +9,7 @@
 #include "cache/tier_chain.hpp"
 #include "compiler/recipe.hpp"
 #include "daemon/build_service.hpp"
+#include "daemon/change_watch.hpp"
 #include "daemon/config.hpp"
 #include "daemon/counters.hpp"
 #include "daemon/housekeeping.hpp"
@@ -24,6 +25,7 @@
 #include "util/error.hpp"
 #include "util/kernel_identity.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -81,11 +83,15 @@ enum class Outcome { ready, not_found, pending, rejected };
 
 // What a READY path answer served from the cache rests on, so that it can be given again without
 // answering anew (KernelCore::still_ready): the index row as its lookup read it (with its
-// LookupStamp) and the release files the catalog judged it on.
+// LookupStamp) and the release files the catalog judged it on. `quiet_since` and `checked_at` are
+// the last check by stat that held: the ChangeWatch generation read before it began (0: none
+// yet, or its paths are not watched) and when it ran.
 struct ReadyCheck {
   Mode mode = Mode::fast;
   cache::Hit hit;
   release::FileProbes release;
+  mutable std::atomic<uint64_t> quiet_since{0};
+  mutable std::atomic<std::chrono::steady_clock::rep> checked_at{0};
 };
 
 struct ResolveAnswer {
@@ -162,7 +168,9 @@ public:
   [[nodiscard]] ResolveAnswer resolve(const ResolveQuery& query);
   // Whether an answer that carried `check` is still the one resolve would give: the release files
   // read as they did (two or three stats) and the cache row is current (Cache::still_current: no
-  // write since, the object file there). True counts it as a READY answer and records the use.
+  // write since, the object file there). Where nothing on those files' paths changed since the
+  // last such check held (ChangeWatch), less than a second ago, only this process's own writes
+  // are looked at: no stat, no index read. True counts it as a READY answer and records the use.
   [[nodiscard]] bool still_ready(const ReadyCheck& check, std::string_view game = {});
   // `d4r-kernel build`: the recipe's object for a target and mode, for any module.
   [[nodiscard]] ResolveAnswer build(const ResolveQuery& query);
@@ -263,6 +271,7 @@ private:
   std::unique_ptr<cache::Tier> m_local_tier; // the local store alone, for fetch_signed
   ResultSigner m_signer;
   std::unique_ptr<release::ReleaseCatalog> m_catalog; // null without a native dir
+  std::unique_ptr<ChangeWatch> m_changes; // null without inotify: every check stats
   std::unique_ptr<BuildService> m_builds;             // null without recipes
   ModuleStore m_modules;
   UploadBudget m_uploads;

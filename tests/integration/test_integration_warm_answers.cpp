@@ -1,6 +1,8 @@
 // A warm Resolve's kept reply (kernel_service.cpp answer_kept) is sent again only while nothing it
-// rests on changed: after a purge, another process's write to the index, a removed object file or
-// a changed release, the very next answer is made anew, never the kept one.
+// rests on changed: after a purge, another process's write to the index, a removed object file, a
+// changed release or one swapped behind its symlink, the very next answer is made anew, never the
+// kept one, also where the check before it had found nothing changed and trusted inotify
+// (KernelCore::still_ready, change_watch.hpp).
 
 #include "daemon_process.hpp"
 
@@ -26,8 +28,11 @@ class WarmAnswers : public ::testing::Test {
 protected:
   void SetUp() override
   {
-    // A release of our own, to change under the daemon.
-    std::filesystem::copy(release_fixture(), release(), std::filesystem::copy_options::recursive);
+    // A release of our own, to change under the daemon, reached through a symlink as an atomic
+    // deployment would leave it ("release" -> "release-a").
+    std::filesystem::copy(release_fixture(), m_dir.path() / "release-a",
+                          std::filesystem::copy_options::recursive);
+    std::filesystem::create_symlink("release-a", release());
     DaemonOptions options(m_dir.path());
     options.native_dir = release();
     m_daemon = std::make_unique<DaemonProcess>(std::move(options));
@@ -54,11 +59,12 @@ protected:
     return reply;
   }
 
-  // Warm: the first answer imports, the next ones are kept and sent again.
+  // Warm: the first answer imports, the next ones are kept and sent again (the third and fourth
+  // with nothing changed since the check before them: without a stat, where inotify is had).
   std::string warm_path()
   {
     pb::ResolveReply reply;
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < 4; ++i) {
       reply = resolve();
       EXPECT_EQ(reply.outcome(), pb::ResolveReply::READY) << reply.reason();
     }
@@ -104,8 +110,9 @@ TEST_F(WarmAnswers, AnotherProcesssWriteToTheIndexIsSeenByTheNextResolve)
   EXPECT_EQ(sqlite3_exec(db, "DELETE FROM entries", nullptr, nullptr, &error), SQLITE_OK)
       << (error ? error : "");
   sqlite3_free(error);
+  EXPECT_EQ(sqlite3_changes(db), 1);
   sqlite3_close(db);
-  ASSERT_EQ(entries(), 0);
+  // No List in between: it writes the index (the uses), which would tell the daemon by itself.
   pb::ResolveReply reply = resolve();
   ASSERT_EQ(reply.outcome(), pb::ResolveReply::READY) << reply.reason();
   EXPECT_EQ(entries(), 1);
@@ -160,6 +167,30 @@ TEST_F(WarmAnswers, AChangedReleaseIsSeenByTheNextResolve)
   if (changed.outcome() == pb::ResolveReply::READY) {
     EXPECT_NE(changed.object().sha256(), before);
   }
+}
+
+TEST_F(WarmAnswers, AReleaseSwappedBehindItsSymlinkIsSeenByTheNextResolve)
+{
+  (void)warm_path();
+  // Release b lists the kernel for another module only; the link is renamed over, atomically.
+  const std::filesystem::path b = m_dir.path() / "release-b";
+  std::filesystem::copy(m_dir.path() / "release-a", b, std::filesystem::copy_options::recursive);
+  const std::filesystem::path manifest = b / "gfx1101" / "d4r-kernels.txt";
+  std::ifstream in(manifest);
+  std::stringstream text;
+  text << in.rdbuf();
+  in.close();
+  std::string listing = text.str();
+  const std::string line = "d4r_test_layer 8baeb925f177af87";
+  const size_t at = listing.find(line);
+  ASSERT_NE(at, std::string::npos);
+  listing.replace(at, line.size(), "d4r_test_layer 2222222222222222");
+  std::ofstream(manifest, std::ios::trunc) << listing;
+  std::filesystem::create_symlink("release-b", m_dir.path() / "release-next");
+  std::filesystem::rename(m_dir.path() / "release-next", release());
+  pb::ResolveReply refused = resolve();
+  EXPECT_EQ(refused.outcome(), pb::ResolveReply::NOT_FOUND);
+  EXPECT_NE(refused.reason().find("2222222222222222"), std::string::npos) << refused.reason();
 }
 
 } // namespace

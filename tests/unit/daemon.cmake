@@ -2,6 +2,7 @@ d4r_test(test_daemon
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/test_daemon_build_jobs.cpp
     ${CMAKE_CURRENT_LIST_DIR}/test_daemon_build_service.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/test_daemon_change_watch.cpp
     ${CMAKE_CURRENT_LIST_DIR}/test_daemon_config.cpp
     ${CMAKE_CURRENT_LIST_DIR}/test_daemon_housekeeping.cpp
     ${CMAKE_CURRENT_LIST_DIR}/test_daemon_kernel_core.cpp

@@ -125,5 +125,23 @@ TEST_F(StillCurrent, AHitWithoutAStampIsNeverCurrent)
   EXPECT_FALSE(current(*m_store, *inserted));
 }
 
+// Told that no other process touched the store, it compares only this process's writes: it
+// trusts what it is told (the missing file and the other connection's commit go unseen), and
+// still sees its own inserts and purges.
+TEST_F(StillCurrent, WithTheOutsideUnchangedOnlyThisProcesssWritesCount)
+{
+  const Hit a = looked_up(*m_store, make_key("k_a"));
+  ASSERT_EQ(::unlink(a.object_path.c_str()), 0);
+  Expected<bool> trusted = m_store->still_current(a, Outside::unchanged);
+  ASSERT_TRUE(trusted.has_value()) << trusted.error().message;
+  EXPECT_TRUE(*trusted);
+  EXPECT_FALSE(current(*m_store, a)); // looking finds the file gone
+  const Hit b = looked_up(*m_store, make_key("k_b"));
+  ASSERT_TRUE(m_store->insert(make_key("k_c"), object_of(512, 6), "", "").has_value());
+  Expected<bool> after_insert = m_store->still_current(b, Outside::unchanged);
+  ASSERT_TRUE(after_insert.has_value()) << after_insert.error().message;
+  EXPECT_FALSE(*after_insert);
+}
+
 } // namespace
 } // namespace d4r::cache
