@@ -4,6 +4,8 @@ find_package(Threads REQUIRED)
 
 find_package(Protobuf REQUIRED)
 pkg_check_modules(GRPCPP REQUIRED IMPORTED_TARGET grpc++)
+# The Abseil that gRPC is built on (daemon/main.cpp sets its mutex deadlock detection).
+pkg_check_modules(ABSL_SYNCHRONIZATION REQUIRED IMPORTED_TARGET absl_synchronization)
 find_program(GRPC_CPP_PLUGIN grpc_cpp_plugin REQUIRED)
 find_package(SQLite3 REQUIRED)
 find_package(spdlog REQUIRED)

@@ -14,6 +14,7 @@
 #include "daemon/worker_runner.hpp"
 #include "util/timer.hpp"
 
+#include <absl/synchronization/mutex.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -210,6 +211,9 @@ int run_daemon(const DaemonConfig& config)
 
 int main(int argc, char** argv)
 {
+  // Debian builds Abseil with its debug default, which tracks every gRPC mutex acquisition in a
+  // lock-order graph to report deadlocks: a few per cent of the daemon's time on each call.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   std::vector<std::string> args(argv + 1, argv + argc);
   std::vector<std::string> environment;
   for (char** entry = environ; *entry != nullptr; ++entry) {
