@@ -2,6 +2,7 @@
 
 #include "compiler/backends/llvm_codegen.hpp"
 #include "compiler/passes/registry.hpp"
+#include "compiler/passes/roundf_idiom.hpp"
 #include "compiler/ptx/parser.hpp"
 #include "compiler/translate/symbol_reach.hpp"
 
@@ -125,6 +126,12 @@ Expected<ptx::Module> rewrite_ptx(std::string_view text, const PtxBuild& build, 
     TRY(keep_only_entry(module, build.entry));
   }
   TRY(run_passes(module, build, log));
+  if (std::ranges::find(build.passes, "roundf") == build.passes.end()) {
+    // Exact either way; the rewritten idiom needs no directed rounding (roundf_idiom.cpp).
+    if (const int64_t rewrites = passes::rewrite_proven_roundf_idioms(module); rewrites > 0) {
+      log += "roundf idioms: " + std::to_string(rewrites) + (rewrites == 1 ? " rewrite\n" : " rewrites\n");
+    }
+  }
   return module;
 }
 

@@ -69,6 +69,7 @@ struct Context {
   const ptx::Block& original; // the body before rewriting, for def/use queries
   std::string_view kernel;
   int64_t count = 0;
+  bool strict = true; // an add.rz that is not a proven idiom fails the pass; else it stays
 };
 
 [[nodiscard]] bool is_reg(const ptx::Operand& operand)
@@ -299,9 +300,16 @@ replace_idiom(const ptx::Instruction& add, const ptx::Instruction& cvt, Context&
       out.push_back(std::move(statements[i]));
       continue;
     }
-    TRY_ASSIGN(const size_t cvt, find_truncation(statements, i, context));
-    TRY_ASSIGN(std::vector<ptx::Statement> replacement,
-               replace_idiom(*add, std::get<ptx::Instruction>(statements[cvt].value), context));
+    Expected<size_t> found = find_truncation(statements, i, context);
+    Expected<std::vector<ptx::Statement>> rewritten =
+        found ? replace_idiom(*add, std::get<ptx::Instruction>(statements[*found].value), context)
+              : std::unexpected(found.error());
+    if (!rewritten && !context.strict) {
+      out.push_back(std::move(statements[i]));
+      continue;
+    }
+    TRY_ASSIGN(std::vector<ptx::Statement> replacement, std::move(rewritten));
+    const size_t cvt = *found;
     for (size_t between = i + 1; between < cvt; ++between) {
       out.push_back(std::move(statements[between]));
     }
@@ -379,7 +387,40 @@ private:
   PassOptions m_options;
 };
 
+// Whether the body declares registers of the names the rewrite would declare.
+[[nodiscard]] bool declares_temporaries(const ptx::Block& body)
+{
+  return std::ranges::any_of(body.statements, [](const ptx::Statement& statement) {
+    const auto* variable = std::get_if<ptx::Variable>(&statement.value);
+    return variable != nullptr && variable->space == ".reg"
+           && (variable->name == k_temp_f32 || variable->name == k_temp_pred);
+  });
+}
+
 } // namespace
+
+int64_t rewrite_proven_roundf_idioms(ptx::Module& module)
+{
+  int64_t rewrites = 0;
+  for (ptx::Item& item : module.items) {
+    auto* function = std::get_if<ptx::Function>(&item.value);
+    if (function == nullptr || !function->body || declares_temporaries(*function->body)) {
+      continue;
+    }
+    const ptx::Block original = *function->body;
+    Context context{original, function->name};
+    context.strict = false;
+    if (!rewrite_block(*function->body, context) || context.count == 0) {
+      continue; // lenient: nothing fails
+    }
+    if (!declare_registers(*function, context.count)) {
+      *function->body = original;
+      continue;
+    }
+    rewrites += context.count;
+  }
+  return rewrites;
+}
 
 Expected<std::unique_ptr<Pass>> make_roundf_pass(const PassOptions& options)
 {

@@ -300,6 +300,36 @@ TEST(CompilerPassRoundf, RefusesWhatTheArgumentDoesNotCover)
 
 // --- The exactness argument, on the host ------------------------------------------------------
 
+// The translation's default (rewrite_proven_roundf_idioms): every idiom it can prove is rewritten
+// as the pass rewrites it, what it cannot prove stays an add.rz, and nothing fails.
+TEST(CompilerPassRoundf, TheTranslationsDefaultRewritesWhatItProvesAndKeepsTheRest)
+{
+  const std::string text = read_corpus("tex_filter.sm_86.ptx");
+  d4r::Expected<ptx::Module> whole = ptx::parse_module(text);
+  ASSERT_TRUE(whole) << whole.error().message;
+  const int64_t idioms = count_text(*whole, "add.rz");
+  ASSERT_GT(idioms, 1);
+  EXPECT_EQ(passes::rewrite_proven_roundf_idioms(*whole), idioms);
+  EXPECT_EQ(count_text(*whole, "add.rz"), 0);
+  EXPECT_EQ(count_text(*whole, "cvt.rzi.ftz.f32.f32 %rq"), idioms);
+
+  // The same module with its first idiom broken (d read again later): the other idioms are
+  // rewritten, the broken one stays as it was.
+  const std::string reused = replace_line(text, "div.rn.ftz.f32 \t%f161, %f174, %f21;",
+                                          "div.rn.ftz.f32 \t%f161, %f173, %f21;");
+  d4r::Expected<ptx::Module> partial = ptx::parse_module(reused);
+  ASSERT_TRUE(partial) << partial.error().message;
+  EXPECT_EQ(passes::rewrite_proven_roundf_idioms(*partial), idioms - 1);
+  EXPECT_EQ(count_text(*partial, "add.rz.ftz.f32 %f173, %f170, %f172"), 1);
+
+  // A body that already has the pass's register names is left alone.
+  const std::string named = replace_line(text, ".reg .pred \t%p<", ".reg .f32 \t%rq<4>;\n\t.reg .pred \t%p<");
+  d4r::Expected<ptx::Module> clash = ptx::parse_module(named);
+  ASSERT_TRUE(clash) << clash.error().message;
+  EXPECT_EQ(passes::rewrite_proven_roundf_idioms(*clash), 0);
+  EXPECT_EQ(count_text(*clash, "add.rz"), idioms);
+}
+
 float flush(float value, bool ftz)
 {
   return ftz && std::fpclassify(value) == FP_SUBNORMAL ? std::copysign(0.0F, value) : value;
