@@ -17,6 +17,7 @@ packages=(
   llvm-19-tools       # tests/compiler: lit and FileCheck
   libhiredis-dev      # cache/remote/redis: the Redis tier's client
   redis-server        # tests: each starts its own server in a temp dir (never the system one)
+  python3-prometheus-client  # tests: the metrics text read by Prometheus's own parser
 )
 
 missing=()

@@ -119,8 +119,41 @@ std::map<std::string, int64_t> status_json(const DaemonProcess& daemon)
   return values;
 }
 
-// `d4r-kernel metrics`, each line checked against the exposition format; samples by
-// name{labels as printed}.
+// `text` as Prometheus's own Python client parses it (python3-prometheus-client): samples by
+// "name|label=value|..." with the labels sorted and their values unescaped. A text it refuses
+// fails the test.
+std::map<std::string, double> parsed_by_prometheus_client(const DaemonProcess& daemon,
+                                                          const std::string& text)
+{
+  const std::string script =
+      "import sys\n"
+      "from prometheus_client.parser import text_string_to_metric_families\n"
+      "for family in text_string_to_metric_families(open(sys.argv[1]).read()):\n"
+      "    for s in family.samples:\n"
+      "        labels = ''.join('|%s=%s' % kv for kv in sorted(s.labels.items()))\n"
+      "        print('%s%s\\t%r' % (s.name, labels, s.value))\n";
+  const fs::path dir = daemon.cache_dir().parent_path();
+  std::ofstream(dir / "exposition.py") << script;
+  std::ofstream(dir / "exposition.txt") << text;
+  ToolRun run = run_tool({"/usr/bin/python3", (dir / "exposition.py").string(),
+                          (dir / "exposition.txt").string()},
+                         k_stdout_only);
+  EXPECT_EQ(run.exit_code, 0) << "prometheus_client refused the exposition: " << run.errors;
+  std::map<std::string, double> samples;
+  std::istringstream lines(run.output);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const size_t tab = line.rfind('\t');
+    if (tab != std::string::npos) {
+      samples[line.substr(0, tab)] = std::stod(line.substr(tab + 1));
+    }
+  }
+  return samples;
+}
+
+// `d4r-kernel metrics`, each line checked against the exposition format, and the whole text read
+// by Prometheus's client parser to the same number of samples; samples by name{labels as
+// printed}.
 std::map<std::string, double> metrics(const DaemonProcess& daemon)
 {
   ToolRun run = run_tool({cli().string(), "--socket", daemon.socket_path().string(), "metrics"},
@@ -146,6 +179,7 @@ std::map<std::string, double> metrics(const DaemonProcess& daemon)
     samples[match[1].str()] = std::stod(match[match.size() - 1].str());
   }
   EXPECT_GT(samples.size(), 20u) << text;
+  EXPECT_EQ(parsed_by_prometheus_client(daemon, text).size(), samples.size()) << text;
   return samples;
 }
 
@@ -342,6 +376,11 @@ TEST(Telemetry, PerGameCountsFromTheExecutablesName)
   EXPECT_EQ(m[R"(d4r_game_hits_total{game="GameOne",mode="fast"})"], 1);
   EXPECT_EQ(m[R"(d4r_game_misses_total{game="GameTwo",mode="fast"})"], 2);
   EXPECT_EQ(m[R"(d4r_game_hits_total{game="Evil\"Game\\x {mode=\"fast\"}",mode="fast"})"], 1);
+  // Prometheus's parser reads the hostile name back as it was.
+  ToolRun text = run_tool({cli().string(), "--socket", daemon.socket_path().string(), "metrics"},
+                          k_stdout_only);
+  std::map<std::string, double> parsed = parsed_by_prometheus_client(daemon, text.output);
+  EXPECT_EQ(parsed["d4r_game_hits_total|game=" + hostile + "|mode=fast"], 1) << text.output;
 }
 
 } // namespace
