@@ -48,7 +48,7 @@ add_dependencies(test_integration_warm_answers d4r-kerneld d4r_release_fixture)
 # kill -9 of the daemon during builds (D4R_FAULT_TRIALS kills; a bounded sample here).
 d4r_test(test_integration_faults
   SOURCES ${D4R_INTEGRATION}/test_integration_faults.cpp
-  LIBS d4r_test_harness d4r_proto d4r_compiler d4r_util
+  LIBS d4r_test_harness d4r_daemon_core d4r_proto d4r_compiler d4r_util SQLite::SQLite3
   TIMEOUT 600)
 add_dependencies(test_integration_faults d4r-kerneld d4r-kernel-worker)
 

@@ -1,10 +1,15 @@
-// kill -9 of the daemon at random moments of its builds and cache writes: after each restart no
-// object is served that is not the one its key names (the bytes of an uninterrupted build of the
-// same key), none is served truncated or corrupt, and the index answers. D4R_FAULT_TRIALS sets the
-// number of kills (CI: a bounded sample; scripts/fault-trials.sh runs the long one and prints the
-// figures).
+// kill -9 of the daemon at random moments of its builds and cache writes: after each kill the index
+// it left passes SQLite's integrity check and every row names an object file of the row's size;
+// after each restart no object is served that is not the one its key names, none is served
+// truncated or corrupt; at the end the sweep the daemon runs leaves no temporary file, no dead
+// build's scratch folder and no object file that no row or trash entry names. D4R_FAULT_TRIALS
+// sets the number of kills (CI: a bounded sample; scripts/fault-trials.sh runs the long one and
+// prints the figures).
 
+#include "cache/cache.hpp"
 #include "compiler/launch_meta.hpp"
+#include "daemon/housekeeping.hpp"
+#include "daemon/module_store.hpp"
 #include "daemon_process.hpp"
 #include "util/digest.hpp"
 
@@ -14,10 +19,12 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <sqlite3.h>
 
 #include <cstdlib>
 #include <map>
 #include <random>
+#include <set>
 #include <thread>
 #include <tuple>
 
@@ -91,6 +98,101 @@ void expect_the_keys_object(const pb::ResolveReply& reply, const Key& key)
   EXPECT_EQ(reply.mode(), std::get<2>(key));
 }
 
+// One query's single text column over a mode's index, opened as another process would.
+std::vector<std::string> query_index(const std::filesystem::path& index, const std::string& sql)
+{
+  std::vector<std::string> rows;
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(index.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+    ADD_FAILURE() << index << ": " << sqlite3_errmsg(db);
+    sqlite3_close(db);
+    return rows;
+  }
+  sqlite3_stmt* statement = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr), SQLITE_OK)
+      << sqlite3_errmsg(db);
+  while (statement != nullptr && sqlite3_step(statement) == SQLITE_ROW) {
+    const unsigned char* text = sqlite3_column_text(statement, 0);
+    rows.emplace_back(text != nullptr ? reinterpret_cast<const char*>(text) : "");
+  }
+  sqlite3_finalize(statement);
+  sqlite3_close(db);
+  return rows;
+}
+
+std::filesystem::path object_file(const std::filesystem::path& mode_root, const std::string& hex)
+{
+  return mode_root / "objects" / hex.substr(0, 2) / hex.substr(2);
+}
+
+// The index a killed daemon left, as the next one finds it: SQLite's integrity check passes and
+// every row's object file is there with the row's size.
+void expect_a_consistent_index(const std::filesystem::path& cache_dir)
+{
+  for (const char* mode : {"fast", "accuracy"}) {
+    const std::filesystem::path root = cache_dir / mode;
+    if (!std::filesystem::exists(root / "index.sqlite")) {
+      continue;
+    }
+    EXPECT_EQ(query_index(root / "index.sqlite", "PRAGMA integrity_check"),
+              std::vector<std::string>{"ok"})
+        << mode;
+    for (const std::string& row :
+         query_index(root / "index.sqlite", "SELECT lower(hex(digest)) || ' ' || size FROM entries")) {
+      const std::string hex = row.substr(0, row.find(' '));
+      const auto size = static_cast<std::uintmax_t>(std::stoll(row.substr(row.find(' ') + 1)));
+      std::error_code error;
+      EXPECT_EQ(std::filesystem::file_size(object_file(root, hex), error), size)
+          << mode << " row names " << hex << ": " << error.message();
+    }
+  }
+}
+
+// What the daemon's sweep (housekeeping.hpp) leaves once every leftover is old enough: no
+// temporary file, no build scratch folder, no object file that no row or trash entry names.
+void expect_no_leftovers_after_a_sweep(const std::filesystem::path& cache_dir)
+{
+  {
+    Expected<std::unique_ptr<cache::Cache>> cache =
+        cache::Cache::open(cache::CacheOptions{.root = cache_dir});
+    ASSERT_TRUE(cache.has_value()) << cache.error().message;
+    daemon::ModuleStore modules(cache_dir / "modules", int64_t{64} << 20);
+    daemon::HousekeepingLimits limits;
+    limits.stale_after = std::chrono::seconds(0);
+    daemon::HousekeepingReport report = daemon::sweep_cache_root(**cache, modules, limits);
+    EXPECT_TRUE(report.errors.empty()) << report.errors.front();
+    std::printf("faults: the final sweep removed %lld files and %lld scratch folders\n",
+                static_cast<long long>(report.cache_files),
+                static_cast<long long>(report.scratch_folders));
+  }
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(cache_dir / "builds", error)) {
+    ADD_FAILURE() << "left after the sweep: " << entry.path();
+  }
+  for (const char* mode : {"fast", "accuracy"}) {
+    const std::filesystem::path root = cache_dir / mode;
+    for (const auto& entry : std::filesystem::directory_iterator(root / "tmp", error)) {
+      ADD_FAILURE() << "left after the sweep: " << entry.path();
+    }
+    if (!std::filesystem::exists(root / "index.sqlite")) {
+      continue;
+    }
+    std::set<std::string> named;
+    for (const char* sql : {"SELECT lower(hex(digest)) FROM entries",
+                            "SELECT lower(hex(digest)) FROM trash"}) {
+      for (const std::string& hex : query_index(root / "index.sqlite", sql)) {
+        named.insert(object_file(root, hex).string());
+      }
+    }
+    for (const auto& entry :
+         std::filesystem::recursive_directory_iterator(root / "objects", error)) {
+      if (entry.is_regular_file()) {
+        EXPECT_TRUE(named.contains(entry.path().string())) << "no row names " << entry.path();
+      }
+    }
+  }
+}
+
 TEST(Faults, KillNineDuringBuildsNeverServesAWrongOrDamagedObject)
 {
   TempDir dir;
@@ -126,6 +228,7 @@ TEST(Faults, KillNineDuringBuildsNeverServesAWrongOrDamagedObject)
       asker.join();
     }
     (void)daemon->stop(); // reaps it
+    expect_a_consistent_index(daemon->cache_dir());
   }
   // The last restart serves every key, each its own object.
   DaemonProcess last(options);
@@ -137,6 +240,8 @@ TEST(Faults, KillNineDuringBuildsNeverServesAWrongOrDamagedObject)
   }
   std::printf("faults: %d kills, %d objects served from a killed daemon's cache, each checked\n",
               trials(), served);
+  ASSERT_EQ(last.stop(), 0);
+  expect_no_leftovers_after_a_sweep(last.cache_dir());
 }
 
 } // namespace
