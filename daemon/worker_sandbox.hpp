@@ -37,7 +37,10 @@
 // leave only inside its output, which the daemon checks as an ELF code object and caches. A kernel
 // without Landlock leaves writes open (the rlimits still bound their size). No private mount
 // namespace: in a user namespace it would need uid maps written from outside and a mount tree
-// rebuilt of the toolchain paths; Landlock gives the write boundary without either.
+// rebuilt of the toolchain paths; Landlock gives the write boundary without either. No process
+// count per worker: RLIMIT_NPROC counts every process of the user, so any bound a worker could
+// live with would depend on what else the user runs; the units' TasksMax=512 (the cgroup's pids
+// controller) bounds the daemon and its workers together, and a daemon started by hand has none.
 
 #include "util/error.hpp"
 #include "util/seccomp_filter.hpp"
