@@ -39,6 +39,49 @@ int64_t remove_older(const std::filesystem::path& folder, FileTime cutoff, bool 
   return removed;
 }
 
+// Removes the oldest files of `folder` until the rest take at most `max_bytes`. Returns how many
+// it removed.
+int64_t trim_to_bytes(const std::filesystem::path& folder, int64_t max_bytes,
+                      std::vector<std::string>& errors)
+{
+  struct Kept {
+    FileTime written;
+    int64_t bytes;
+    std::filesystem::path path;
+  };
+  std::vector<Kept> files;
+  int64_t total = 0;
+  std::error_code ec;
+  for (auto it = std::filesystem::directory_iterator(folder, ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    std::error_code entry_error;
+    if (!it->is_regular_file(entry_error)) {
+      continue;
+    }
+    const FileTime written = it->last_write_time(entry_error);
+    const auto bytes = static_cast<int64_t>(it->file_size(entry_error));
+    if (!entry_error) {
+      files.push_back({written, bytes, it->path()});
+      total += bytes;
+    }
+  }
+  std::ranges::sort(files, {}, &Kept::written);
+  int64_t removed = 0;
+  for (const Kept& file : files) {
+    if (total <= max_bytes) {
+      break;
+    }
+    std::error_code remove_error;
+    if (std::filesystem::remove(file.path, remove_error)) {
+      total -= file.bytes;
+      ++removed;
+    } else if (remove_error) {
+      errors.push_back(file.path.string() + ": " + remove_error.message());
+    }
+  }
+  return removed;
+}
+
 } // namespace
 
 HousekeepingReport sweep_cache_root(cache::Cache& cache, const ModuleStore& modules,
@@ -54,8 +97,13 @@ HousekeepingReport sweep_cache_root(cache::Cache& cache, const ModuleStore& modu
     } else {
       report.errors.push_back(collected.error().message);
     }
-    report.quarantine_files += remove_older(root / to_string(mode) / "quarantine",
-                                            now - limits.keep_quarantine, false, "", report.errors);
+    const std::filesystem::path quarantine = root / to_string(mode) / "quarantine";
+    report.quarantine_files +=
+        remove_older(quarantine, now - limits.keep_quarantine, false, "", report.errors);
+    if (std::filesystem::exists(quarantine)) {
+      report.quarantine_files +=
+          trim_to_bytes(quarantine, limits.max_quarantine_bytes, report.errors);
+    }
     report.failure_files += remove_older(root / "failures" / to_string(mode),
                                          now - limits.keep_failures, false, "", report.errors);
   }

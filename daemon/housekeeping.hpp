@@ -25,6 +25,9 @@ struct HousekeepingLimits {
   std::chrono::seconds stale_after{3600};
   int64_t max_module_bytes = int64_t{512} << 20;
   std::chrono::seconds keep_quarantine{std::chrono::hours(24 * 7)};
+  // Each mode's quarantine is also kept under this size, the oldest objects going first: a disk
+  // that damages objects as fast as they are rebuilt must not fill up with their copies.
+  int64_t max_quarantine_bytes = int64_t{256} << 20;
   // A remembered failure is retried after this, should the machine have been the cause after all.
   std::chrono::seconds keep_failures{std::chrono::hours(24 * 30)};
 };

@@ -95,6 +95,27 @@ TEST_F(HousekeepingTest, OldLeftoversGoAndWhatMayBeInUseStays)
   EXPECT_EQ(report.removed(), 4);
 }
 
+TEST_F(HousekeepingTest, AQuarantineOverItsSizeLosesItsOldestObjectsFirst)
+{
+  std::filesystem::path oldest = make("fast/quarantine/a.1", 3h, 4000);
+  std::filesystem::path older = make("fast/quarantine/b.1", 2h, 4000);
+  std::filesystem::path newer = make("fast/quarantine/c.1", 1h, 4000);
+  std::filesystem::path newest = make("fast/quarantine/d.1", 10s, 4000);
+  std::filesystem::path other_mode = make("accuracy/quarantine/e.1", 3h, 4000);
+
+  ModuleStore modules(m_root / "modules", 1 << 20);
+  HousekeepingLimits limits;
+  limits.max_quarantine_bytes = 9000; // room for two of fast's four
+  HousekeepingReport report = sweep_cache_root(*m_cache, modules, limits);
+  EXPECT_TRUE(report.errors.empty()) << report.errors.front();
+  EXPECT_FALSE(std::filesystem::exists(oldest));
+  EXPECT_FALSE(std::filesystem::exists(older));
+  EXPECT_TRUE(std::filesystem::exists(newer));
+  EXPECT_TRUE(std::filesystem::exists(newest));
+  EXPECT_TRUE(std::filesystem::exists(other_mode)) << "each mode has its own cap";
+  EXPECT_EQ(report.quarantine_files, 2);
+}
+
 TEST_F(HousekeepingTest, ModulesBeyondTheirCapGoLeastRecentlyUsedFirst)
 {
   ModuleStore modules(m_root / "modules", 1 << 20);
