@@ -4,7 +4,9 @@
 // the geometric mean of the ratios. Both sides are one kernel per code object, built by the same
 // in-process codegen and lld link (compiler/backends/llvm_codegen.hpp): the translated one by
 // build_ptx_code_object (the daemon's path), the native one from clang's -O3 bitcode.
-// Prints figures; asserts nothing.
+// Each row also names the cross-lane shuffles of both sides (ds_bpermute, ds_permute,
+// v_permlane*: the MMA lowering's operand remaps), totalled per target. Prints figures; asserts
+// nothing.
 //   build-*/bench/d4r-bench-code-quality [--keep DIR]
 
 #include "bench/hip/native_build.hpp"
@@ -41,6 +43,8 @@ struct Totals {
   double log_sum = 0.0;
   int64_t compared = 0;
   int64_t not_compared = 0;
+  int64_t translated_shuffles = 0; // over the compared kernels
+  int64_t native_shuffles = 0;
 };
 
 std::string read_text(const fs::path& path)
@@ -156,8 +160,15 @@ void report_row(const std::string& module, const std::string& entry, const std::
   double ratio = static_cast<double>(translated->total) / static_cast<double>(native->count.total);
   totals.log_sum += std::log(ratio);
   ++totals.compared;
-  std::printf("%10s %8s %7.2f %s\n", count_text(*translated).c_str(),
-              count_text(native->count).c_str(), ratio, note.c_str());
+  totals.translated_shuffles += translated->shuffles;
+  totals.native_shuffles += native->count.shuffles;
+  std::string shuffles;
+  if (translated->shuffles + native->count.shuffles > 0) {
+    shuffles = " shuffles " + std::to_string(translated->shuffles) + " / " +
+               std::to_string(native->count.shuffles) + ";";
+  }
+  std::printf("%10s %8s %7.2f%s%s\n", count_text(*translated).c_str(),
+              count_text(native->count).c_str(), ratio, shuffles.c_str(), note.c_str());
 }
 
 } // namespace
@@ -226,9 +237,11 @@ int main(int argc, char** argv)
   double log_all = 0.0;
   int64_t compared_all = 0;
   for (const auto& [target, t] : totals) {
-    std::printf("%s: geometric mean of translated/native %.3f over %lld kernels (%lld not compared)\n",
+    std::printf("%s: geometric mean of translated/native %.3f over %lld kernels (%lld not compared); "
+                "cross-lane shuffles (ds_bpermute, ds_permute, v_permlane*) %lld translated, %lld native\n",
                 target.c_str(), t.compared > 0 ? std::exp(t.log_sum / static_cast<double>(t.compared)) : 0.0,
-                static_cast<long long>(t.compared), static_cast<long long>(t.not_compared));
+                static_cast<long long>(t.compared), static_cast<long long>(t.not_compared),
+                static_cast<long long>(t.translated_shuffles), static_cast<long long>(t.native_shuffles));
     log_all += t.log_sum;
     compared_all += t.compared;
   }

@@ -304,6 +304,11 @@ Expected<InstructionCount> count_instructions(const fs::path& code_object, const
     } else if (line.size() > 1 && line[0] == '\t' && line.find("s_code_end") == std::string::npos &&
                line.find_first_not_of('\t') != line.find("...")) { // "...": elided zero padding
       ++count.total;
+      const size_t mnemonic = line.find_first_not_of('\t');
+      const bool shuffle = line.compare(mnemonic, 11, "ds_bpermute") == 0 ||
+                           line.compare(mnemonic, 10, "ds_permute") == 0 ||
+                           line.compare(mnemonic, 10, "v_permlane") == 0;
+      count.shuffles += shuffle ? 1 : 0;
       count.kernel += in_kernel ? 1 : 0;
       count.functions += symbol_counted ? 0 : 1;
       symbol_counted = true;

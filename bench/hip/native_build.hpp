@@ -34,6 +34,9 @@ struct InstructionCount {
   int64_t total = 0;
   int64_t kernel = 0;
   int64_t functions = 0;
+  // Of total, the cross-lane moves (ds_bpermute, ds_permute, v_permlane*): what an MMA lowering
+  // spends remapping operands between the PTX and the WMMA layouts.
+  int64_t shuffles = 0;
 };
 [[nodiscard]] Expected<InstructionCount> count_instructions(const std::filesystem::path& code_object,
                                                             const std::string& target,
