@@ -43,6 +43,26 @@ protected:
 
   [[nodiscard]] std::filesystem::path release() const { return m_dir.path() / "release"; }
 
+  // Rewrites `manifest` so that it lists d4r_test_layer for module `to` where it listed `from`;
+  // false when it had no such line.
+  static bool list_layer_for(const std::filesystem::path& manifest, const std::string& from,
+                             const std::string& to)
+  {
+    std::ifstream in(manifest);
+    std::stringstream text;
+    text << in.rdbuf();
+    in.close();
+    std::string listing = text.str();
+    const std::string line = "d4r_test_layer " + from;
+    const size_t at = listing.find(line);
+    if (at == std::string::npos) {
+      return false;
+    }
+    listing.replace(at, line.size(), "d4r_test_layer " + to);
+    std::ofstream(manifest, std::ios::trunc) << listing;
+    return true;
+  }
+
   pb::ResolveReply resolve()
   {
     pb::ResolveRequest request;
@@ -132,23 +152,13 @@ TEST_F(WarmAnswers, AChangedReleaseIsSeenByTheNextResolve)
   (void)warm_path();
   // The manifest now lists the kernel for another module only.
   const std::filesystem::path manifest = release() / "gfx1101" / "d4r-kernels.txt";
-  std::ifstream in(manifest);
-  std::stringstream text;
-  text << in.rdbuf();
-  in.close();
-  std::string listing = text.str();
-  const std::string line = "d4r_test_layer 8baeb925f177af87";
-  const size_t at = listing.find(line);
-  ASSERT_NE(at, std::string::npos);
-  listing.replace(at, line.size(), "d4r_test_layer 1111111111111111");
-  std::ofstream(manifest, std::ios::trunc) << listing;
+  ASSERT_TRUE(list_layer_for(manifest, "8baeb925f177af87", "1111111111111111"));
   pb::ResolveReply refused = resolve();
   EXPECT_EQ(refused.outcome(), pb::ResolveReply::NOT_FOUND);
   EXPECT_NE(refused.reason().find("1111111111111111"), std::string::npos) << refused.reason();
 
   // And a replaced object is imported anew: its content decides the cache key.
-  listing.replace(at, line.size(), line);
-  std::ofstream(manifest, std::ios::trunc) << listing;
+  ASSERT_TRUE(list_layer_for(manifest, "1111111111111111", "8baeb925f177af87"));
   ASSERT_EQ(resolve().outcome(), pb::ResolveReply::READY);
   const std::filesystem::path object = release() / "gfx1101" / "d4r_test_layer.hsaco";
   std::filesystem::path other;
@@ -175,17 +185,8 @@ TEST_F(WarmAnswers, AReleaseSwappedBehindItsSymlinkIsSeenByTheNextResolve)
   // Release b lists the kernel for another module only; the link is renamed over, atomically.
   const std::filesystem::path b = m_dir.path() / "release-b";
   std::filesystem::copy(m_dir.path() / "release-a", b, std::filesystem::copy_options::recursive);
-  const std::filesystem::path manifest = b / "gfx1101" / "d4r-kernels.txt";
-  std::ifstream in(manifest);
-  std::stringstream text;
-  text << in.rdbuf();
-  in.close();
-  std::string listing = text.str();
-  const std::string line = "d4r_test_layer 8baeb925f177af87";
-  const size_t at = listing.find(line);
-  ASSERT_NE(at, std::string::npos);
-  listing.replace(at, line.size(), "d4r_test_layer 2222222222222222");
-  std::ofstream(manifest, std::ios::trunc) << listing;
+  ASSERT_TRUE(list_layer_for(b / "gfx1101" / "d4r-kernels.txt", "8baeb925f177af87",
+                             "2222222222222222"));
   std::filesystem::create_symlink("release-b", m_dir.path() / "release-next");
   std::filesystem::rename(m_dir.path() / "release-next", release());
   pb::ResolveReply refused = resolve();
