@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config ccache git
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
+  libabsl-dev         # the Abseil gRPC is built on (daemon/main.cpp sets its mutex mode)
   libsqlite3-dev sqlite3 libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev
   llvm-19 llvm-19-dev clang-19 lld-19 liblld-19-dev zlib1g-dev
