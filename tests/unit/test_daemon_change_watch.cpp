@@ -4,10 +4,10 @@
 
 #include "daemon/change_watch.hpp"
 
+#include "test_cache_support.hpp"
+
 #include <gtest/gtest.h>
 
-#include <fcntl.h>
-#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,15 +23,11 @@ class ChangeWatchTest : public ::testing::Test {
 protected:
   void SetUp() override
   {
-    std::string pattern = ::testing::TempDir() + "d4r-watch-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    m_root = pattern;
     fs::create_directories(m_root / "a" / "b");
     std::ofstream(m_root / "a" / "b" / "file") << "one";
     m_watch = ChangeWatch::open();
     ASSERT_NE(m_watch, nullptr) << "no inotify instance";
   }
-  void TearDown() override { fs::remove_all(m_root); }
 
   // The generation after one look, and whether it moved since `before`.
   bool moved(uint64_t& before)
@@ -42,7 +38,8 @@ protected:
     return changed;
   }
 
-  fs::path m_root;
+  cache::testing::TempDir m_dir;
+  const fs::path m_root = m_dir.path();
   std::unique_ptr<ChangeWatch> m_watch;
 };
 
