@@ -1,44 +1,16 @@
 #include "daemon/worker_sandbox.hpp"
 
-#include <fcntl.h>
-#include <linux/landlock.h>
 #include <sched.h>
 #include <sys/syscall.h>
-#include <unistd.h>
 
 #include <array>
-#include <cstdlib>
-#include <cstring>
 #include <cerrno>
 #include <cstdint>
-#include <system_error>
-#include <utility>
+#include <cstdlib>
+#include <cstring>
 
 namespace d4r::daemon {
 namespace {
-
-#ifndef SYS_landlock_create_ruleset
-#define SYS_landlock_create_ruleset 444
-#define SYS_landlock_add_rule 445
-#define SYS_landlock_restrict_self 446
-#endif
-#ifndef LANDLOCK_CREATE_RULESET_VERSION
-#define LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
-#endif
-
-// Landlock rights newer than the headers of bookworm (linux-libc-dev 6.1 knows ABI 2).
-constexpr uint64_t k_fs_truncate = uint64_t{1} << 14;     // ABI 3
-constexpr uint64_t k_net_bind_tcp = uint64_t{1} << 0;     // ABI 4
-constexpr uint64_t k_net_connect_tcp = uint64_t{1} << 1;  // ABI 4
-constexpr uint64_t k_scope_abstract_unix = uint64_t{1} << 0; // ABI 6
-constexpr uint64_t k_scope_signal = uint64_t{1} << 1;     // ABI 6
-
-// landlock_ruleset_attr as of ABI 6; the kernel is told how much of it it may read.
-struct RulesetAttr {
-  uint64_t handled_access_fs = 0;
-  uint64_t handled_access_net = 0;
-  uint64_t scoped = 0;
-};
 
 // A syscall this architecture lacks is left out of the filter (SeccompFilter skips numbers < 0).
 #ifndef SYS_iopl
@@ -102,99 +74,24 @@ const std::array k_denied = {
     SyscallRule{SYS_personality, deny_eperm, ArgumentTest::other_than, k_personality_query},
 };
 
-std::string errno_text(int error)
-{
-  return std::error_code(error, std::generic_category()).message();
-}
-
-int landlock_abi()
-{
-  long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
-  return abi > 0 ? static_cast<int>(abi) : 0;
-}
-
-uint64_t write_rights(int abi)
-{
-  uint64_t rights = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |
-                    LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
-                    LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
-                    LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
-                    LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
-  if (abi >= 2) {
-    rights |= LANDLOCK_ACCESS_FS_REFER;
-  }
-  if (abi >= 3) {
-    rights |= k_fs_truncate;
-  }
-  return rights;
-}
-
-Expected<void> allow_beneath(int ruleset, const std::filesystem::path& path, uint64_t rights)
-{
-  int fd = ::open(path.c_str(), O_PATH | O_CLOEXEC);
-  if (fd < 0) {
-    return make_error(ErrorCode::io, "worker sandbox: " + path.string() + ": " + errno_text(errno));
-  }
-  landlock_path_beneath_attr rule{};
-  rule.allowed_access = rights;
-  rule.parent_fd = fd;
-  long rc = ::syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
-  int error = errno;
-  ::close(fd);
-  if (rc != 0) {
-    return make_error(ErrorCode::internal,
-                      "worker sandbox: landlock rule for " + path.string() + ": " + errno_text(error));
-  }
-  return {};
-}
-
 // A ruleset that lets writes happen only beneath `scratch` (and to /dev/null).
-Expected<void> make_ruleset(WorkerSandbox& sandbox, const std::filesystem::path& scratch)
+Expected<LandlockRuleset> make_ruleset(int abi, const std::filesystem::path& scratch)
 {
-  int abi = sandbox.landlock_abi;
-  RulesetAttr attr;
-  attr.handled_access_fs = write_rights(abi);
-  size_t size = sizeof(uint64_t);
-  if (abi >= 4) {
-    attr.handled_access_net = k_net_bind_tcp | k_net_connect_tcp;
-    size = 2 * sizeof(uint64_t);
-  }
-  if (abi >= 6) {
-    attr.scoped = k_scope_abstract_unix | k_scope_signal;
-    size = sizeof(RulesetAttr);
-  }
-  long fd = ::syscall(SYS_landlock_create_ruleset, &attr, size, 0);
-  if (fd < 0) {
-    return make_error(ErrorCode::internal, "worker sandbox: landlock: " + errno_text(errno));
-  }
-  sandbox.landlock_ruleset = static_cast<int>(fd);
-  TRY(allow_beneath(sandbox.landlock_ruleset, scratch, write_rights(abi)));
+  LandlockHandled handled{.fs = landlock_write_rights(abi), .tcp = true, .scoped = true};
+  TRY_ASSIGN(LandlockRuleset ruleset, LandlockRuleset::create(abi, handled));
+  TRY(ruleset.allow_beneath(scratch, landlock_write_rights(abi)));
   // Tests only (with D4R_WORKER_TEST_FAULTS=1, as the faults): a folder a fake clang driver
   // leaves its marks in across attempts.
   const char* faults = std::getenv("D4R_WORKER_TEST_FAULTS");
   const char* writable = std::getenv("D4R_WORKER_TEST_WRITABLE");
   if (faults != nullptr && std::strcmp(faults, "1") == 0 && writable != nullptr && *writable != '\0') {
-    TRY(allow_beneath(sandbox.landlock_ruleset, writable, write_rights(abi)));
+    TRY(ruleset.allow_beneath(writable, landlock_write_rights(abi)));
   }
-  uint64_t null_rights = LANDLOCK_ACCESS_FS_WRITE_FILE | (abi >= 3 ? k_fs_truncate : 0);
-  return allow_beneath(sandbox.landlock_ruleset, "/dev/null", null_rights);
+  TRY(ruleset.allow_beneath("/dev/null", landlock_write_existing_rights(abi)));
+  return ruleset;
 }
 
 } // namespace
-
-WorkerSandbox::WorkerSandbox(WorkerSandbox&& other) noexcept
-    : seccomp(std::move(other.seccomp)),
-      landlock_ruleset(std::exchange(other.landlock_ruleset, -1)),
-      landlock_abi(other.landlock_abi), tmpdir(std::move(other.tmpdir))
-{
-}
-
-WorkerSandbox::~WorkerSandbox()
-{
-  if (landlock_ruleset >= 0) {
-    ::close(landlock_ruleset);
-  }
-}
 
 std::span<const SyscallRule> worker_denied_syscalls()
 {
@@ -211,18 +108,16 @@ Expected<WorkerSandbox> prepare_worker_sandbox(const std::filesystem::path& scra
     return make_error(ErrorCode::io, "worker sandbox: " + tmp.string() + ": " + error.message());
   }
   sandbox.tmpdir = "TMPDIR=" + tmp.string();
-  sandbox.landlock_abi = landlock_abi();
-  if (sandbox.landlock_abi > 0) {
-    TRY(make_ruleset(sandbox, scratch));
+  if (int abi = landlock_abi(); abi > 0) {
+    TRY_ASSIGN(sandbox.landlock, make_ruleset(abi, scratch));
   }
   return sandbox;
 }
 
 int enter_worker_sandbox(const WorkerSandbox& sandbox) noexcept
 {
-  if (sandbox.landlock_ruleset >= 0 &&
-      ::syscall(SYS_landlock_restrict_self, sandbox.landlock_ruleset, 0) != 0) {
-    return errno;
+  if (int error = sandbox.landlock.restrict_self(); error != 0) {
+    return error;
   }
   int error = sandbox.seccomp.install();
   // A kernel built without seccomp filters: the rest of the sandbox still holds.

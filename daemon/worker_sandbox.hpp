@@ -29,13 +29,16 @@
 //   driver's temporaries and comgr's) and write /dev/null; on ABI 4+ it may not bind or connect
 //   TCP sockets, on ABI 6+ it may not signal processes outside its sandbox or reach abstract
 //   Unix sockets (tests may add one folder: D4R_WORKER_TEST_WRITABLE, honoured only with
-//   D4R_WORKER_TEST_FAULTS=1). Reading and executing stay open: the toolchains, their libraries and the
-//   sources live in places we cannot list for every distribution and ROCm install.
+//   D4R_WORKER_TEST_FAULTS=1). Reading and executing stay open here: the toolchains, their
+//   libraries and the sources live in places we cannot list for every distribution and ROCm
+//   install. A worker whose job runs in process (the game's PTX) closes reads itself, once its
+//   libraries are loaded, to its source and scratch folder (compiler/worker/worker_sandbox.hpp).
 //
-// What is left: a worker can read any file the user can (the cache, ~/.ssh); with no socket, no
-// network namespace, no ptrace and no writable file outside its scratch folder, what it read can
-// leave only inside its output, which the daemon checks as an ELF code object and caches. A kernel
-// without Landlock leaves writes open (the rlimits still bound their size). No private mount
+// What is left: a HIP, clang or comgr worker can read any file the user can (the cache, ~/.ssh);
+// with no socket, no network namespace, no ptrace and no writable file outside its scratch folder,
+// what it read can leave only inside its output, which the daemon checks as an ELF code object
+// and caches; its inputs are our own kernels and the release's sources, not a game's. A kernel
+// without Landlock leaves writes and reads open (the rlimits still bound their size). No private mount
 // namespace: in a user namespace it would need uid maps written from outside and a mount tree
 // rebuilt of the toolchain paths; Landlock gives the write boundary without either. No process
 // count per worker: RLIMIT_NPROC counts every process of the user, so any bound a worker could
@@ -43,6 +46,7 @@
 // controller) bounds the daemon and its workers together, and a daemon started by hand has none.
 
 #include "util/error.hpp"
+#include "util/landlock.hpp"
 #include "util/seccomp_filter.hpp"
 
 #include <filesystem>
@@ -54,16 +58,10 @@ namespace d4r::daemon {
 // Prepared before fork (it allocates and opens files), entered in the child before exec.
 struct WorkerSandbox {
   SeccompFilter seccomp;
-  int landlock_ruleset = -1; // -1: no Landlock here; owned, closed by the destructor
-  int landlock_abi = 0;      // 0: none
-  std::string tmpdir;        // TMPDIR=... for the worker's environment
+  LandlockRuleset landlock; // empty: no Landlock in this kernel
+  std::string tmpdir;       // TMPDIR=... for the worker's environment
 
   explicit WorkerSandbox(SeccompFilter filter) : seccomp(std::move(filter)) {}
-  WorkerSandbox(WorkerSandbox&& other) noexcept;
-  WorkerSandbox& operator=(WorkerSandbox&&) = delete;
-  WorkerSandbox(const WorkerSandbox&) = delete;
-  WorkerSandbox& operator=(const WorkerSandbox&) = delete;
-  ~WorkerSandbox();
 };
 
 // The syscalls a worker is refused (the list above).

@@ -19,10 +19,10 @@ constexpr std::array<std::pair<SourceLanguage, std::string_view>, 4> k_languages
     {SourceLanguage::ptx, "ptx"},
 }};
 
-// The last four try what the sandbox refuses (compiler/worker/worker_sandbox.hpp).
-constexpr std::array<std::string_view, 9> k_faults = {"",      "crash",  "hang", "sleep",
-                                                      "memory", "socket", "ptrace", "exec",
-                                                      "write_outside"};
+// The last five try what the sandbox refuses (compiler/worker/worker_sandbox.hpp).
+constexpr std::array<std::string_view, 10> k_faults = {
+    "",       "crash", "hang", "sleep", "memory", "socket", "ptrace", "exec", "write_outside",
+    "read_outside"};
 
 std::string_view language_name(SourceLanguage language)
 {

@@ -50,7 +50,8 @@ struct WorkerJob {
   std::string backend;
   CompileJob compile;
   std::filesystem::path output;
-  std::string fault; // "", crash, hang, sleep, memory, socket, ptrace, exec, write_outside (tests)
+  std::string fault; // "", crash, hang, sleep, memory, socket, ptrace, exec, write_outside,
+                     // read_outside (tests)
   std::filesystem::path clang; // empty: BackendOptions' default
 };
 

@@ -224,8 +224,8 @@ int run(int argc, char** argv)
     return exit_code(WorkerExit::bad_job);
   }
   // Before any input is parsed (compiler/worker/worker_sandbox.hpp).
-  if (d4r::Expected<void> banned = d4r::compiler::forbid_exec(*job); !banned) {
-    print_error(banned.error().message);
+  if (d4r::Expected<void> confined = d4r::compiler::confine_in_process_job(*job); !confined) {
+    print_error(confined.error().message);
     return exit_code(WorkerExit::bad_job);
   }
   if (!job->fault.empty()) {

@@ -1,8 +1,10 @@
 #include "compiler/worker/worker_sandbox.hpp"
 
+#include "util/landlock.hpp"
 #include "util/seccomp_filter.hpp"
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -51,6 +53,19 @@ int try_write_outside(const WorkerJob& job)
   return fd;
 }
 
+int try_read_outside(const WorkerJob& job)
+{
+  std::filesystem::path target =
+      job.output.parent_path().parent_path() / std::string(k_read_outside_probe);
+  int fd = ::open(target.c_str(), O_RDONLY | O_CLOEXEC);
+  int error = errno;
+  if (fd >= 0) {
+    ::close(fd);
+  }
+  errno = error;
+  return fd;
+}
+
 int try_exec()
 {
   std::array<char*, 2> argv{const_cast<char*>("/bin/true"), nullptr};
@@ -58,18 +73,8 @@ int try_exec()
   return ::execve(argv[0], argv.data(), envp.data());
 }
 
-} // namespace
-
-bool runs_in_process(const WorkerJob& job)
+Expected<void> forbid_exec()
 {
-  return job.backend == "llvm" && job.compile.language != SourceLanguage::hip;
-}
-
-Expected<void> forbid_exec(const WorkerJob& job)
-{
-  if (!runs_in_process(job)) {
-    return {};
-  }
   const std::array<SyscallRule, 2> rules = {
       SyscallRule{SYS_execve, SyscallAction::kill_process},
       SyscallRule{SYS_execveat, SyscallAction::kill_process},
@@ -83,6 +88,49 @@ Expected<void> forbid_exec(const WorkerJob& job)
   return {};
 }
 
+// Reads only beneath the job's own folders and of its source. Whatever else a compile tried to
+// open would fail with EACCES: an error the runner reports, never a wrong object.
+Expected<void> confine_reads(const WorkerJob& job)
+{
+  int abi = landlock_abi();
+  if (abi == 0) {
+    return {}; // no Landlock in this kernel: reads stay open, as daemon/worker_sandbox.hpp says
+  }
+  TRY_ASSIGN(LandlockRuleset ruleset,
+             LandlockRuleset::create(abi, LandlockHandled{.fs = landlock_read_rights()}));
+  TRY(ruleset.allow_beneath(job.output.parent_path(), landlock_read_rights()));
+  if (!job.compile.work_dir.empty()) {
+    TRY(ruleset.allow_beneath(job.compile.work_dir, landlock_read_rights()));
+  }
+  TRY(ruleset.allow_beneath(job.compile.source, landlock_read_rights()));
+  if (int error = ruleset.restrict_self(); error != 0) {
+    return make_error(ErrorCode::internal,
+                      std::string("worker: landlock read confinement: ") + std::strerror(error));
+  }
+  return {};
+}
+
+} // namespace
+
+bool runs_in_process(const WorkerJob& job)
+{
+  return job.backend == "llvm" && job.compile.language != SourceLanguage::hip;
+}
+
+Expected<void> confine_in_process_job(const WorkerJob& job)
+{
+  if (!runs_in_process(job)) {
+    return {};
+  }
+  // The runner has set it; a worker started by hand needs it for both steps below.
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+    return make_error(ErrorCode::internal,
+                      std::string("worker: no_new_privs: ") + std::strerror(errno));
+  }
+  TRY(forbid_exec());
+  return confine_reads(job);
+}
+
 std::optional<int> run_sandbox_fault(const WorkerJob& job)
 {
   int rc = 0;
@@ -94,6 +142,8 @@ std::optional<int> run_sandbox_fault(const WorkerJob& job)
     rc = try_exec();
   } else if (job.fault == "write_outside") {
     rc = try_write_outside(job);
+  } else if (job.fault == "read_outside") {
+    rc = try_read_outside(job);
   } else {
     return std::nullopt;
   }

@@ -3,6 +3,7 @@
 // runner, try what the sandbox refuses; the filter itself is tried in a forked child.
 
 #include "daemon/worker_runner.hpp"
+#include "compiler/worker/worker_sandbox.hpp"
 #include "daemon/worker_sandbox.hpp"
 #include "util/seccomp_filter.hpp"
 
@@ -21,6 +22,7 @@
 #include <array>
 #include <cerrno>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <string>
 
@@ -124,6 +126,23 @@ TEST_F(WorkerSandboxTest, NoFileIsWrittenOutsideTheScratchFolder)
   std::string message = fault_message(ir_job(), "write_outside");
   EXPECT_TRUE(contains(message, "fault write_outside: refused: Permission denied")) << message;
   EXPECT_FALSE(std::filesystem::exists(m_scratch / "escaped-by-worker"));
+}
+
+TEST_F(WorkerSandboxTest, AnInProcessJobReadsNothingButItsSourceAndScratch)
+{
+  if (!landlock_here()) {
+    GTEST_SKIP() << "this kernel has no Landlock: reads stay open";
+  }
+  // A file of the user's, beside the scratch folder: readable to the user and to a HIP job
+  // (the clang driver reads headers and device libraries from anywhere), not to the PTX and
+  // LLVM IR path that parses a game's input.
+  std::filesystem::create_directories(m_scratch);
+  std::filesystem::path secret = m_scratch / std::string(d4r::compiler::k_read_outside_probe);
+  { std::ofstream(secret) << "the user's own\n"; }
+  std::string message = fault_message(ir_job(), "read_outside");
+  EXPECT_TRUE(contains(message, "fault read_outside: refused: Permission denied")) << message;
+  std::string hip = fault_message(hip_job(), "read_outside");
+  EXPECT_TRUE(contains(hip, "fault read_outside: allowed")) << hip;
 }
 
 TEST_F(WorkerSandboxTest, RealCompilesStillWorkInsideIt)
