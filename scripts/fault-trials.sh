@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The long kill -9 run (CI runs 6 trials): kills the daemon N times (default 1000) at random
-# moments of its builds and cache writes and checks every object served after each restart
+# The long kill -9 run (CI runs 6 trials): N trials (default 1000), each purging the cache,
+# starting builds and killing the daemon, a worker then the daemon, or a worker alone at random
+# moments of the builds and cache writes; checks every object served after each kill
 # (tests/integration/test_integration_faults.cpp). Needs a build (./scripts/build.sh).
 #   scripts/fault-trials.sh [N]
 set -euo pipefail

@@ -1,9 +1,11 @@
-// kill -9 of the daemon at random moments of its builds and cache writes: after each kill the index
-// it left passes SQLite's integrity check and every row names an object file of the row's size;
-// after each restart no object is served that is not the one its key names, none is served
-// truncated or corrupt; at the end the sweep the daemon runs leaves no temporary file, no dead
+// kill -9 of the daemon and of its compile workers at random moments of its builds and cache
+// writes: after each kill of the daemon the index it left passes SQLite's integrity check and
+// every row names an object file of the row's size; after each restart no object is served that
+// is not the one its key names, none is served truncated or corrupt; a worker killed from outside
+// is built again, so the builds it was part of still serve their key's object and nothing is
+// remembered as a failure; at the end the sweep the daemon runs leaves no temporary file, no dead
 // build's scratch folder and no object file that no row or trash entry names. D4R_FAULT_TRIALS
-// sets the number of kills (CI: a bounded sample; scripts/fault-trials.sh runs the long one and
+// sets the number of trials (CI: a bounded sample; scripts/fault-trials.sh runs the long one and
 // prints the figures).
 
 #include "cache/cache.hpp"
@@ -19,9 +21,11 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <sys/types.h>
 #include <sqlite3.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <random>
 #include <set>
@@ -193,6 +197,78 @@ void expect_no_leftovers_after_a_sweep(const std::filesystem::path& cache_dir)
   }
 }
 
+// The live compile workers the daemon started itself (its children named d4r-kernel-worker).
+std::vector<pid_t> workers_of(pid_t daemon)
+{
+  std::vector<pid_t> workers;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) {
+      continue;
+    }
+    std::ifstream stat(entry.path() / "stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    size_t open = text.find('(');
+    size_t close = text.rfind(')');
+    if (open == std::string::npos || close == std::string::npos || close + 4 >= text.size()) {
+      continue;
+    }
+    // "pid (comm) state ppid ...": comm is cut to 15 characters.
+    const std::string comm = text.substr(open + 1, close - open - 1);
+    char state = text[close + 2];
+    pid_t parent = static_cast<pid_t>(std::atol(text.c_str() + close + 4));
+    if (parent == daemon && state != 'Z' && comm.starts_with("d4r-kernel-work")) {
+      workers.push_back(static_cast<pid_t>(std::stol(name)));
+    }
+  }
+  return workers;
+}
+
+// Waits up to `within` for a worker of `daemon` and kills one of them with SIGKILL, as the OOM
+// killer would; false when none ran in that time.
+bool kill_a_worker(const DaemonProcess& daemon, std::chrono::milliseconds within,
+                   std::mt19937& random)
+{
+  const auto until = std::chrono::steady_clock::now() + within;
+  do {
+    std::vector<pid_t> workers = workers_of(daemon.pid());
+    if (!workers.empty()) {
+      return ::kill(workers[random() % workers.size()], SIGKILL) == 0;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  } while (std::chrono::steady_clock::now() < until);
+  return false;
+}
+
+size_t files_under(const std::filesystem::path& root)
+{
+  size_t count = 0;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root, error)) {
+    count += entry.is_regular_file() ? 1 : 0;
+  }
+  return count;
+}
+
+void purge_everything(const DaemonProcess& daemon)
+{
+  pb::PurgeRequest request;
+  request.set_force(true);
+  pb::PurgeReply reply;
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  grpc::Status status = stub_of(daemon)->Purge(&context, request, &reply);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+}
+
+// What one trial does besides starting builds of every key.
+enum class Trial {
+  kill_daemon,             // kill -9 of the daemon at a random moment
+  kill_worker_then_daemon, // a worker first, then the daemon
+  kill_worker,             // a worker only: every build still answers with its key's object
+};
+
 TEST(Faults, KillNineDuringBuildsNeverServesAWrongOrDamagedObject)
 {
   TempDir dir;
@@ -201,6 +277,9 @@ TEST(Faults, KillNineDuringBuildsNeverServesAWrongOrDamagedObject)
   options.recipes_dir = shipped_recipes();
   std::mt19937 random(20261201);
   int served = 0;
+  int daemon_kills = 0;
+  int worker_kills = 0;
+  int served_after_worker_kills = 0;
   for (int trial = 0; trial < trials(); ++trial) {
     SCOPED_TRACE("trial " + std::to_string(trial));
     auto daemon = std::make_unique<DaemonProcess>(options);
@@ -214,16 +293,42 @@ TEST(Faults, KillNineDuringBuildsNeverServesAWrongOrDamagedObject)
       ++served;
       expect_the_keys_object(reply, key);
     }
+    // Every build of this trial starts from nothing: the kills fall in builds and cache writes,
+    // not in an idle daemon serving what earlier trials built.
+    purge_everything(*daemon);
+    const auto trial_kind = static_cast<Trial>(random() % 3);
+    const uint32_t wait_ms = trial_kind == Trial::kill_worker ? 120000 : 30000;
     // Builds of every key in flight, then a kill at a random moment of them.
+    std::vector<pb::ResolveReply> replies(keys().size());
     std::vector<std::thread> askers;
-    for (const Key& key : keys()) {
-      askers.emplace_back([&daemon, key] {
+    for (size_t i = 0; i < keys().size(); ++i) {
+      askers.emplace_back([&daemon, &replies, i, wait_ms] {
         grpc::Status ignored;
-        (void)build(*daemon, key, 30000, &ignored);
+        replies[i] = build(*daemon, keys()[i], wait_ms, &ignored);
       });
+    }
+    if (trial_kind != Trial::kill_daemon) {
+      const auto within = std::chrono::milliseconds(random() % 1500);
+      worker_kills += kill_a_worker(*daemon, within, random) ? 1 : 0;
+    }
+    if (trial_kind == Trial::kill_worker) {
+      for (std::thread& asker : askers) {
+        asker.join();
+      }
+      for (size_t i = 0; i < keys().size(); ++i) {
+        EXPECT_EQ(replies[i].outcome(), pb::ResolveReply::READY)
+            << std::get<0>(keys()[i]) << ": " << replies[i].reason();
+        if (replies[i].outcome() == pb::ResolveReply::READY) {
+          ++served_after_worker_kills;
+          expect_the_keys_object(replies[i], keys()[i]);
+        }
+      }
+      ASSERT_EQ(daemon->stop(), 0);
+      continue;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(random() % 1500));
     daemon->send_signal(SIGKILL);
+    ++daemon_kills;
     for (std::thread& asker : askers) {
       asker.join();
     }
@@ -238,8 +343,11 @@ TEST(Faults, KillNineDuringBuildsNeverServesAWrongOrDamagedObject)
     ASSERT_EQ(reply.outcome(), pb::ResolveReply::READY) << reply.reason();
     expect_the_keys_object(reply, key);
   }
-  std::printf("faults: %d kills, %d objects served from a killed daemon's cache, each checked\n",
-              trials(), served);
+  std::printf("faults: %d trials, %d daemon kills, %d worker kills; %d objects served from a "
+              "killed daemon's cache and %d by a daemon whose worker was killed, each checked\n",
+              trials(), daemon_kills, worker_kills, served, served_after_worker_kills);
+  // A worker killed from outside says nothing about its input.
+  EXPECT_EQ(files_under(last.cache_dir() / "failures"), 0u);
   ASSERT_EQ(last.stop(), 0);
   expect_no_leftovers_after_a_sweep(last.cache_dir());
 }
