@@ -479,8 +479,9 @@ options:
   --transport-memory SIZE what gRPC may hold for calls it is still receiving, at most
                           (default 128M, gRPC's resource quota; more than --max-ptx-bytes);
                           past it gRPC abandons a call with RESOURCE_EXHAUSTED while it arrives
-  --max-connections N     connections served at once, at most (default 256); past it a new
-                          one is closed at once, and as many more may wait for their first byte
+  --max-connections N     connections served at once, at most (default 256); past it the
+                          longest idle is sent away, or, none idle for 1 s, the new one's calls
+                          end with RESOURCE_EXHAUSTED; as many more may wait for their first byte
   --max-streams N         concurrent calls on one connection (default 64; a client queues more)
   --idle-connection-ms N  a connection with no call for so long is sent away (default 60000;
                           the client reconnects when it needs to)

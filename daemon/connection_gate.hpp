@@ -8,8 +8,9 @@
 // max_served are open there. When all are taken, the one idle longest (no call in flight for at
 // least k_min_idle, by connection_activity.hpp) is shut down to make room: gRPC sees the hang-up
 // and closes it, and its client reconnects on its next call. Only when every served connection is
-// busy, or was idle for less, is the new one closed at once ("connection limit"): idle clients
-// that connect and never call can no longer hold every slot for --idle-connection-ms.
+// busy, or was idle for less, is the new one refused ("connection limit", its calls answered by
+// refusal_responder.hpp): idle clients that connect and never call can no longer hold every slot
+// for --idle-connection-ms.
 
 #include "daemon/connection_activity.hpp"
 

@@ -130,14 +130,16 @@ void Server::adopt_connection(int connection_fd)
   }
   if (!admitted) {
     m_core.counters().add(Counter::rejected_connection_limit);
+    const std::string reason = "d4r-kerneld: connection limit: " +
+                               std::to_string(m_gate.served()) +
+                               " connections served already (--max-connections), none idle for "
+                               "1 s or more; try again later";
     auto now = std::chrono::steady_clock::now();
     if (now - m_limit_logged_at >= k_log_interval) {
-      spdlog::warn("connection limit: {} connections served already (--max-connections), none "
-                   "idle for 1 s or more; closing new ones",
-                   m_gate.served());
+      spdlog::warn("{}; refusing new ones", reason);
       m_limit_logged_at = now;
     }
-    close(connection_fd);
+    (void)m_refusals.refuse(connection_fd, grpc::StatusCode::RESOURCE_EXHAUSTED, reason);
     return;
   }
   m_core.counters().add(Counter::connections);

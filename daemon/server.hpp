@@ -10,6 +10,7 @@
 #include "daemon/kernel_core.hpp"
 #include "daemon/kernel_service.hpp"
 #include "daemon/listener.hpp"
+#include "daemon/refusal_responder.hpp"
 #include "daemon/remote_clients.hpp"
 #include "daemon/remote_server.hpp"
 #include "daemon/task_pool.hpp"
@@ -42,6 +43,7 @@ private:
   KernelService m_service;
   ConnectionActivity m_activity; // before m_gate, which reads it
   ConnectionGate m_gate;
+  RefusalResponder m_refusals; // connections past the limit, told why
   bool m_accept_paused = false;
   int64_t m_failed_accepts = 0;
   std::chrono::steady_clock::time_point m_accept_logged_at{};

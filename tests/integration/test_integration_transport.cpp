@@ -363,6 +363,42 @@ TEST(Transport, WhenConnectionsAreFullTheLongestIdleMakesRoom)
   }
 }
 
+// Past --max-connections, with every served connection in use within the last second, a new
+// client's call ends with RESOURCE_EXHAUSTED and the reason (before: the connection was closed
+// unanswered and the client saw only UNAVAILABLE "Socket closed"); the clients served go on.
+TEST(Transport, AClientPastTheConnectionLimitIsToldWhy)
+{
+  TempDir dir;
+  DaemonOptions options(dir.path());
+  options.extra_args = {"--max-connections", "2"};
+  DaemonProcess daemon(options);
+  ASSERT_TRUE(daemon.start());
+  auto status_call = [](const std::shared_ptr<grpc::Channel>& channel) {
+    pb::StatusReply reply;
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 10s);
+    return pb::KernelService::NewStub(channel)->Status(&context, pb::StatusRequest(), &reply);
+  };
+  std::vector<std::shared_ptr<grpc::Channel>> served = {own_channel(daemon), own_channel(daemon)};
+  for (const std::shared_ptr<grpc::Channel>& channel : served) {
+    grpc::Status status = status_call(channel);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+  // Both were busy a moment ago: less than the gate's k_min_idle (1 s).
+  grpc::Status refused = status_call(own_channel(daemon));
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+      << refused.error_code() << ": " << refused.error_message();
+  EXPECT_NE(refused.error_message().find("connection limit: 2 connections served already"),
+            std::string::npos)
+      << refused.error_message();
+  for (const std::shared_ptr<grpc::Channel>& channel : served) {
+    grpc::Status status = status_call(channel);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+  }
+  std::this_thread::sleep_for(1100ms); // the counter's own connection is let in
+  EXPECT_EQ(daemon.counter("rejected.connection_limit"), 1);
+}
+
 // A connection with no call for --idle-connection-ms is sent away; its client reconnects.
 TEST(Transport, IdleConnectionsAreSentAway)
 {
