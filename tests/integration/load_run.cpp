@@ -15,7 +15,9 @@
 // and the RSS grew by more (last sample against the first).
 //
 // usage: d4r-load [--threads 64] [--resolves 10000] [--period-ms 3000] [--sample-ms 1000]
-//                 [--max-rss-growth-mib N] [--daemon-arg ARG]... (each ARG to d4r-kerneld)
+//                 [--pause-ms 0] [--max-rss-growth-mib N] [--daemon-arg ARG]... (each ARG to
+//                 d4r-kerneld); --pause-ms: each thread waits so long after each resolve, so that a
+//                 run of an hour (memory over time) leaves the machine usable
 
 #include "client/d4r_kernel_client.h"
 #include "daemon_process.hpp"
@@ -55,6 +57,7 @@ struct Settings {
   int threads = 64;
   int resolves = 10000;
   int period_ms = 3000;
+  int pause_ms = 0;
   int sample_ms = 1000;
   int64_t max_rss_growth_mib = -1; // -1: report only
   std::vector<std::string> daemon_args; // --daemon-arg A (repeatable): passed to d4r-kerneld
@@ -73,6 +76,8 @@ bool parse(int argc, char** argv, Settings& settings)
       settings.resolves = static_cast<int>(std::clamp(value, 1L, 10'000'000L));
     } else if (flag == "--period-ms") {
       settings.period_ms = static_cast<int>(std::clamp(value, 10L, 600'000L));
+    } else if (flag == "--pause-ms") {
+      settings.pause_ms = static_cast<int>(std::clamp(value, 0L, 60'000L));
     } else if (flag == "--sample-ms") {
       settings.sample_ms = static_cast<int>(std::clamp(value, 10L, 60'000L));
     } else if (flag == "--max-rss-growth-mib") {
@@ -200,7 +205,7 @@ std::string check_object(const d4rk_kernel& kernel, const std::string& name, con
   return "";
 }
 
-void resolve_loop(const std::string& socket, int thread, int count,
+void resolve_loop(const std::string& socket, int thread, int count, int pause_ms,
                   const std::map<int, std::string>& release_digests, Tally& tally,
                   std::vector<double>& latencies_us)
 {
@@ -249,6 +254,9 @@ void resolve_loop(const std::string& socket, int thread, int count,
       }
     }
     d4rk_kernel_free(kernel);
+    if (pause_ms > 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
+    }
   }
   d4rk_client_destroy(client);
   std::lock_guard lock(tally.mutex);
@@ -454,7 +462,8 @@ int main(int argc, char** argv)
   std::vector<std::thread> clients;
   for (int t = 0; t < settings.threads; ++t) {
     clients.emplace_back([&, t] {
-      resolve_loop(socket, t, settings.resolves, release_digests, tally, latencies[static_cast<size_t>(t)]);
+      resolve_loop(socket, t, settings.resolves, settings.pause_ms, release_digests, tally,
+                   latencies[static_cast<size_t>(t)]);
     });
   }
   for (std::thread& client : clients) {
