@@ -1,6 +1,7 @@
 #include "compiler/translate/module_support.hpp"
 
 #include "compiler/translate/amdgpu_target.hpp"
+#include "compiler/translate/nan_observation.hpp"
 
 #if __has_include("compiler/translate/support_library.hpp")
 #include "compiler/translate/support_library.hpp"
@@ -107,6 +108,11 @@ void optimise(llvm::Module& module, llvm::TargetMachine* machine)
   llvm::ModulePassManager pipeline =
       builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
   pipeline.run(module, modules);
+  for (llvm::Function& function : module) {
+    if (!function.isDeclaration()) {
+      (void)drop_unobserved_nan_canonicalisations(function);
+    }
+  }
 }
 
 // Whether `from` calls (directly, or through functions of the module) one of `targets`; an

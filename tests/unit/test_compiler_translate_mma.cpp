@@ -228,8 +228,10 @@ TEST(TranslateMma, HalfArithmeticAndWideningShapes)
     EXPECT_TRUE(contains(ir, "fpext half")) << ir;
     EXPECT_FALSE(contains(ir, "double")) << ir;
     EXPECT_FALSE(contains(ir, " br ")) << ir;
-    EXPECT_TRUE(contains(ir, "32767") || contains(ir, "0xH7FFF")) << ir; // f16 canonical NaN
-    EXPECT_TRUE(contains(ir, "0x7FFFFFFFE0000000")) << ir; // f32 canonical NaN 0x7fffffff
+    // The f16 results' NaNs reach only the f32 add, whose NaN is stored: that one is made PTX's
+    // (0x7fffffff), the f16 ones need not be (nan_observation.hpp).
+    EXPECT_FALSE(contains(ir, "32767") || contains(ir, "0xH7FFF")) << ir;
+    EXPECT_TRUE(contains(ir, "0x7FFFFFFFE0000000")) << ir;
   }
   // .ftz f16 arithmetic flushes what is tiny before rounding (H200: mul.rn.ftz.f16 0x0400 *
   // 0x3bff = 0), which the hardware instruction cannot tell: it takes the exact software routine

@@ -1,0 +1,310 @@
+#include "compiler/translate/nan_observation.hpp"
+
+#include <llvm/ADT/SmallPtrSet.h>
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsAMDGPU.h>
+
+namespace d4r::compiler::translate {
+namespace {
+
+bool is_nan_constant(const llvm::Value* value)
+{
+  const auto* constant = llvm::dyn_cast<llvm::ConstantFP>(value);
+  return constant != nullptr && constant->isNaN();
+}
+
+// select(isnan(x), NaN, x) or select(!isnan(x), x, NaN), with isnan as fcmp uno x, x or
+// fcmp uno x, <a non-NaN constant> (instcombine's form); the canonicalised value x, or null.
+llvm::Value* canonicalised_value(const llvm::SelectInst& select)
+{
+  const auto* compare = llvm::dyn_cast<llvm::FCmpInst>(select.getCondition());
+  if (compare == nullptr) {
+    return nullptr;
+  }
+  llvm::Value* x = compare->getOperand(0);
+  const llvm::Value* other = compare->getOperand(1);
+  if (other != x && (!llvm::isa<llvm::ConstantFP>(other) || is_nan_constant(other))) {
+    return nullptr;
+  }
+  if (compare->getPredicate() == llvm::FCmpInst::FCMP_UNO && select.getFalseValue() == x &&
+      is_nan_constant(select.getTrueValue())) {
+    return x;
+  }
+  if (compare->getPredicate() == llvm::FCmpInst::FCMP_ORD && select.getTrueValue() == x &&
+      is_nan_constant(select.getFalseValue())) {
+    return x;
+  }
+  return nullptr;
+}
+
+enum class Use { passes_on, stops, seen };
+
+// Float intrinsics that compute a float from floats: an input NaN may come out (quieted).
+bool passes_nan_on(llvm::Intrinsic::ID id)
+{
+  switch (id) {
+  case llvm::Intrinsic::fma:
+  case llvm::Intrinsic::fmuladd:
+  case llvm::Intrinsic::sqrt:
+  case llvm::Intrinsic::fabs:
+  case llvm::Intrinsic::minnum:
+  case llvm::Intrinsic::maxnum:
+  case llvm::Intrinsic::minimum:
+  case llvm::Intrinsic::maximum:
+  case llvm::Intrinsic::floor:
+  case llvm::Intrinsic::ceil:
+  case llvm::Intrinsic::trunc:
+  case llvm::Intrinsic::rint:
+  case llvm::Intrinsic::nearbyint:
+  case llvm::Intrinsic::round:
+  case llvm::Intrinsic::roundeven:
+  case llvm::Intrinsic::exp2:
+  case llvm::Intrinsic::log2:
+  case llvm::Intrinsic::sin:
+  case llvm::Intrinsic::cos:
+  case llvm::Intrinsic::ldexp:
+  case llvm::Intrinsic::canonicalize:
+  case llvm::Intrinsic::amdgcn_rcp:
+  case llvm::Intrinsic::amdgcn_rsq:
+  case llvm::Intrinsic::amdgcn_sqrt:
+  case llvm::Intrinsic::amdgcn_fract:
+  case llvm::Intrinsic::amdgcn_fmed3:
+  case llvm::Intrinsic::amdgcn_fmul_legacy:
+  case llvm::Intrinsic::amdgcn_fma_legacy:
+  case llvm::Intrinsic::amdgcn_frexp_mant:
+  case llvm::Intrinsic::amdgcn_div_fixup:
+  case llvm::Intrinsic::amdgcn_div_fmas:
+  case llvm::Intrinsic::amdgcn_sin:
+  case llvm::Intrinsic::amdgcn_cos:
+  case llvm::Intrinsic::amdgcn_log:
+  case llvm::Intrinsic::amdgcn_exp2:
+    return true;
+  default:
+    return false;
+  }
+}
+
+// Whether `value` is a NaN whenever `source` is: it is `source`, or computed from it by
+// operations that give a NaN for a NaN operand (not minnum and its kind, which may drop one).
+bool nan_whenever(const llvm::Value* value, const llvm::Value* source, int depth = 0)
+{
+  constexpr int k_max_depth = 8;
+  if (value == source) {
+    return true;
+  }
+  const auto* instruction = llvm::dyn_cast<llvm::Instruction>(value);
+  if (instruction == nullptr || depth == k_max_depth) {
+    return false;
+  }
+  bool propagates = instruction->getOpcode() == llvm::Instruction::FNeg ||
+                    (llvm::isa<llvm::BinaryOperator>(instruction) &&
+                     instruction->getType()->isFloatingPointTy()) ||
+                    llvm::isa<llvm::FPExtInst>(instruction) ||
+                    llvm::isa<llvm::FPTruncInst>(instruction);
+  if (const auto* intrinsic = llvm::dyn_cast<llvm::IntrinsicInst>(instruction)) {
+    switch (intrinsic->getIntrinsicID()) {
+    case llvm::Intrinsic::fabs:
+    case llvm::Intrinsic::fma:
+    case llvm::Intrinsic::fmuladd:
+    case llvm::Intrinsic::sqrt:
+    case llvm::Intrinsic::floor:
+    case llvm::Intrinsic::ceil:
+    case llvm::Intrinsic::trunc:
+    case llvm::Intrinsic::rint:
+    case llvm::Intrinsic::nearbyint:
+    case llvm::Intrinsic::round:
+    case llvm::Intrinsic::roundeven:
+      propagates = true;
+      break;
+    default:
+      break;
+    }
+  }
+  if (!propagates) {
+    return false;
+  }
+  for (const llvm::Value* operand : instruction->operands()) {
+    if (nan_whenever(operand, source, depth + 1)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The cross-lane moves: `value` as the data they carry to another lane, unchanged.
+bool moves_between_lanes(const llvm::IntrinsicInst& intrinsic, const llvm::Value* value)
+{
+  switch (intrinsic.getIntrinsicID()) {
+  case llvm::Intrinsic::amdgcn_ds_bpermute:
+    return intrinsic.getArgOperand(1) == value && intrinsic.getArgOperand(0) != value;
+  case llvm::Intrinsic::amdgcn_readlane:
+  case llvm::Intrinsic::amdgcn_readfirstlane:
+  case llvm::Intrinsic::amdgcn_ds_swizzle:
+  case llvm::Intrinsic::amdgcn_permlane64:
+    return intrinsic.getArgOperand(0) == value && (intrinsic.arg_size() < 2 ||
+                                                   intrinsic.getArgOperand(1) != value);
+  default:
+    return false;
+  }
+}
+
+// Whether every use of `result` is as the value a select takes when `x` is not a NaN: a select
+// on is.fpclass(x, classes without NaN), with `result` the value for true.
+bool chosen_only_for_numbers(const llvm::Instruction& result, const llvm::Value* x)
+{
+  constexpr uint64_t k_nan_classes = 0x3; // fcSNan | fcQNan
+  for (const llvm::User* user : result.users()) {
+    const auto* select = llvm::dyn_cast<llvm::SelectInst>(user);
+    const auto* test = select != nullptr ? llvm::dyn_cast<llvm::IntrinsicInst>(select->getCondition())
+                                         : nullptr;
+    if (test == nullptr || test->getIntrinsicID() != llvm::Intrinsic::is_fpclass ||
+        test->getArgOperand(0) != x || select->getTrueValue() != &result ||
+        select->getFalseValue() == &result) {
+      return false;
+    }
+    const auto* classes = llvm::dyn_cast<llvm::ConstantInt>(test->getArgOperand(1));
+    if (classes == nullptr || (classes->getZExtValue() & k_nan_classes) != 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The WMMA and SWMMAC products: a NaN among their operands gives NaN elements.
+bool is_matrix_product(llvm::Intrinsic::ID id)
+{
+  const llvm::StringRef name = llvm::Intrinsic::getBaseName(id);
+  return name.starts_with("llvm.amdgcn.wmma.") || name.starts_with("llvm.amdgcn.swmmac.");
+}
+
+// What `user` does with `value`, one of its operands. A NaN's bits may travel in an integer or
+// a vector on the way (a lane move carries floats as i32, a WMMA takes vectors): those carry it
+// on unseen; any other use of the integer sees it.
+Use use_of(const llvm::Value* value, const llvm::Instruction& user)
+{
+  if (llvm::isa<llvm::FCmpInst>(user) || llvm::isa<llvm::FPToSIInst>(user) ||
+      llvm::isa<llvm::FPToUIInst>(user)) {
+    return Use::stops;
+  }
+  if (llvm::isa<llvm::PHINode>(user) || llvm::isa<llvm::FreezeInst>(user) ||
+      llvm::isa<llvm::FPExtInst>(user) || llvm::isa<llvm::FPTruncInst>(user) ||
+      llvm::isa<llvm::ExtractElementInst>(user) || llvm::isa<llvm::ShuffleVectorInst>(user)) {
+    return llvm::isa<llvm::ExtractElementInst>(user) && user.getOperand(1) == value
+               ? Use::seen
+               : Use::passes_on;
+  }
+  if (llvm::isa<llvm::InsertElementInst>(user)) {
+    return user.getOperand(2) == value ? Use::seen : Use::passes_on;
+  }
+  if (const auto* cast = llvm::dyn_cast<llvm::BitCastInst>(&user)) {
+    // Same width, float <-> integer: the bits unchanged.
+    return cast->getSrcTy()->getPrimitiveSizeInBits() == cast->getDestTy()->getPrimitiveSizeInBits() &&
+                   !cast->getDestTy()->isPointerTy()
+               ? Use::passes_on
+               : Use::seen;
+  }
+  if (const auto* select = llvm::dyn_cast<llvm::SelectInst>(&user)) {
+    return select->getCondition() == value ? Use::seen : Use::passes_on;
+  }
+  if (user.getOpcode() == llvm::Instruction::FNeg ||
+      (llvm::isa<llvm::BinaryOperator>(user) && user.getType()->isFPOrFPVectorTy())) {
+    return Use::passes_on;
+  }
+  if (const auto* intrinsic = llvm::dyn_cast<llvm::IntrinsicInst>(&user)) {
+    const llvm::Intrinsic::ID id = intrinsic->getIntrinsicID();
+    if (id == llvm::Intrinsic::is_fpclass || id == llvm::Intrinsic::amdgcn_class) {
+      return Use::stops;
+    }
+    if (id == llvm::Intrinsic::copysign) {
+      // The sign of a NaN is part of its bits: copysign(m, x) shows them only where m is a
+      // number while x is a NaN (roundf's rewrite, copysign(trunc(|x| + 0.5), x), never is),
+      // and its result is used where x is a NaN (a flush to zero, select(is.fpclass(x,
+      // subnormal), copysign(0, x), x), takes x then).
+      const llvm::Value* magnitude = intrinsic->getArgOperand(0);
+      if (magnitude == value || nan_whenever(magnitude, value)) {
+        return Use::passes_on;
+      }
+      return chosen_only_for_numbers(*intrinsic, value) ? Use::stops : Use::seen;
+    }
+    if (moves_between_lanes(*intrinsic, value) ||
+        (is_matrix_product(id) && user.getType()->isFPOrFPVectorTy()) ||
+        (passes_nan_on(id) && user.getType()->isFPOrFPVectorTy())) {
+      return Use::passes_on;
+    }
+  }
+  return Use::seen;
+}
+
+// Whether the NaN `start` gives can reach a place that sees it, flowing through every
+// instruction that passes it on and stopping at the selects in `kept`.
+bool reaches_an_observer(const llvm::SelectInst& start,
+                         const llvm::SmallPtrSetImpl<const llvm::SelectInst*>& kept)
+{
+  llvm::SmallPtrSet<const llvm::Value*, 32> visited = {&start};
+  llvm::SmallVector<const llvm::Value*, 32> work = {&start};
+  while (!work.empty()) {
+    const llvm::Value* value = work.pop_back_val();
+    for (const llvm::User* user : value->users()) {
+      const auto* instruction = llvm::dyn_cast<llvm::Instruction>(user);
+      if (instruction == nullptr) {
+        return true;
+      }
+      const auto* select = llvm::dyn_cast<llvm::SelectInst>(instruction);
+      if (select != nullptr && kept.contains(select) && canonicalised_value(*select) == value) {
+        continue; // gives PTX's NaN whatever NaN it is handed
+      }
+      switch (use_of(value, *instruction)) {
+      case Use::seen:
+        return true;
+      case Use::stops:
+        break;
+      case Use::passes_on:
+        if (visited.insert(instruction).second) {
+          work.push_back(instruction);
+        }
+        break;
+      }
+    }
+  }
+  return false;
+}
+
+} // namespace
+
+size_t drop_unobserved_nan_canonicalisations(llvm::Function& function)
+{
+  llvm::SmallVector<llvm::SelectInst*, 64> candidates;
+  llvm::SmallPtrSet<const llvm::SelectInst*, 32> kept;
+  for (llvm::Instruction& instruction : llvm::instructions(function)) {
+    auto* select = llvm::dyn_cast<llvm::SelectInst>(&instruction);
+    if (select != nullptr && select->getType()->isFloatingPointTy() &&
+        canonicalised_value(*select) != nullptr) {
+      candidates.push_back(select);
+      kept.insert(select);
+    }
+  }
+  size_t dropped = 0;
+  for (llvm::SelectInst* select : candidates) {
+    if (reaches_an_observer(*select, kept)) {
+      continue;
+    }
+    kept.erase(select);
+    llvm::Value* x = canonicalised_value(*select);
+    auto* condition = llvm::dyn_cast<llvm::Instruction>(select->getCondition());
+    select->replaceAllUsesWith(x);
+    select->eraseFromParent();
+    if (condition != nullptr && condition->use_empty()) {
+      condition->eraseFromParent();
+    }
+    ++dropped;
+  }
+  return dropped;
+}
+
+} // namespace d4r::compiler::translate
