@@ -102,6 +102,19 @@ struct World {
     }
     channel = server->InProcessChannel(grpc::ChannelArguments());
   }
+
+  // Joins every thread of the daemon's (the gRPC server's, the request pool's, the build and
+  // housekeeping threads KernelCore owns): libFuzzer ends the run with exit(), whose static
+  // destructors must not run under a thread still serving (ASan saw a use after free there in
+  // 3 of 16 eight-minute runs).
+  void stop()
+  {
+    server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+    server->Wait();
+    pool->shutdown();
+    service.reset();
+    core.reset();
+  }
 };
 
 World* g_world = nullptr;
@@ -109,8 +122,11 @@ World* g_world = nullptr;
 World& world()
 {
   if (g_world == nullptr) {
-    g_world = new World(); // never destroyed: libFuzzer exits from anywhere, threads may run
+    // Never destroyed: libFuzzer leaves by _Exit after a finding, from any thread. A run that
+    // ends normally leaves by exit(): the world's threads are stopped first.
+    g_world = new World();
     std::atexit([] {
+      g_world->stop();
       std::error_code ignored;
       std::filesystem::remove_all(g_world->root, ignored);
     });
