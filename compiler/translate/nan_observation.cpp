@@ -45,18 +45,15 @@ llvm::Value* canonicalised_value(const llvm::SelectInst& select)
 
 enum class Use { passes_on, stops, seen };
 
-// Float intrinsics that compute a float from floats: an input NaN may come out (quieted).
-bool passes_nan_on(llvm::Intrinsic::ID id)
+// Float intrinsics whose result is a NaN whenever an operand is one (an input NaN may come out,
+// quieted).
+bool gives_nan_for_nan(llvm::Intrinsic::ID id)
 {
   switch (id) {
   case llvm::Intrinsic::fma:
   case llvm::Intrinsic::fmuladd:
   case llvm::Intrinsic::sqrt:
   case llvm::Intrinsic::fabs:
-  case llvm::Intrinsic::minnum:
-  case llvm::Intrinsic::maxnum:
-  case llvm::Intrinsic::minimum:
-  case llvm::Intrinsic::maximum:
   case llvm::Intrinsic::floor:
   case llvm::Intrinsic::ceil:
   case llvm::Intrinsic::trunc:
@@ -74,12 +71,7 @@ bool passes_nan_on(llvm::Intrinsic::ID id)
   case llvm::Intrinsic::amdgcn_rsq:
   case llvm::Intrinsic::amdgcn_sqrt:
   case llvm::Intrinsic::amdgcn_fract:
-  case llvm::Intrinsic::amdgcn_fmed3:
-  case llvm::Intrinsic::amdgcn_fmul_legacy:
-  case llvm::Intrinsic::amdgcn_fma_legacy:
   case llvm::Intrinsic::amdgcn_frexp_mant:
-  case llvm::Intrinsic::amdgcn_div_fixup:
-  case llvm::Intrinsic::amdgcn_div_fmas:
   case llvm::Intrinsic::amdgcn_sin:
   case llvm::Intrinsic::amdgcn_cos:
   case llvm::Intrinsic::amdgcn_log:
@@ -87,6 +79,26 @@ bool passes_nan_on(llvm::Intrinsic::ID id)
     return true;
   default:
     return false;
+  }
+}
+
+// Float intrinsics that may pass an input NaN on: those above, and those that may also drop one
+// (minnum and its kind give the other operand; the legacy multiplies give 0 for 0 * NaN).
+bool passes_nan_on(llvm::Intrinsic::ID id)
+{
+  switch (id) {
+  case llvm::Intrinsic::minnum:
+  case llvm::Intrinsic::maxnum:
+  case llvm::Intrinsic::minimum:
+  case llvm::Intrinsic::maximum:
+  case llvm::Intrinsic::amdgcn_fmed3:
+  case llvm::Intrinsic::amdgcn_fmul_legacy:
+  case llvm::Intrinsic::amdgcn_fma_legacy:
+  case llvm::Intrinsic::amdgcn_div_fixup:
+  case llvm::Intrinsic::amdgcn_div_fmas:
+    return true;
+  default:
+    return gives_nan_for_nan(id);
   }
 }
 
@@ -108,23 +120,7 @@ bool nan_whenever(const llvm::Value* value, const llvm::Value* source, int depth
                     llvm::isa<llvm::FPExtInst>(instruction) ||
                     llvm::isa<llvm::FPTruncInst>(instruction);
   if (const auto* intrinsic = llvm::dyn_cast<llvm::IntrinsicInst>(instruction)) {
-    switch (intrinsic->getIntrinsicID()) {
-    case llvm::Intrinsic::fabs:
-    case llvm::Intrinsic::fma:
-    case llvm::Intrinsic::fmuladd:
-    case llvm::Intrinsic::sqrt:
-    case llvm::Intrinsic::floor:
-    case llvm::Intrinsic::ceil:
-    case llvm::Intrinsic::trunc:
-    case llvm::Intrinsic::rint:
-    case llvm::Intrinsic::nearbyint:
-    case llvm::Intrinsic::round:
-    case llvm::Intrinsic::roundeven:
-      propagates = true;
-      break;
-    default:
-      break;
-    }
+    propagates = gives_nan_for_nan(intrinsic->getIntrinsicID());
   }
   if (!propagates) {
     return false;

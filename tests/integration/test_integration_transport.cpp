@@ -45,6 +45,17 @@ std::shared_ptr<grpc::Channel> own_channel(const DaemonProcess& daemon)
                                    grpc::InsecureChannelCredentials(), args);
 }
 
+// One Status call on `channel`; with `wait_for_ready`, it waits out a reconnection.
+grpc::Status status_call(const std::shared_ptr<grpc::Channel>& channel,
+                         std::chrono::seconds deadline, bool wait_for_ready = false)
+{
+  pb::StatusReply reply;
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + deadline);
+  context.set_wait_for_ready(wait_for_ready);
+  return pb::KernelService::NewStub(channel)->Status(&context, pb::StatusRequest(), &reply);
+}
+
 // A field of /proc/PID/status ("VmHWM:" in KiB, "Threads:"), or -1.
 int64_t proc_status(pid_t pid, const std::string& field)
 {
@@ -342,23 +353,14 @@ TEST(Transport, WhenConnectionsAreFullTheLongestIdleMakesRoom)
   }
   std::this_thread::sleep_for(1300ms); // past the gate's k_min_idle (1 s)
   for (int i = 0; i < 3; ++i) {
-    pb::StatusReply status_reply;
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + 5s);
-    grpc::Status status = pb::KernelService::NewStub(own_channel(daemon))
-                              ->Status(&context, pb::StatusRequest(), &status_reply);
+    grpc::Status status = status_call(own_channel(daemon), 5s);
     EXPECT_TRUE(status.ok()) << "new client " << i << ": " << status.error_message();
   }
   EXPECT_GE(daemon.counter("closed.idle_for_connection"), 1);
   EXPECT_EQ(daemon.counter("rejected.connection_limit"), 0);
   // Each held client is answered again (reconnecting where it was sent away).
   for (const std::shared_ptr<grpc::Channel>& channel : held) {
-    pb::StatusReply status_reply;
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + 10s);
-    context.set_wait_for_ready(true);
-    grpc::Status status =
-        pb::KernelService::NewStub(channel)->Status(&context, pb::StatusRequest(), &status_reply);
+    grpc::Status status = status_call(channel, 10s, true);
     EXPECT_TRUE(status.ok()) << status.error_message();
   }
 }
@@ -373,26 +375,20 @@ TEST(Transport, AClientPastTheConnectionLimitIsToldWhy)
   options.extra_args = {"--max-connections", "2"};
   DaemonProcess daemon(options);
   ASSERT_TRUE(daemon.start());
-  auto status_call = [](const std::shared_ptr<grpc::Channel>& channel) {
-    pb::StatusReply reply;
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + 10s);
-    return pb::KernelService::NewStub(channel)->Status(&context, pb::StatusRequest(), &reply);
-  };
   std::vector<std::shared_ptr<grpc::Channel>> served = {own_channel(daemon), own_channel(daemon)};
   for (const std::shared_ptr<grpc::Channel>& channel : served) {
-    grpc::Status status = status_call(channel);
+    grpc::Status status = status_call(channel, 10s);
     ASSERT_TRUE(status.ok()) << status.error_message();
   }
   // Both were busy a moment ago: less than the gate's k_min_idle (1 s).
-  grpc::Status refused = status_call(own_channel(daemon));
+  grpc::Status refused = status_call(own_channel(daemon), 10s);
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
       << refused.error_code() << ": " << refused.error_message();
   EXPECT_NE(refused.error_message().find("connection limit: 2 connections served already"),
             std::string::npos)
       << refused.error_message();
   for (const std::shared_ptr<grpc::Channel>& channel : served) {
-    grpc::Status status = status_call(channel);
+    grpc::Status status = status_call(channel, 10s);
     EXPECT_TRUE(status.ok()) << status.error_message();
   }
   std::this_thread::sleep_for(1100ms); // the counter's own connection is let in
