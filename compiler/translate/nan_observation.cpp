@@ -61,6 +61,22 @@ bool gives_nan_for_nan(llvm::Intrinsic::ID id)
   case llvm::Intrinsic::nearbyint:
   case llvm::Intrinsic::round:
   case llvm::Intrinsic::roundeven:
+    return true;
+  default:
+    return false;
+  }
+}
+
+// Float intrinsics that may pass an input NaN on: those above, those that may also drop one
+// (minnum and its kind give the other operand; the legacy multiplies give 0 for 0 * NaN), and
+// those not known here to keep every NaN.
+bool passes_nan_on(llvm::Intrinsic::ID id)
+{
+  switch (id) {
+  case llvm::Intrinsic::minnum:
+  case llvm::Intrinsic::maxnum:
+  case llvm::Intrinsic::minimum:
+  case llvm::Intrinsic::maximum:
   case llvm::Intrinsic::exp2:
   case llvm::Intrinsic::log2:
   case llvm::Intrinsic::sin:
@@ -71,31 +87,16 @@ bool gives_nan_for_nan(llvm::Intrinsic::ID id)
   case llvm::Intrinsic::amdgcn_rsq:
   case llvm::Intrinsic::amdgcn_sqrt:
   case llvm::Intrinsic::amdgcn_fract:
+  case llvm::Intrinsic::amdgcn_fmed3:
+  case llvm::Intrinsic::amdgcn_fmul_legacy:
+  case llvm::Intrinsic::amdgcn_fma_legacy:
   case llvm::Intrinsic::amdgcn_frexp_mant:
+  case llvm::Intrinsic::amdgcn_div_fixup:
+  case llvm::Intrinsic::amdgcn_div_fmas:
   case llvm::Intrinsic::amdgcn_sin:
   case llvm::Intrinsic::amdgcn_cos:
   case llvm::Intrinsic::amdgcn_log:
   case llvm::Intrinsic::amdgcn_exp2:
-    return true;
-  default:
-    return false;
-  }
-}
-
-// Float intrinsics that may pass an input NaN on: those above, and those that may also drop one
-// (minnum and its kind give the other operand; the legacy multiplies give 0 for 0 * NaN).
-bool passes_nan_on(llvm::Intrinsic::ID id)
-{
-  switch (id) {
-  case llvm::Intrinsic::minnum:
-  case llvm::Intrinsic::maxnum:
-  case llvm::Intrinsic::minimum:
-  case llvm::Intrinsic::maximum:
-  case llvm::Intrinsic::amdgcn_fmed3:
-  case llvm::Intrinsic::amdgcn_fmul_legacy:
-  case llvm::Intrinsic::amdgcn_fma_legacy:
-  case llvm::Intrinsic::amdgcn_div_fixup:
-  case llvm::Intrinsic::amdgcn_div_fmas:
     return true;
   default:
     return gives_nan_for_nan(id);
