@@ -71,18 +71,13 @@ int landlock_abi() noexcept
 
 uint64_t landlock_write_rights(int abi)
 {
-  uint64_t rights = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |
-                    LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
-                    LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
-                    LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
-                    LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
-  if (abi >= 2) {
-    rights |= LANDLOCK_ACCESS_FS_REFER;
-  }
-  if (abi >= 3) {
-    rights |= k_fs_truncate;
-  }
-  return rights;
+  const uint64_t rights = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |
+                          LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
+                          LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
+                          LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
+                          LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM |
+                          LANDLOCK_ACCESS_FS_REFER | k_fs_truncate;
+  return rights & known_fs_rights(abi);
 }
 
 uint64_t landlock_read_rights()
@@ -92,7 +87,7 @@ uint64_t landlock_read_rights()
 
 uint64_t landlock_write_existing_rights(int abi)
 {
-  return LANDLOCK_ACCESS_FS_WRITE_FILE | (abi >= 3 ? k_fs_truncate : 0);
+  return (LANDLOCK_ACCESS_FS_WRITE_FILE | k_fs_truncate) & known_fs_rights(abi);
 }
 
 Expected<LandlockRuleset> LandlockRuleset::create(int abi, const LandlockHandled& handled)
