@@ -6,24 +6,23 @@
 // builds where there is no PTX. Our own code; regenerate with regenerate.sh.
 #include <cuda_fp16.h>
 #include "corpus_common.cuh"
+#if !D4R_CORPUS_PTX
+#include "wmma_twins.cuh"
+#endif
 
 struct Accum {
     float c[4];
 };
 
+#if D4R_CORPUS_PTX
 __device__ inline void mma_f16_m16n8k16(Accum& acc, const unsigned a[4], const unsigned b[2])
 {
-#if D4R_CORPUS_PTX
     asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
                  "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
                  : "+f"(acc.c[0]), "+f"(acc.c[1]), "+f"(acc.c[2]), "+f"(acc.c[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-#else
-    for (int i = 0; i < 4; ++i) {
-        acc.c[i] += static_cast<float>(a[i] & 0xffu) * static_cast<float>(b[i & 1] & 0xffu);
-    }
-#endif
 }
+#endif
 
 __device__ inline void mma_e4m3_m16n8k16(Accum& acc, const unsigned a[2], unsigned b)
 {
@@ -40,11 +39,16 @@ __device__ inline void mma_e4m3_m16n8k16(Accum& acc, const unsigned a[2], unsign
 }
 
 // Stage a 16x16 f16 A tile and a 16x8 B tile through shared memory, then hand each lane its
-// fragments (row-major A, column-major B, the mma.sync fragment layout).
+// fragments (row-major A, column-major B, the mma.sync fragment layout). Built as HIP, the same
+// product in the WMMA layout (wmma_twins.cuh).
 extern "C" __global__ void enc0_gemm_f16(const unsigned* a_tiles, const unsigned* b_tiles, float* out, int k_tiles)
 {
     __shared__ unsigned a_shared[128];
     __shared__ unsigned b_shared[64];
+#if !D4R_CORPUS_PTX
+    DeviceWave wave;
+    enc0_gemm_f16_twin(wave, a_tiles, b_tiles, out, k_tiles, blockIdx.x, a_shared, b_shared);
+#else
     const int lane = static_cast<int>(threadIdx.x & 31);
     Accum acc = {{0.0f, 0.0f, 0.0f, 0.0f}};
     for (int k = 0; k < k_tiles; ++k) {
@@ -68,6 +72,7 @@ extern "C" __global__ void enc0_gemm_f16(const unsigned* a_tiles, const unsigned
     for (int i = 0; i < 4; ++i) {
         out[(blockIdx.x * 32 + lane) * 4 + i] = acc.c[i] > 0.0f ? acc.c[i] / fmaxf(warp_max, 1e-6f) : 0.0f;
     }
+#endif
 }
 
 extern "C" __global__ void enc0_gemm_e4m3(const unsigned* a_tiles, const unsigned* b_tiles, float* out, int k_tiles,
@@ -75,6 +80,10 @@ extern "C" __global__ void enc0_gemm_e4m3(const unsigned* a_tiles, const unsigne
 {
     __shared__ unsigned a_shared[64];
     __shared__ unsigned b_shared[32];
+#if !D4R_CORPUS_PTX && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+    DeviceWave wave;
+    enc0_gemm_e4m3_twin(wave, a_tiles, b_tiles, out, k_tiles, dequant, blockIdx.x, a_shared, b_shared);
+#else
     const int lane = static_cast<int>(threadIdx.x & 31);
     Accum acc = {{0.0f, 0.0f, 0.0f, 0.0f}};
     for (int k = 0; k < k_tiles; ++k) {
@@ -92,4 +101,5 @@ extern "C" __global__ void enc0_gemm_e4m3(const unsigned* a_tiles, const unsigne
     if (lane < 8) {
         out[blockIdx.x * 8 + lane] = total * dequant;
     }
+#endif
 }

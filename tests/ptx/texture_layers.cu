@@ -11,6 +11,9 @@
 #include <cuda_fp8.h>
 #endif
 #include "corpus_common.cuh"
+#if !D4R_CORPUS_PTX
+#include "wmma_twins.cuh"
+#endif
 
 struct LayerParams {
     cudaTextureObject_t input;
@@ -39,19 +42,15 @@ __device__ inline float decode_weight(unsigned packed, int which)
 #endif
 }
 
+#if D4R_CORPUS_PTX
 __device__ inline void mma_tile(float acc[4], const unsigned a[4], const unsigned b[2])
 {
-#if D4R_CORPUS_PTX
     asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
                  "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
                  : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-#else
-    for (int i = 0; i < 4; ++i) {
-        acc[i] += static_cast<float>(a[i] & 0xffu) * static_cast<float>(b[i & 1] & 0xffu);
-    }
-#endif
 }
+#endif
 
 template <int Channels, int Taps>
 __device__ __forceinline__ void layer_body(const LayerParams& p, float* scratch)
@@ -90,6 +89,7 @@ __device__ __forceinline__ void layer_body(const LayerParams& p, float* scratch)
         out[o] = sum > 0.0f ? sum : 0.01f * sum;
     }
 
+#if D4R_CORPUS_PTX
     float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
 #pragma unroll
     for (int k = 0; k < Channels / 8; ++k) {
@@ -99,6 +99,11 @@ __device__ __forceinline__ void layer_body(const LayerParams& p, float* scratch)
         mma_tile(acc, a, b);
     }
     const float energy = warp_sum(acc[0] * acc[0] + acc[1] * acc[1] + acc[2] * acc[2] + acc[3] * acc[3]);
+#else // built as HIP: the same product in the WMMA layout (wmma_twins.cuh)
+    __shared__ unsigned warp_tiles[D4R_TILE * D4R_TILE / 32][128];
+    DeviceWave wave;
+    const float energy = warp_sum(layer_energy_twin(wave, out, Channels, p.weights, warp_tiles[local / 32]));
+#endif
     // One warp's energy per block: lane 0 of warp 0 (every warp storing to the one slot made the
     // slot's value the GPU's schedule).
     if (local == 0) {

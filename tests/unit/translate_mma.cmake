@@ -27,3 +27,14 @@ if(EXISTS ${PROJECT_SOURCE_DIR}/compiler/cpu/simt_block.cpp)
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_compiler_translate_mma_sparse.cpp
     LIBS d4r_cpu d4r_translate d4r_compiler d4r_util d4r_llvm)
 endif()
+# The native twins of the MMA corpus kernels (tests/ptx/wmma_twins.cuh, what
+# d4r-bench-code-quality measures the translator against) run on 32 host threads with a WMMA
+# model and must give the PTX's results bit for bit.
+if(EXISTS ${PROJECT_SOURCE_DIR}/compiler/cpu/simt_block.cpp)
+  d4r_test(test_native_mma_twins
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_native_mma_twins.cpp
+    LIBS d4r_cpu d4r_translate d4r_compiler d4r_util d4r_llvm)
+  target_compile_definitions(test_native_mma_twins PRIVATE
+    D4R_LLVM_OBJDUMP="${D4R_LLVM_OBJDUMP}"
+    D4R_PTX_DIR="${PROJECT_SOURCE_DIR}/tests/ptx")
+endif()
