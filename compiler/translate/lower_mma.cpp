@@ -380,6 +380,26 @@ llvm::Type* operand_type(Builder& b, MmaInput input, int words)
   D4R_UNREACHABLE("every mma input type is covered");
 }
 
+// C as the accumulator of an earlier native mma of this block, where C's four registers still hold
+// that mma's D words 0..3 in order (an mma chain over K, as nvcc emits it). Remapping D to the PTX
+// layout and back would give the accumulator itself in columns 0..7: each element of the WMMA C/D
+// layout has one holder. Columns 8..15 keep that mma's values instead of zeros, which only D's
+// columns 8..15 read, and nothing reads those. nullptr where that cannot be shown.
+llvm::Value* chained_accumulator(FunctionTranslator& t, const ptx::Operand& c)
+{
+  llvm::Value* accumulator = nullptr;
+  for (size_t word = 0; word < c.elements.size(); ++word) {
+    llvm::Value* stored = t.stored_in_this_block(c.elements[word].text);
+    auto it = stored != nullptr ? t.wmma_sources().find(stored) : t.wmma_sources().end();
+    if (it == t.wmma_sources().end() || it->second.d_word != static_cast<int>(word) ||
+        (accumulator != nullptr && it->second.accumulator != accumulator)) {
+      return nullptr;
+    }
+    accumulator = it->second.accumulator;
+  }
+  return accumulator;
+}
+
 Expected<void> lower_native(FunctionTranslator& t, const ptx::Instruction& instruction,
                             const MmaForm& form, const Fragments& in)
 {
@@ -392,16 +412,22 @@ Expected<void> lower_native(FunctionTranslator& t, const ptx::Instruction& instr
                         lane, bpermute_fetch(b, in.a));
   Values bw = emit_remap(t, word_remap({family, MmaOperand::b, bits}, {MmaLayout::ptx, MmaOperand::b, bits}),
                          lane, bpermute_fetch(b, in.b));
-  Values c = emit_remap(t, word_remap({family, MmaOperand::c, 32}, {MmaLayout::ptx, MmaOperand::c, 32}),
-                        lane, bpermute_fetch(b, in.c));
   llvm::Type* accumulator = llvm::FixedVectorType::get(b.getFloatTy(), 8);
+  llvm::Value* c = chained_accumulator(t, instruction.operands[3]);
+  if (c == nullptr) {
+    c = pack_vector(b,
+                    emit_remap(t, word_remap({family, MmaOperand::c, 32}, {MmaLayout::ptx, MmaOperand::c, 32}),
+                               lane, bpermute_fetch(b, in.c)),
+                    accumulator);
+  }
   llvm::Value* result =
       wmma_call(b, form.input, pack_vector(b, a, operand_type(b, form.input, static_cast<int>(a.size()))),
-                pack_vector(b, bw, operand_type(b, form.input, static_cast<int>(bw.size()))),
-                pack_vector(b, c, accumulator));
+                pack_vector(b, bw, operand_type(b, form.input, static_cast<int>(bw.size()))), c);
+  llvm::Value* canonical = llvm::PoisonValue::get(accumulator);
   Values result_words;
   for (unsigned i = 0; i < 8; ++i) {
     llvm::Value* element = canonical_nan(b, b.CreateExtractElement(result, i));
+    canonical = b.CreateInsertElement(canonical, element, i);
     result_words.push_back(b.CreateBitCast(element, b.getInt32Ty()));
   }
   Values d = emit_remap(t, word_remap({MmaLayout::ptx, MmaOperand::c, 32}, {family, MmaOperand::c, 32}),
@@ -409,7 +435,14 @@ Expected<void> lower_native(FunctionTranslator& t, const ptx::Instruction& instr
   for (llvm::Value*& value : d) {
     value = b.CreateBitCast(value, b.getFloatTy());
   }
-  return write_d(t, instruction, true, d);
+  TRY(write_d(t, instruction, true, d));
+  const ptx::Operand& target = instruction.operands[0];
+  for (size_t word = 0; word < target.elements.size(); ++word) {
+    if (llvm::Value* stored = t.stored_in_this_block(target.elements[word].text)) {
+      t.wmma_sources()[stored] = FunctionTranslator::WmmaSource{canonical, static_cast<int>(word)};
+    }
+  }
+  return {};
 }
 
 struct OtherForm {

@@ -150,6 +150,58 @@ TEST(TranslateMma, Bf16UsesTheBf16WmmaOnEveryRdnaGeneration)
   }
 }
 
+size_t count_of(const std::string& text, const std::string& what)
+{
+  size_t count = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) {
+    ++count;
+  }
+  return count;
+}
+
+// Two mma.sync of one block, the second accumulating into the first's D (as nvcc unrolls a K loop),
+// or taking the same registers in another order.
+std::string mma_chain_kernel(const std::string& second_c)
+{
+  const std::string form = "  mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, ";
+  std::string body;
+  for (int word = 1; word <= 8; ++word) {
+    body += "  ld.global.b32 %r" + std::to_string(word) + ", [%rd2+" + std::to_string(4 * word) + "];\n";
+  }
+  for (int word = 1; word <= 4; ++word) {
+    body += "  ld.global.f32 %f" + std::to_string(word) + ", [%rd2+" + std::to_string(32 + 4 * word) + "];\n";
+  }
+  body += form + "{%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f1, %f2, %f3, %f4};\n";
+  body += form + "{%r1, %r2, %r3, %r4}, {%r7, %r8}, " + second_c + ";\n";
+  for (int word = 1; word <= 4; ++word) {
+    body += "  st.global.f32 [%rd1+" + std::to_string(4 * word) + "], %f" + std::to_string(word) + ";\n";
+  }
+  return kernel_text(body);
+}
+
+// An mma whose C is the previous mma's D, unchanged, takes that WMMA's accumulator as it is: no
+// remap of the first D to the PTX layout and back (the round trip is the identity on the
+// elements D reads: MmaLaneMaps.AnAccumulatorRemappedToPtxAndBackIsItselfInColumnsZeroToSeven).
+TEST(TranslateMma, AChainedAccumulatorStaysInTheWmmaLayout)
+{
+  for (const char* target : {"gfx1100", "gfx1201"}) {
+    SCOPED_TRACE(target);
+    size_t shuffles[2] = {};
+    for (int chained = 0; chained < 2; ++chained) {
+      Expected<Translation> gpu = translate_text(
+          mma_chain_kernel(chained != 0 ? "{%f1, %f2, %f3, %f4}" : "{%f2, %f1, %f3, %f4}"),
+          gpu_options(target, true));
+      ASSERT_TRUE(gpu) << gpu.error().message;
+      ASSERT_EQ(verify_text(*gpu->module), "");
+      std::string ir = ir_text(*gpu->module);
+      EXPECT_EQ(count_of(ir, "call <8 x float> @llvm.amdgcn.wmma"), 2U) << ir;
+      shuffles[chained] = count_of(ir, "call i32 @llvm.amdgcn.ds.bpermute");
+    }
+    // The C remap of the second mma (8 words) and the D remap of the first (4 words) go.
+    EXPECT_GE(shuffles[0], shuffles[1] + 12) << "permuted " << shuffles[0] << ", chained " << shuffles[1];
+  }
+}
+
 TEST(TranslateMma, OtherShapesAndFormsAreUnsupported)
 {
   struct Form {

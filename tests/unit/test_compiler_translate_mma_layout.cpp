@@ -208,6 +208,36 @@ TEST_P(MmaLaneMaps, RemapThroughWmmaModelEqualsTheProduct)
   }
 }
 
+// lower_mma.cpp's mma chains take an earlier WMMA's accumulator as C instead of remapping its D to
+// the PTX layout and back: that is exact only if the round trip gives every element of columns
+// 0..7 back to the lane and word it came from, and zero (nothing read) only to columns 8..15.
+TEST_P(MmaLaneMaps, AnAccumulatorRemappedToPtxAndBackIsItselfInColumnsZeroToSeven)
+{
+  const MmaLayout family = GetParam().layout;
+  std::optional<MmaWordRemap> to_c =
+      mma_word_remap({family, MmaOperand::c, 32}, {MmaLayout::ptx, MmaOperand::c, 32});
+  std::optional<MmaWordRemap> back =
+      mma_word_remap({MmaLayout::ptx, MmaOperand::c, 32}, {family, MmaOperand::c, 32});
+  ASSERT_TRUE(to_c && back);
+  int kept = 0;
+  for (int lane = 0; lane < k_lanes; ++lane) {
+    for (int word = 0; word < to_c->words; ++word) {
+      SCOPED_TRACE("lane " + std::to_string(lane) + " word " + std::to_string(word));
+      MatrixPos position = mma_layout_position({family, MmaOperand::c, 32}, lane, word, 0);
+      const MmaWordSource& ptx = to_c->sources[static_cast<size_t>(lane * to_c->words + word)];
+      if (position.col >= 8) {
+        EXPECT_EQ(ptx.lane, -1) << "columns 8..15 are not in the PTX fragment";
+        continue;
+      }
+      ASSERT_GE(ptx.lane, 0);
+      const MmaWordSource& round_trip = back->sources[static_cast<size_t>(ptx.lane * back->words + ptx.word)];
+      EXPECT_EQ(round_trip, (MmaWordSource{lane, word}));
+      ++kept;
+    }
+  }
+  EXPECT_EQ(kept, 16 * 8) << "every element of the 16 x 8 accumulator";
+}
+
 INSTANTIATE_TEST_SUITE_P(Families, MmaLaneMaps,
                          ::testing::Values(Family{MmaLayout::gfx11, 16}, Family{MmaLayout::gfx12, 16},
                                            Family{MmaLayout::gfx12, 8}),
