@@ -5,8 +5,10 @@
 // in-process codegen and lld link (compiler/backends/llvm_codegen.hpp): the translated one by
 // build_ptx_code_object (the daemon's path), the native one from clang's -O3 bitcode.
 // Each row also names the cross-lane shuffles of both sides (ds_bpermute, ds_permute,
-// v_permlane*: the MMA lowering's operand remaps), totalled per target. Prints figures; asserts
-// nothing.
+// v_permlane*: the MMA lowering's operand remaps), totalled per target, and the v_wmma of both.
+// A kernel that multiplies matrices is compared only with a native twin that does so too
+// (tests/ptx/wmma_twins.cuh, checked against the PTX by test_native_mma_twins). Prints figures;
+// asserts nothing.
 //   build-*/bench/d4r-bench-code-quality [--keep DIR]
 
 #include "bench/hip/native_build.hpp"
@@ -117,13 +119,22 @@ Expected<InstructionCount> translated_count(const std::string& text, const std::
   return d4r::bench::count_instructions(object, target, entry);
 }
 
+// Whether the entry's PTX multiplies matrices (mma.sync, mma.sp, wmma.mma, wgmma): its native
+// twin must then do so too (tests/ptx/wmma_twins.cuh) or it measures nothing.
+bool multiplies_matrices(const std::string& ptx)
+{
+  for (const char* opcode : {"mma.sync", "mma.sp", "wmma.mma", "wgmma.mma_async"}) {
+    if (ptx.find(opcode) != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // Notes on what the two sides compute, from the entry's PTX.
 std::string caveats(const std::string& ptx)
 {
   std::string note;
-  if (ptx.find("mma.sync") != std::string::npos) {
-    note += " native: C++ fallback, not an MMA;";
-  }
   if (ptx.find("tex.2d") != std::string::npos || ptx.find("sust.") != std::string::npos) {
     note += " native images: inline asm;";
   }
@@ -141,7 +152,7 @@ std::string count_text(const InstructionCount& count)
 
 void report_row(const std::string& module, const std::string& entry, const std::string& target,
                 const Expected<InstructionCount>& translated, const NativeKernel* native,
-                const std::string& note, Totals& totals)
+                bool needs_wmma, const std::string& note, Totals& totals)
 {
   std::string display = entry.size() > 34 ? entry.substr(0, 31) + "..." : entry;
   std::printf("%-27s %-34s %-7s ", module.c_str(), display.c_str(), target.c_str());
@@ -157,6 +168,12 @@ void report_row(const std::string& module, const std::string& entry, const std::
     ++totals.not_compared;
     return;
   }
+  if (needs_wmma && native->count.wmma == 0) {
+    std::printf("%10s %8s %7s  native n/a (no v_wmma: the twin computes no matrix product)\n",
+                count_text(*translated).c_str(), count_text(native->count).c_str(), "-");
+    ++totals.not_compared;
+    return;
+  }
   double ratio = static_cast<double>(translated->total) / static_cast<double>(native->count.total);
   totals.log_sum += std::log(ratio);
   ++totals.compared;
@@ -166,6 +183,9 @@ void report_row(const std::string& module, const std::string& entry, const std::
   if (translated->shuffles + native->count.shuffles > 0) {
     shuffles = " shuffles " + std::to_string(translated->shuffles) + " / " +
                std::to_string(native->count.shuffles) + ";";
+  }
+  if (translated->wmma + native->count.wmma > 0) {
+    shuffles += " v_wmma " + std::to_string(translated->wmma) + " / " + std::to_string(native->count.wmma) + ";";
   }
   std::printf("%10s %8s %7.2f%s%s\n", count_text(*translated).c_str(),
               count_text(native->count).c_str(), ratio, shuffles.c_str(), note.c_str());
@@ -228,7 +248,8 @@ int main(int argc, char** argv)
         } else if (auto it = (*native)->find(entry); it != (*native)->end()) {
           kernel = &it->second;
         }
-        report_row(module, entry, target, translated, kernel, caveats(entry_text(text, entry)),
+        const std::string ptx = entry_text(text, entry);
+        report_row(module, entry, target, translated, kernel, multiplies_matrices(ptx), caveats(ptx),
                    totals[target]);
       }
     }
@@ -249,7 +270,9 @@ int main(int argc, char** argv)
     std::printf("both: geometric mean %.3f over %lld kernel builds\n",
                 std::exp(log_all / static_cast<double>(compared_all)), static_cast<long long>(compared_all));
   }
-  std::printf("caveats: the native side takes the sources' C++ fallbacks (no inline PTX); its images are "
+  std::printf("caveats: the native side takes the sources' C++ fallbacks (no inline PTX), and for matrix "
+              "products the WMMA twins of tests/ptx/wmma_twins.cuh (a kernel whose twin has no v_wmma is "
+              "not compared); its images are "
               "AMDGPU inline assembly (clang-19 has no image builtins) that waits for each sample; "
               "directed rounding has no native form (n/a).\n");
   if (argc <= 2) {

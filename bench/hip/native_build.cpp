@@ -309,6 +309,7 @@ Expected<InstructionCount> count_instructions(const fs::path& code_object, const
                            line.compare(mnemonic, 10, "ds_permute") == 0 ||
                            line.compare(mnemonic, 10, "v_permlane") == 0;
       count.shuffles += shuffle ? 1 : 0;
+      count.wmma += line.compare(mnemonic, 6, "v_wmma") == 0 ? 1 : 0;
       count.kernel += in_kernel ? 1 : 0;
       count.functions += symbol_counted ? 0 : 1;
       symbol_counted = true;

@@ -37,6 +37,7 @@ struct InstructionCount {
   // Of total, the cross-lane moves (ds_bpermute, ds_permute, v_permlane*): what an MMA lowering
   // spends remapping operands between the PTX and the WMMA layouts.
   int64_t shuffles = 0;
+  int64_t wmma = 0; // v_wmma_*: matrix products
 };
 [[nodiscard]] Expected<InstructionCount> count_instructions(const std::filesystem::path& code_object,
                                                             const std::string& target,
