@@ -71,45 +71,38 @@ D4R_TWIN_FN int twin_d_row(WmmaTarget target, unsigned lane, int w)
   return target == WmmaTarget::gfx11 ? 2 * w + static_cast<int>(lane / 16) : w + 8 * static_cast<int>(lane / 16);
 }
 
-// A 16x16 f16 tile as mma_tile.cu's enc0_gemm_f16 stages it (and texture_layers' fragments are
-// staged): K 0..7 of row r in words 4r..4r+3, K 8..15 in 64 + 4r..; B (16 x 8) likewise with 32.
+// The WMMA operand of a lane from an f16 tile staged as mma_tile.cu's enc0_gemm_f16 stages it (and
+// texture_layers' fragments are staged): K 0..7 of row (A) or column (B) i in words 4i..4i+3,
+// K 8..15 in k_half + 4i.. (A 16 x 16: k_half 64; B 16 x 8: 32, its columns 8..15 zero).
+template <WmmaTarget Target>
+D4R_TWIN_FN WmmaHalves twin_load_f16(const unsigned* tile, unsigned lane, unsigned k_half, unsigned count)
+{
+  WmmaHalves x = {};
+  const unsigned index = lane % 16;
+  if (index >= count) {
+    return x;
+  }
+  for (unsigned j = 0; j < 4; ++j) {
+    if constexpr (Target == WmmaTarget::gfx11) {
+      x.w[j] = tile[index * 4 + j];
+      x.w[4 + j] = tile[k_half + index * 4 + j];
+    } else {
+      x.w[j] = tile[(lane / 16) * k_half + index * 4 + j];
+    }
+  }
+  return x;
+}
+
 template <WmmaTarget Target>
 D4R_TWIN_FN WmmaHalves twin_load_a_f16(const unsigned* a_tile, unsigned lane)
 {
-  WmmaHalves a = {};
-  const unsigned row = lane % 16;
-  if constexpr (Target == WmmaTarget::gfx11) {
-    for (int j = 0; j < 4; ++j) {
-      a.w[j] = a_tile[row * 4 + j];
-      a.w[4 + j] = a_tile[64 + row * 4 + j];
-    }
-  } else {
-    for (int j = 0; j < 4; ++j) {
-      a.w[j] = a_tile[(lane / 16) * 64 + row * 4 + j];
-    }
-  }
-  return a;
+  return twin_load_f16<Target>(a_tile, lane, 64, 16);
 }
 
 template <WmmaTarget Target>
 D4R_TWIN_FN WmmaHalves twin_load_b_f16(const unsigned* b_tile, unsigned lane)
 {
-  WmmaHalves b = {};
-  const unsigned column = lane % 16;
-  if (column >= 8) {
-    return b;
-  }
-  if constexpr (Target == WmmaTarget::gfx11) {
-    for (int j = 0; j < 4; ++j) {
-      b.w[j] = b_tile[column * 4 + j];
-      b.w[4 + j] = b_tile[32 + column * 4 + j];
-    }
-  } else {
-    for (int j = 0; j < 4; ++j) {
-      b.w[j] = b_tile[(lane / 16) * 32 + column * 4 + j];
-    }
-  }
-  return b;
+  return twin_load_f16<Target>(b_tile, lane, 32, 8);
 }
 
 // enc0_gemm_f16: out[(block * 32 + lane) * 4 + i] of the PTX lane holding D[r][c] (lane
