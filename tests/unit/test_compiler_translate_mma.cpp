@@ -150,15 +150,6 @@ TEST(TranslateMma, Bf16UsesTheBf16WmmaOnEveryRdnaGeneration)
   }
 }
 
-size_t count_of(const std::string& text, const std::string& what)
-{
-  size_t count = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) {
-    ++count;
-  }
-  return count;
-}
-
 // Two mma.sync of one block, the second accumulating into the first's D (as nvcc unrolls a K loop),
 // or taking the same registers in another order.
 std::string mma_chain_kernel(const std::string& second_c)
@@ -186,7 +177,7 @@ TEST(TranslateMma, AChainedAccumulatorStaysInTheWmmaLayout)
 {
   for (const char* target : {"gfx1100", "gfx1201"}) {
     SCOPED_TRACE(target);
-    size_t shuffles[2] = {};
+    int shuffles[2] = {};
     for (int chained = 0; chained < 2; ++chained) {
       Expected<Translation> gpu = translate_text(
           mma_chain_kernel(chained != 0 ? "{%f1, %f2, %f3, %f4}" : "{%f2, %f1, %f3, %f4}"),
@@ -194,8 +185,8 @@ TEST(TranslateMma, AChainedAccumulatorStaysInTheWmmaLayout)
       ASSERT_TRUE(gpu) << gpu.error().message;
       ASSERT_EQ(verify_text(*gpu->module), "");
       std::string ir = ir_text(*gpu->module);
-      EXPECT_EQ(count_of(ir, "call <8 x float> @llvm.amdgcn.wmma"), 2U) << ir;
-      shuffles[chained] = count_of(ir, "call i32 @llvm.amdgcn.ds.bpermute");
+      EXPECT_EQ(occurrences(ir, "call <8 x float> @llvm.amdgcn.wmma"), 2) << ir;
+      shuffles[chained] = occurrences(ir, "call i32 @llvm.amdgcn.ds.bpermute");
     }
     // The C remap of the second mma (8 words) and the D remap of the first (4 words) go.
     EXPECT_GE(shuffles[0], shuffles[1] + 12) << "permuted " << shuffles[0] << ", chained " << shuffles[1];

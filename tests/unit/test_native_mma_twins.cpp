@@ -10,13 +10,13 @@
 #include "compiler/translate/mma_layout.hpp"
 #include "test_compiler_translate_support.hpp"
 #include "tests/ptx/wmma_twins.cuh"
+#include "tests/support/read_file.hpp"
 
 #include <barrier>
 #include <cmath>
 #include <cstring>
 #include <functional>
 #include <random>
-#include <sstream>
 #include <thread>
 
 namespace d4r::compiler::translate::test {
@@ -178,20 +178,12 @@ std::string run_wave(const std::function<void(HostWave<Target>&)>& body)
   return state.conflicts;
 }
 
-std::string read_text(const fs::path& path)
-{
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // Launches `kernel` of mma_tile.sm_90.ptx on the CPU executor over `blocks` warps.
 void run_ptx(const std::string& kernel, const std::vector<uint64_t>& pointers, uint32_t k_tiles,
              std::optional<float> dequant, uint32_t blocks)
 {
   Expected<Translation> translation =
-      translate_text(read_text(fs::path(D4R_PTX_DIR) / "mma_tile.sm_90.ptx"), host_options());
+      translate_text(d4r::testing::read_file(fs::path(D4R_PTX_DIR) / "mma_tile.sm_90.ptx"), host_options());
   ASSERT_TRUE(translation) << translation.error().message;
   Expected<std::unique_ptr<cpu::Executor>> executor = cpu::Executor::create(std::move(*translation));
   ASSERT_TRUE(executor) << executor.error().message;
