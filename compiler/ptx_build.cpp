@@ -119,6 +119,11 @@ Expected<void> run_passes(ptx::Module& module, const PtxBuild& build, std::strin
 
 } // namespace
 
+translate::FloatPolicy float_policy_for(Mode mode)
+{
+  return mode == Mode::fast ? translate::FloatPolicy::fast : translate::FloatPolicy::accuracy;
+}
+
 Expected<ptx::Module> rewrite_ptx(std::string_view text, const PtxBuild& build, std::string& log)
 {
   TRY_ASSIGN(ptx::Module module, ptx::parse_module(text));
@@ -144,6 +149,7 @@ Expected<translate::Translation> translate_ptx(std::string_view text, const PtxB
   }
   translate::TranslateOptions options;
   options.kind = kind;
+  options.float_policy = build.float_policy;
   if (kind == translate::TargetKind::amdgpu) {
     options.processor = build.target;
     options.fp8_native = build.target.starts_with("gfx12");

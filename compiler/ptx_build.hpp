@@ -8,6 +8,7 @@
 
 #include "compiler/translate/translator.hpp"
 #include "util/error.hpp"
+#include "util/kernel_identity.hpp"
 
 #include <cstddef>
 #include <filesystem>
@@ -24,7 +25,11 @@ struct PtxBuild {
   std::map<std::string, std::map<std::string, std::string>> pass_parameters;
   std::string entry;   // the .entry to keep; empty: every entry
   std::filesystem::path work_dir; // lld's files; empty: a temporary folder
+  translate::FloatPolicy float_policy = translate::FloatPolicy::accuracy;
 };
+
+// The float policy of the set `mode` names.
+[[nodiscard]] translate::FloatPolicy float_policy_for(Mode mode);
 
 // The parsed, rewritten module with only `build.entry` left among the entries. `log` gets one line
 // per pass ("sust: 12 rewrites", "roundf: unchanged"). Errors: PTX that does not parse, an unknown

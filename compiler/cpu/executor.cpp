@@ -29,8 +29,48 @@
 #include <thread>
 #include <vector>
 
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
+
 namespace d4r::compiler::cpu {
 namespace {
+
+// The float mode of a kernel that runs with f32 denormals flushed (KernelSignature::
+// flushes_f32_denormals), on the calling thread while it runs the kernel's blocks: MXCSR's
+// flush-to-zero and denormals-are-zero bits, as an AMDGPU kernel descriptor's FLOAT_DENORM_MODE_32
+// = 0 flushes. The fibers a block makes start with the thread's MXCSR (fiber.cpp).
+class FlushedDenormals {
+public:
+  explicit FlushedDenormals(bool flush)
+  {
+#if defined(__x86_64__)
+    if (flush) {
+      m_saved = _mm_getcsr();
+      _mm_setcsr(m_saved | k_flush_to_zero | k_denormals_are_zero);
+      m_set = true;
+    }
+#else
+    (void)flush;
+#endif
+  }
+  ~FlushedDenormals()
+  {
+#if defined(__x86_64__)
+    if (m_set) {
+      _mm_setcsr(m_saved);
+    }
+#endif
+  }
+  FlushedDenormals(const FlushedDenormals&) = delete;
+  FlushedDenormals& operator=(const FlushedDenormals&) = delete;
+
+private:
+  static constexpr unsigned k_flush_to_zero = 0x8000;
+  static constexpr unsigned k_denormals_are_zero = 0x0040;
+  unsigned m_saved = 0;
+  bool m_set = false;
+};
 
 constexpr int64_t k_max_block_threads = 1024;
 constexpr int64_t k_max_shared_bytes = 64 * 1024;
@@ -240,6 +280,7 @@ Expected<void> JitExecutor::run_grid(const Kernel& kernel, const LaunchShape& sh
   int64_t error_block = std::numeric_limits<int64_t>::max();
   Error error;
   auto work = [&](Worker& worker) {
+    FlushedDenormals mode(kernel.signature.flushes_f32_denormals);
     for (;;) {
       const int64_t b = next.fetch_add(1);
       if (b >= blocks || failed.load()) {

@@ -1,6 +1,8 @@
 #include "compiler/translate/lowering_support.hpp"
 
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/Module.h>
+#include <llvm/TargetParser/Triple.h>
 
 #include <algorithm>
 
@@ -106,6 +108,12 @@ llvm::Value* flush_subnormal(llvm::IRBuilder<>& builder, llvm::Value* value)
 {
   if (!value->getType()->isFloatTy()) {
     return value;
+  }
+  // x86 has no canonicalize in LLVM 19: the host keeps the class test under its model of the mode.
+  const llvm::Function* function = builder.GetInsertBlock()->getParent();
+  if (function->getDenormalModeF32Raw().Output == llvm::DenormalMode::PreserveSign &&
+      llvm::Triple(function->getParent()->getTargetTriple()).isAMDGPU()) {
+    return builder.CreateUnaryIntrinsic(llvm::Intrinsic::canonicalize, value);
   }
   // llvm.is.fpclass rather than |x| < 2^-126: LLVM's known-class analysis folds it where the value
   // cannot be subnormal (already flushed, fpext of a half, an integer conversion), which drops

@@ -80,7 +80,9 @@ namespace d4r::compiler::translate {
 // (.rni/.rzi/.rmi/.rpi give the same numbers); -1 without one.
 [[nodiscard]] int rounding_mode(const ptx::Instruction& instruction);
 
-// .ftz on an f32: a subnormal becomes a zero of the same sign.
+// .ftz on an f32: a subnormal becomes a zero of the same sign. In a function that runs with f32
+// denormals flushed by the float mode (denormal_mode.hpp) that is llvm.canonicalize, which the
+// backends drop after an operation whose result the mode has flushed already.
 llvm::Value* flush_subnormal(llvm::IRBuilder<>& builder, llvm::Value* value);
 // .sat on an f32: clamped to [0, 1], NaN gives +0.
 llvm::Value* saturate(llvm::IRBuilder<>& builder, llvm::Value* value);

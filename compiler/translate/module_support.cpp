@@ -22,6 +22,7 @@
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/TargetParser.h>
 
+#include <algorithm>
 #include <set>
 #include <vector>
 
@@ -58,6 +59,20 @@ Expected<void> link_support(llvm::Module& module, TargetKind kind)
   }
   (*support)->setTargetTriple(module.getTargetTriple());
   (*support)->setDataLayout(module.getDataLayout());
+  // LLVM inlines a function only into callers of its own denormal mode, or from one whose mode is
+  // "dynamic". The library's functions give PTX's results in either f32 mode (each flushes what
+  // its .ftz argument says, and computes in f64 or on bits), so where a kernel runs flushed they
+  // say so and are inlined into it.
+  const bool any_flushing = std::ranges::any_of(module, [](const llvm::Function& function) {
+    return function.getDenormalModeF32Raw().Output == llvm::DenormalMode::PreserveSign;
+  });
+  if (any_flushing) {
+    for (llvm::Function& function : **support) {
+      if (!function.isDeclaration()) {
+        function.addFnAttr("denormal-fp-math-f32", "dynamic,dynamic");
+      }
+    }
+  }
   if (llvm::Linker::linkModules(module, std::move(*support), llvm::Linker::LinkOnlyNeeded)) {
     return make_error(ErrorCode::internal, "translate: linking the support library failed");
   }

@@ -25,6 +25,7 @@
 
 #include "compiler/translate/translator.hpp"
 
+#include "compiler/translate/denormal_mode.hpp"
 #include "compiler/translate/function_translator.hpp"
 #include "compiler/translate/module_support.hpp"
 #include "compiler/translate/ptx_values.hpp"
@@ -543,6 +544,7 @@ private:
   Expected<void> declare_function(const ptx::Function& function);
   llvm::GlobalValue::LinkageTypes linkage(const std::string& ptx_linkage) const;
   Expected<void> resolve_address_initialisers();
+  void mark_flushing_functions();
   Expected<void> resolve_aliases();
 
   const ptx::Module& m_ptx;
@@ -834,6 +836,26 @@ Expected<void> ModuleTranslator::declare_function(const ptx::Function& function)
   return {};
 }
 
+// The functions whose f32 denormals the float mode flushes (denormal_mode.hpp), before any body
+// is translated: flush_subnormal reads the attribute.
+void ModuleTranslator::mark_flushing_functions()
+{
+#if !defined(__x86_64__)
+  if (m_options.kind == TargetKind::host) {
+    return; // the CPU executor models the float mode with x86-64's MXCSR only
+  }
+#endif
+  const std::set<std::string> flushing = functions_flushing_f32(m_ptx, m_options.float_policy);
+  for (const std::string& name : flushing) {
+    if (llvm::Function* function = m_state.module.getFunction(name)) {
+      function->addFnAttr("denormal-fp-math-f32", "preserve-sign,preserve-sign");
+    }
+  }
+  for (KernelSignature& signature : m_translation.kernels) {
+    signature.flushes_f32_denormals = flushing.contains(signature.name);
+  }
+}
+
 // `.alias A, B`: A was declared from its own .func prototype; every use of it (calls, addresses)
 // becomes B, whose definition must be in the module with the same signature.
 Expected<void> ModuleTranslator::resolve_aliases()
@@ -919,6 +941,7 @@ Expected<void> ModuleTranslator::run()
   for (const ptx::Function* function : functions) {
     TRY(declare_function(*function));
   }
+  mark_flushing_functions();
   TRY(resolve_address_initialisers());
   for (const ptx::Function* function : functions) {
     if (!function->body) {

@@ -25,6 +25,10 @@ namespace d4r::compiler::translate {
 
 enum class TargetKind { amdgpu, host };
 
+// The set a translation is for (DESIGN.md: accuracy mode). Both give NVIDIA's results; they differ
+// only in the f32 denormals of a matrix product in an otherwise .ftz kernel (denormal_mode.hpp).
+enum class FloatPolicy { accuracy, fast };
+
 struct TranslateOptions {
   TargetKind kind = TargetKind::host;
   std::string processor; // "gfx1201" for amdgpu; empty for host
@@ -33,6 +37,7 @@ struct TranslateOptions {
   // mma.sync on gfx11/gfx12: WMMA with lane remaps where the types allow (true), or the portable
   // ds_bpermute lowering that every target has (false). The host always takes the portable one.
   bool mma_native = true;
+  FloatPolicy float_policy = FloatPolicy::accuracy;
   // Link the PTX support library (kernels/support/) and run LLVM's O2 pipeline. Off only in
   // tests that read the raw lowering.
   bool optimise = true;
@@ -54,6 +59,9 @@ struct KernelSignature {
   int64_t param_bytes = 0;          // the .param block's size (aligned end of the last one)
   int64_t static_shared_bytes = 0;  // .shared variables of the module and the kernel
   bool uses_dynamic_shared = false; // an "extern .shared" array
+  // The kernel runs with f32 denormals flushed by the float mode (denormal_mode.hpp): the AMDGPU
+  // kernel descriptor says so; the CPU executor sets MXCSR's FTZ and DAZ for its launches.
+  bool flushes_f32_denormals = false;
 };
 
 struct Translation {
