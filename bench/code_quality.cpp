@@ -9,7 +9,9 @@
 // A kernel that multiplies matrices is compared only with a native twin that does so too
 // (tests/ptx/wmma_twins.cuh, checked against the PTX by test_native_mma_twins). Prints figures;
 // asserts nothing.
-//   build-*/bench/d4r-bench-code-quality [--keep DIR]
+//   build-*/bench/d4r-bench-code-quality [--keep DIR] [--mode fast|accuracy]
+// --mode: the set translated (default fast, the daemon's default); they differ only in the .ftz
+// kernels with f32 matrix products, which the fast set runs with denormals flushed by the mode.
 
 #include "bench/hip/native_build.hpp"
 #include "compiler/ptx/parser.hpp"
@@ -101,12 +103,14 @@ std::string first_line(const std::string& message, size_t limit = 90)
 
 // The translated kernel's count, or why there is none ("unsupported: ...").
 Expected<InstructionCount> translated_count(const std::string& text, const std::string& entry,
-                                            const std::string& target, const fs::path& object)
+                                            const std::string& target, d4r::Mode mode,
+                                            const fs::path& object)
 {
   Expected<std::string> built = d4r::bench::run_isolated([&]() -> Expected<std::string> {
     d4r::compiler::PtxBuild build;
     build.target = target;
     build.entry = entry;
+    build.float_policy = d4r::compiler::float_policy_for(mode);
     std::string log;
     TRY_ASSIGN(std::vector<std::byte> bytes, d4r::compiler::build_ptx_code_object(text, build, log));
     std::ofstream out(object, std::ios::binary);
@@ -196,10 +200,20 @@ void report_row(const std::string& module, const std::string& entry, const std::
 int main(int argc, char** argv)
 {
   fs::path work;
-  if (argc > 2 && std::strcmp(argv[1], "--keep") == 0) {
-    work = argv[2];
-    fs::create_directories(work);
-  } else {
+  d4r::Mode mode = d4r::Mode::fast;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--keep") == 0) {
+      work = argv[i + 1];
+      fs::create_directories(work);
+    } else if (Expected<d4r::Mode> parsed = d4r::parse_mode(argv[i + 1]);
+               std::strcmp(argv[i], "--mode") == 0 && parsed) {
+      mode = *parsed;
+    } else {
+      std::fprintf(stderr, "usage: d4r-bench-code-quality [--keep DIR] [--mode fast|accuracy]\n");
+      return 2;
+    }
+  }
+  if (work.empty()) {
     llvm::SmallString<128> path;
     if (llvm::sys::fs::createUniqueDirectory("d4r-bench-code-quality", path)) {
       std::fprintf(stderr, "d4r-bench-code-quality: cannot create a temporary folder\n");
@@ -207,6 +221,7 @@ int main(int argc, char** argv)
     }
     work = std::string(path.str());
   }
+  std::printf("%s set; ", d4r::to_string(mode));
   std::printf("static instructions of one kernel's code object, translated (build_ptx_code_object) vs "
               "native (clang-19 -x hip -O3 + cuda_shim.h);\ncounts are all of .text (s_code_end "
               "padding excluded); '*': the object holds more than the kernel (non-inlined callees)\n\n");
@@ -238,7 +253,7 @@ int main(int argc, char** argv)
       }
       for (const std::string& entry : entries_of(*parsed)) {
         fs::path object = work / (module + "." + entry + "." + target + ".hsaco");
-        Expected<InstructionCount> translated = translated_count(text, entry, target, object);
+        Expected<InstructionCount> translated = translated_count(text, entry, target, mode, object);
         NativeKernel missing;
         const NativeKernel* kernel = nullptr;
         if (native == nullptr || !*native) {

@@ -136,8 +136,9 @@ the entries not served for that long. Pinned entries (d4r-kernel pin) stay unles
 constexpr std::string_view k_ptx_help = R"(usage: d4r-kernel ptx inspect FILE [--max-decompressed SIZE] [--json]
        d4r-kernel ptx rewrite --recipe R FILE [--module HASH] [--target T] [-o OUT]
        d4r-kernel ptx translate FILE --target T [--kernel NAME] [--recipe R] [--module HASH]
-                                [--emit-llvm] [-o OUT]
+                                [--mode fast|accuracy] [--emit-llvm] [-o OUT]
        d4r-kernel ptx run FILE --kernel NAME --inputs CASE|DIR [--out DIR] [--module HASH]
+                          [--mode fast|accuracy]
 
 inspect reads FILE without the daemon: PTX text, a CUDA fatbin as nvcc writes it (PTX entries
 stored, ZSTD- or LZ4-compressed; cubins for several architectures), or any binary with fatbins
@@ -158,6 +159,9 @@ our PTX -> LLVM IR translator and LLVM 19's AMDGPU backend, linked into a code o
 (gfx1100-gfx1103, gfx1200, gfx1201) written to OUT. --kernel NAME keeps that one entry. With
 --emit-llvm it prints the optimised LLVM IR instead; --target host --emit-llvm shows the IR the CPU
 executor runs. An instruction the translator does not know fails with "unsupported: OP at line L".
+--mode picks the set, as the daemon's requests do (default fast): the two differ only where a
+kernel whose other f32 arithmetic is all .ftz multiplies matrices with f32 accumulators, which the
+fast set runs with f32 denormals flushed by the float mode, as the rest of such a kernel.
 
 run translates the kernel for the host and runs it on the CPU executor with the launch described by
 a case file (tests/golden/README.md: grid, block and every parameter; inputs are generated from

@@ -46,7 +46,7 @@ constexpr OptionSpec k_pin_options[] = {
 constexpr OptionSpec k_ptx_options[] = {
     {"--recipe", true}, {"--module", true},     {"--target", true},     {"-o", true},
     {"--out", true},    {"--kernel", true},     {"--inputs", true},     {"--emit-llvm", false},
-    {"--max-decompressed", true},
+    {"--max-decompressed", true}, {"--mode", true},
 };
 
 constexpr OptionSpec k_doctor_options[] = {
@@ -454,13 +454,14 @@ Expected<Command> build_ptx_rewrite(const RawArgs& raw)
   return cmd;
 }
 
-// `ptx translate FILE --target T [--kernel NAME] [--recipe R] [--module HASH] [--emit-llvm] [-o OUT]`.
+// `ptx translate FILE --target T [--kernel NAME] [--recipe R] [--module HASH] [--mode M]
+// [--emit-llvm] [-o OUT]`.
 Expected<Command> build_ptx_translate(const RawArgs& raw)
 {
   PtxTranslateCommand cmd;
   TRY_ASSIGN(cmd.path, ptx_file_and_options(raw, "translate",
                                             {"--target", "--kernel", "--recipe", "--module",
-                                             "--emit-llvm", "-o", "--out"}));
+                                             "--emit-llvm", "--mode", "-o", "--out"}));
   for (const auto& [name, value] : raw.options) {
     if (name == "--target") {
       if (value == "host") {
@@ -477,6 +478,8 @@ Expected<Command> build_ptx_translate(const RawArgs& raw)
       TRY_ASSIGN(cmd.module_hash, parse_module_option(value));
     } else if (name == "--emit-llvm") {
       cmd.emit_llvm = true;
+    } else if (name == "--mode") {
+      TRY_ASSIGN(cmd.mode, parse_mode_option(value));
     } else {
       cmd.out_path = value;
     }
@@ -494,12 +497,12 @@ Expected<Command> build_ptx_translate(const RawArgs& raw)
   return cmd;
 }
 
-// `ptx run FILE --kernel NAME --inputs DIR|CASE [--out DIR] [--module HASH]`.
+// `ptx run FILE --kernel NAME --inputs DIR|CASE [--out DIR] [--module HASH] [--mode M]`.
 Expected<Command> build_ptx_run(const RawArgs& raw)
 {
   PtxRunCommand cmd;
   TRY_ASSIGN(cmd.path, ptx_file_and_options(raw, "run",
-                                            {"--kernel", "--inputs", "--module", "-o", "--out"}));
+                                            {"--kernel", "--inputs", "--module", "--mode", "-o", "--out"}));
   for (const auto& [name, value] : raw.options) {
     if (name == "--kernel") {
       TRY(validate_kernel_name(value));
@@ -508,6 +511,8 @@ Expected<Command> build_ptx_run(const RawArgs& raw)
       cmd.inputs = value;
     } else if (name == "--module") {
       TRY_ASSIGN(cmd.module_hash, parse_module_option(value));
+    } else if (name == "--mode") {
+      TRY_ASSIGN(cmd.mode, parse_mode_option(value));
     } else {
       cmd.out_dir = value;
     }

@@ -92,6 +92,7 @@ struct PtxTranslateCommand {
   std::string kernel;                  // empty: every entry
   std::string recipe_path;             // optional: its passes run first
   std::optional<uint64_t> module_hash; // required when FILE holds several modules
+  Mode mode = Mode::fast;              // the set to build for, as the daemon's default
   bool emit_llvm = false;              // LLVM IR text instead of a code object
   std::string out_path;                // required for a code object; IR: stdout when empty
 };
@@ -103,6 +104,7 @@ struct PtxRunCommand {
   std::string inputs;   // a launch case file, or a folder holding launch.case
   std::string out_dir;  // empty: print a summary only
   std::optional<uint64_t> module_hash;
+  Mode mode = Mode::fast;
 };
 
 // `doctor [--cache-dir DIR] [--native-dir DIR] [--kfd-topology DIR] [--kfd-device PATH]

@@ -26,6 +26,7 @@ Expected<compiler::PtxBuild> build_of(const PtxTranslateCommand& cmd)
   compiler::PtxBuild build;
   build.target = cmd.target == "host" ? "" : cmd.target;
   build.entry = cmd.kernel;
+  build.float_policy = compiler::float_policy_for(cmd.mode);
   if (!cmd.recipe_path.empty()) {
     TRY_ASSIGN(compiler::Recipe recipe, load_pass_recipe(cmd.recipe_path));
     build.passes = recipe.passes;
@@ -123,6 +124,7 @@ Expected<RunReport> run_ptx_file(const PtxRunCommand& cmd)
   TRY_ASSIGN(compiler::ptx::PtxModule source, read_one_ptx_module(cmd.path, cmd.module_hash));
   compiler::PtxBuild build;
   build.entry = cmd.kernel;
+  build.float_policy = compiler::float_policy_for(cmd.mode);
   std::string log;
   TRY_ASSIGN(compiler::translate::Translation translation,
              compiler::translate_ptx(source.text, build, compiler::translate::TargetKind::host, log));

@@ -11,6 +11,7 @@
 //   comgr  the user's ROCm comgr, loaded at run time, for the ISAs it reports.
 
 #include "util/error.hpp"
+#include "util/kernel_identity.hpp"
 
 #include <cstddef>
 #include <filesystem>
@@ -39,6 +40,9 @@ struct CompileJob {
   std::vector<std::string> passes;
   std::map<std::string, std::map<std::string, std::string>> pass_parameters;
   std::string entry;
+  // PTX only: the set the object is for; it decides which kernels may run with f32 denormals
+  // flushed by the float mode (compiler/translate/denormal_mode.hpp).
+  Mode mode = Mode::accuracy;
 };
 
 struct CompileOutput {

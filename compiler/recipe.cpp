@@ -487,6 +487,7 @@ Expected<CompileJob> make_compile_job(const Recipe& recipe, std::string_view tar
     job.target = arch;
     job.passes = recipe.passes;
     job.pass_parameters = recipe.pass_parameters;
+    job.mode = mode;
     return job;
   }
   TRY_ASSIGN(std::string source, read_text(recipe.source, "recipe " + recipe.name + ": source"));

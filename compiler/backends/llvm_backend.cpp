@@ -118,7 +118,8 @@ Expected<CompileOutput> compile_ptx(const CompileJob& job)
 {
   TRY_ASSIGN(std::vector<std::byte> bytes, read_file_bytes(job.source));
   std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  PtxBuild build{job.target, job.passes, job.pass_parameters, job.entry, job.work_dir};
+  PtxBuild build{job.target,   job.passes, job.pass_parameters,
+                 job.entry,    job.work_dir, float_policy_for(job.mode)};
   CompileOutput output;
   // The worker names the job in front of any error; the translator names the kernel and line.
   TRY_ASSIGN(output.code_object, build_ptx_code_object(text, build, output.log));

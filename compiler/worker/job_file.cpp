@@ -66,6 +66,7 @@ struct SeenKeys {
   bool fault = false;
   bool clang = false;
   bool entry = false;
+  bool mode = false;
 };
 
 Expected<void> set_once(bool& seen, std::string_view key)
@@ -169,6 +170,11 @@ Expected<void> apply_key(WorkerJob& job, SeenKeys& seen, std::string_view key,
     job.compile.wave64 = value == "1";
     return {};
   }
+  if (key == "mode") {
+    TRY(set_once(seen.mode, key));
+    TRY_ASSIGN(job.compile.mode, parse_mode(value));
+    return {};
+  }
   if (key == "fault") {
     TRY(set_once(seen.fault, key));
     if (!is_known_fault(value)) {
@@ -234,6 +240,7 @@ Expected<std::string> format_worker_job(const WorkerJob& job)
       TRY(append_line(text, "pass_param", pass + "." + key + "=" + value));
     }
   }
+  TRY(append_line(text, "mode", to_string(job.compile.mode)));
   TRY(append_line(text, "work_dir", job.compile.work_dir.native()));
   TRY(append_line(text, "output", job.output.native()));
   if (!job.clang.empty()) {

@@ -139,6 +139,10 @@ TEST_F(RecipeTest, PtxRecipeBuildsTheModule)
   EXPECT_TRUE(job->flags.empty());
   EXPECT_EQ(job->passes, (std::vector<std::string>{"roundf", "sust"}));
   EXPECT_EQ(job->pass_parameters.at("sust").at("kinds"), "b32");
+  EXPECT_EQ(job->mode, Mode::accuracy); // the translator's float policy follows the set
+  d4r::Expected<CompileJob> fast = make_compile_job(*recipe, "gfx1201", Mode::fast);
+  ASSERT_TRUE(fast) << fast.error().message;
+  EXPECT_EQ(fast->mode, Mode::fast);
   d4r::Expected<std::string> print = recipe_fingerprint(*recipe);
   ASSERT_TRUE(print) << print.error().message;
   Recipe other = *recipe;

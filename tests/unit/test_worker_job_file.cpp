@@ -51,6 +51,7 @@ TEST(WorkerJobFile, RoundTripsAPtxJob)
   job.compile.passes = {"sust", "roundf"};
   job.compile.pass_parameters["sust"]["kinds"] = "b16x4 b32";
   job.compile.pass_parameters["roundf"]["names"] = "a=b c";
+  job.compile.mode = d4r::Mode::fast;
   d4r::Expected<std::string> text = d4r::compiler::format_worker_job(job);
   ASSERT_TRUE(text) << text.error().message;
   d4r::Expected<WorkerJob> parsed = d4r::compiler::parse_worker_job(*text);
@@ -59,6 +60,7 @@ TEST(WorkerJobFile, RoundTripsAPtxJob)
   EXPECT_EQ(parsed->compile.entry, job.compile.entry);
   EXPECT_EQ(parsed->compile.passes, job.compile.passes); // order kept
   EXPECT_EQ(parsed->compile.pass_parameters, job.compile.pass_parameters);
+  EXPECT_EQ(parsed->compile.mode, d4r::Mode::fast); // the default is accuracy
 }
 
 TEST(WorkerJobFile, ReadsTheDocumentedFormat)
@@ -92,6 +94,8 @@ TEST(WorkerJobFile, RejectsMalformedFiles)
            Case{base + "pass_param=sust\n", "pass_param must be NAME.KEY=VALUE"},
            Case{base + "pass_param=.kinds=b32\n", "pass_param must be NAME.KEY=VALUE"},
            Case{base + "entry=a\nentry=b\n", "key 'entry' repeated"},
+           Case{base + "mode=turbo\n", "turbo"},
+           Case{base + "mode=fast\nmode=fast\n", "key 'mode' repeated"},
            Case{"backend=llvm\nsource=/a.hip\nwork_dir=/w\noutput=/o\n", "missing 'target'"},
        }) {
     d4r::Expected<WorkerJob> job = d4r::compiler::parse_worker_job(bad.text);
