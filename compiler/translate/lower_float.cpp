@@ -133,7 +133,11 @@ llvm::Value* rounded(FunctionTranslator& t, const std::string& name, const Float
   Builder& b = t.builder();
   llvm::Type* type = op.in[0]->getType();
   if (op.mode == 0) {
-    std::vector<llvm::Value*> in = flushed_inputs(b, op);
+    // With the float mode flushing, the hardware operation flushes its inputs (one VALU
+    // instruction on AMDGPU, SSE with DAZ on the host); what LLVM folds instead (x * 1, x + -0)
+    // yields an input, which the result's flush still catches. Division and square root keep
+    // theirs: AMDGPU's expansion turns denormals on around its core.
+    std::vector<llvm::Value*> in = float_mode_flushes_f32(b) ? op.in : flushed_inputs(b, op);
     llvm::Value* result = nullptr;
     if (name == "add") {
       result = b.CreateFAdd(in[0], in[1]);

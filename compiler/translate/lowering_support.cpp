@@ -104,15 +104,20 @@ int rounding_mode(const ptx::Instruction& instruction)
   return -1;
 }
 
+bool float_mode_flushes_f32(llvm::IRBuilder<>& builder)
+{
+  const llvm::Function* function = builder.GetInsertBlock()->getParent();
+  return function->getDenormalModeF32Raw().Output == llvm::DenormalMode::PreserveSign;
+}
+
 llvm::Value* flush_subnormal(llvm::IRBuilder<>& builder, llvm::Value* value)
 {
   if (!value->getType()->isFloatTy()) {
     return value;
   }
   // x86 has no canonicalize in LLVM 19: the host keeps the class test under its model of the mode.
-  const llvm::Function* function = builder.GetInsertBlock()->getParent();
-  if (function->getDenormalModeF32Raw().Output == llvm::DenormalMode::PreserveSign &&
-      llvm::Triple(function->getParent()->getTargetTriple()).isAMDGPU()) {
+  if (float_mode_flushes_f32(builder) &&
+      llvm::Triple(builder.GetInsertBlock()->getModule()->getTargetTriple()).isAMDGPU()) {
     return builder.CreateUnaryIntrinsic(llvm::Intrinsic::canonicalize, value);
   }
   // llvm.is.fpclass rather than |x| < 2^-126: LLVM's known-class analysis folds it where the value

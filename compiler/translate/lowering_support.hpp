@@ -80,6 +80,9 @@ namespace d4r::compiler::translate {
 // (.rni/.rzi/.rmi/.rpi give the same numbers); -1 without one.
 [[nodiscard]] int rounding_mode(const ptx::Instruction& instruction);
 
+// Whether the function being built runs with f32 denormals flushed by the float mode.
+[[nodiscard]] bool float_mode_flushes_f32(llvm::IRBuilder<>& builder);
+
 // .ftz on an f32: a subnormal becomes a zero of the same sign. In a function that runs with f32
 // denormals flushed by the float mode (denormal_mode.hpp) that is llvm.canonicalize, which the
 // backends drop after an operation whose result the mode has flushed already.
