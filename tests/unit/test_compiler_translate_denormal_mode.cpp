@@ -7,6 +7,7 @@
 #include "compiler/ptx/parser.hpp"
 #include "compiler/translate/denormal_mode.hpp"
 #include "tests/unit/test_compiler_translate_host_run.hpp"
+#include "tests/support/read_file.hpp"
 #include "tests/unit/test_compiler_translate_support.hpp"
 
 #include <gtest/gtest.h>
@@ -17,8 +18,6 @@
 #include <cstring>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -138,14 +137,8 @@ TEST(DenormalMode, AFunctionRunsFlushedOnlyWhenEveryKernelReachingItDoes)
 TEST(DenormalMode, TheCorpusFtzKernelsRunFlushed)
 {
   const std::filesystem::path ptx = std::filesystem::path(D4R_TEST_SOURCE_DIR) / "ptx";
-  auto read = [&](const char* name) {
-    std::ifstream in(ptx / name);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-  };
-  const std::string filter = read("tex_filter.sm_86.ptx");
-  const std::string layers = read("texture_layers.sm_86.ptx");
+  const std::string filter = d4r::testing::read_file(ptx / "tex_filter.sm_86.ptx");
+  const std::string layers = d4r::testing::read_file(ptx / "texture_layers.sm_86.ptx");
   for (FloatPolicy policy : {FloatPolicy::accuracy, FloatPolicy::fast}) {
     EXPECT_TRUE(flushing(filter, policy).contains("hiluma_engine_output_filter"));
   }
