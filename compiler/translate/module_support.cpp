@@ -1,6 +1,7 @@
 #include "compiler/translate/module_support.hpp"
 
 #include "compiler/translate/amdgpu_target.hpp"
+#include "compiler/translate/exact_round_trip.hpp"
 #include "compiler/translate/nan_observation.hpp"
 
 #if __has_include("compiler/translate/support_library.hpp")
@@ -125,6 +126,7 @@ void optimise(llvm::Module& module, llvm::TargetMachine* machine)
   pipeline.run(module, modules);
   for (llvm::Function& function : module) {
     if (!function.isDeclaration()) {
+      (void)fold_exact_half_round_trips(function);
       (void)drop_unobserved_nan_canonicalisations(function);
     }
   }

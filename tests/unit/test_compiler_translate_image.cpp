@@ -192,6 +192,28 @@ TEST(TranslateFp8, HardwareOnGfx12Only)
   }
 }
 
+// nvcc's __half2float of a decoded weight: on gfx12 the hardware's f32 decode is used as it is
+// (exact_round_trip.hpp), with no f32 -> f16 -> f32 round trip; gfx11 widens the f16 bits once.
+TEST(TranslateFp8, DecodedWeightsWidenWithoutARoundTrip)
+{
+  const std::string widened = kernel_text(
+      "  ld.global.u16 %rs1, [%rd2];\n  ld.global.f32 %f3, [%rd2+4];\n"
+      "  cvt.rn.f16x2.e4m3x2 %r1, %rs1;\n  mov.b32 {%rs2, %rs3}, %r1;\n"
+      "  cvt.f32.f16 %f1, %rs2;\n  cvt.f32.f16 %f2, %rs3;\n"
+      "  fma.rn.f32 %f4, %f1, %f3, %f2;\n  st.global.f32 [%rd1], %f4;\n");
+  for (const char* target : {"gfx1100", "gfx1201"}) {
+    std::string text = amdgpu_disassembly(widened, target);
+    if (std::string(target).starts_with("gfx12")) {
+      EXPECT_EQ(occurrences(text, "v_cvt_pk_f32_fp8"), 1) << target << "\n" << text;
+      // s_ or v_: the uniform weight of this kernel is decoded by SALU float on gfx12.
+      EXPECT_EQ(occurrences(text, "_cvt_f16_f32"), 0) << target << "\n" << text;
+      EXPECT_EQ(occurrences(text, "_cvt_f32_f16"), 0) << target << "\n" << text;
+    } else {
+      EXPECT_EQ(occurrences(text, "v_cvt_f32_f16"), 2) << target << "\n" << text;
+    }
+  }
+}
+
 void expect_unsupported(const std::string& body, const TranslateOptions& options,
                         const std::string& opcode)
 {
