@@ -3,6 +3,7 @@
 #include "compiler/translate/amdgpu_target.hpp"
 #include "compiler/translate/exact_round_trip.hpp"
 #include "compiler/translate/nan_observation.hpp"
+#include "compiler/translate/uniform_lane_moves.hpp"
 
 #if __has_include("compiler/translate/support_library.hpp")
 #include "compiler/translate/support_library.hpp"
@@ -126,6 +127,8 @@ void optimise(llvm::Module& module, llvm::TargetMachine* machine)
   pipeline.run(module, modules);
   for (llvm::Function& function : module) {
     if (!function.isDeclaration()) {
+      (void)forward_uniform_lane_moves(function,
+                                       functions.getResult<llvm::UniformityInfoAnalysis>(function));
       (void)fold_exact_half_round_trips(function);
       (void)drop_unobserved_nan_canonicalisations(function);
     }
