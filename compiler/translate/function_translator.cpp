@@ -541,19 +541,7 @@ Expected<void> FunctionTranslator::write(const ptx::Operand& operand, llvm::Valu
   TRY_ASSIGN(auto slot, reg(operand.text));
   llvm::Value* stored = adapt_value(m_builder, value, type, slot.second);
   m_builder.CreateStore(stored, slot.first);
-  m_last_stores[slot.first] = BlockStore{m_builder.GetInsertBlock(), stored};
   return {};
-}
-
-llvm::Value* FunctionTranslator::stored_in_this_block(const std::string& name)
-{
-  Expected<std::pair<llvm::AllocaInst*, PtxType>> slot = reg(name);
-  if (!slot) {
-    return nullptr;
-  }
-  auto it = m_last_stores.find(slot->first);
-  return it != m_last_stores.end() && it->second.block == m_builder.GetInsertBlock() ? it->second.value
-                                                                                     : nullptr;
 }
 
 } // namespace d4r::compiler::translate

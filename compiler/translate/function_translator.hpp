@@ -114,10 +114,6 @@ public:
   [[nodiscard]] Expected<llvm::Value*> address(const ptx::Operand& operand, Space space);
   // A register's storage and type, or an error naming it.
   [[nodiscard]] Expected<std::pair<llvm::AllocaInst*, PtxType>> reg(const std::string& name);
-  // The value `write` last stored into register `name` if it did so in the block being built, else
-  // nullptr (another block may have written it since). A lowering that computed that value beside
-  // another form of it (mma's accumulator in the WMMA layout) can then reuse the other form.
-  [[nodiscard]] llvm::Value* stored_in_this_block(const std::string& name);
   [[nodiscard]] const Symbol* symbol(const std::string& name) const;
   // Whether `name` is a declared register (PTX allows register names without '%': ".reg .f16 low").
   [[nodiscard]] bool is_register(const std::string& name) const;
@@ -138,13 +134,6 @@ public:
   // PTX's carry flag CC.CF (add.cc, addc, ...; lower_carry.cpp): an i1 slot made on first use and
   // cleared in the entry block, so that a chain the function never started reads 0.
   llvm::AllocaInst* carry_flag();
-  // Native mma's accumulators (lower_mma.cpp): a D word it stored (stored_in_this_block's value) ->
-  // the WMMA-layout accumulator (<8 x float>) that word was remapped from, and the word's index.
-  struct WmmaSource {
-    llvm::Value* accumulator;
-    int d_word;
-  };
-  std::unordered_map<const llvm::Value*, WmmaSource>& wmma_sources() { return m_wmma_sources; }
 
 private:
   struct RegDecl {
@@ -181,12 +170,6 @@ private:
   std::unordered_map<std::string, llvm::BasicBlock*> m_labels;
   const ptx::Instruction* m_current = nullptr;
   llvm::AllocaInst* m_carry = nullptr;
-  struct BlockStore {
-    llvm::BasicBlock* block;
-    llvm::Value* value;
-  };
-  std::unordered_map<const llvm::AllocaInst*, BlockStore> m_last_stores; // by register slot
-  std::unordered_map<const llvm::Value*, WmmaSource> m_wmma_sources;
 };
 
 // Converts `value` between integer, float and pointer-free representations of `from` -> `to`

@@ -24,8 +24,9 @@
 // of a 16x16x16 WMMA: B and C columns 8..15 are zero, and D's columns 0..7 are the result. The A,
 // B and C fragments move to the WMMA lane layout and D back by ds_bpermute, along the word remaps
 // mma_word_remap() derives from the two layouts (tests/unit/test_compiler_translate_mma_layout.cpp
-// checks them against a host model of both WMMA layouts). e4m3/e5m2 on gfx11 (no FP8 WMMA) and
-// f16 C/D take the portable lowering.
+// checks them against a host model of both WMMA layouts); C's and D's moves are marks that
+// wmma_accumulator.hpp drops where C is an earlier mma's D (a K loop's accumulator stays in the
+// WMMA layout). e4m3/e5m2 on gfx11 (no FP8 WMMA) and f16 C/D take the portable lowering.
 
 #include "compiler/translate/function_translator.hpp"
 #include "compiler/translate/lowering.hpp"
@@ -33,6 +34,7 @@
 #include "compiler/translate/mma_fragments.hpp"
 #include "compiler/translate/mma_layout.hpp"
 #include "compiler/translate/mma_sparse.hpp"
+#include "compiler/translate/wmma_accumulator.hpp"
 
 #include <llvm/IR/IntrinsicsAMDGPU.h>
 #include <llvm/IR/Module.h>
@@ -52,8 +54,6 @@ namespace {
 
 using Builder = llvm::IRBuilder<>;
 using Values = std::vector<llvm::Value*>;
-// The word `word` (of the operand being fetched) of lane `source_lane` (i32).
-using Fetch = std::function<llvm::Value*(llvm::Value* source_lane, int word)>;
 
 constexpr int k_lanes = 32;
 
@@ -126,67 +126,6 @@ Expected<Values> read_words(FunctionTranslator& t, const ptx::Instruction& instr
   return words;
 }
 
-// The destination words of `remap` for the calling lane.
-Values emit_remap(FunctionTranslator& t, const MmaWordRemap& remap, llvm::Value* lane,
-                  const Fetch& fetch)
-{
-  Builder& b = t.builder();
-  Values out;
-  for (int word = 0; word < remap.words; ++word) {
-    std::vector<uint32_t> lanes(k_lanes), words(k_lanes), zero(k_lanes);
-    std::set<int> distinct;
-    for (int l = 0; l < k_lanes; ++l) {
-      const MmaWordSource& source = remap.sources[static_cast<size_t>(l * remap.words + word)];
-      zero[l] = source.lane < 0 ? 1 : 0;
-      lanes[l] = static_cast<uint32_t>(source.lane < 0 ? l : source.lane);
-      if (source.lane >= 0) {
-        distinct.insert(source.word);
-        words[l] = static_cast<uint32_t>(source.word);
-      }
-    }
-    if (distinct.empty()) {
-      out.push_back(b.getInt32(0));
-      continue;
-    }
-    for (int l = 0; l < k_lanes; ++l) {
-      words[l] = zero[l] != 0 ? static_cast<uint32_t>(*distinct.begin()) : words[l];
-    }
-    llvm::Value* source_lane = mma_lane_table(t, lanes, lane);
-    llvm::Value* which = distinct.size() > 1 ? mma_lane_table(t, words, lane) : nullptr;
-    llvm::Value* value = nullptr;
-    for (int candidate : distinct) {
-      llvm::Value* fetched = fetch(source_lane, candidate);
-      value = value == nullptr
-                  ? fetched
-                  : b.CreateSelect(b.CreateICmpEQ(which, b.getInt32(candidate)), fetched, value);
-    }
-    if (distinct.size() == 1 && std::find(zero.begin(), zero.end(), 1U) == zero.end()) {
-      out.push_back(value);
-      continue;
-    }
-    llvm::Value* is_zero = b.CreateICmpNE(mma_lane_table(t, zero, lane), b.getInt32(0));
-    out.push_back(b.CreateSelect(is_zero, b.getInt32(0), value));
-  }
-  return out;
-}
-
-MmaWordRemap word_remap(const MmaLayoutSpec& destination, const MmaLayoutSpec& source)
-{
-  std::optional<MmaWordRemap> remap = mma_word_remap(destination, source);
-  assert(remap && "mma layouts always remap word by word");
-  return *remap;
-}
-
-// AMDGPU: `words[word]` of lane `source_lane` (ds_bpermute; mma.sync.aligned runs on all lanes).
-Fetch bpermute_fetch(Builder& b, const Values& words)
-{
-  return [&b, words](llvm::Value* source_lane, int word) -> llvm::Value* {
-    llvm::Value* address = b.CreateShl(source_lane, 2);
-    return b.CreateIntrinsic(llvm::Intrinsic::amdgcn_ds_bpermute, {},
-                             {address, words[static_cast<size_t>(word)]});
-  };
-}
-
 // Host: every lane's `mine` words in one d4r_rt_warp_gather; the fetch reads the gathered array
 // (word `word` + `offset` of lane `source_lane`).
 llvm::Value* host_gather(FunctionTranslator& t, const Values& mine)
@@ -212,7 +151,7 @@ llvm::Value* host_gather(FunctionTranslator& t, const Values& mine)
   return all_slot;
 }
 
-Fetch gathered_fetch(Builder& b, llvm::Value* all, int stride, int offset)
+MmaFetch gathered_fetch(Builder& b, llvm::Value* all, int stride, int offset)
 {
   return [&b, all, stride, offset](llvm::Value* source_lane, int word) -> llvm::Value* {
     llvm::Value* index = b.CreateAdd(b.CreateMul(source_lane, b.getInt32(static_cast<uint32_t>(stride))),
@@ -290,10 +229,10 @@ Expected<void> lower_portable(FunctionTranslator& t, const ptx::Instruction& ins
   Builder& b = t.builder();
   int bits = form.input_bits();
   llvm::Value* lane = t.hooks().special_register(t.env(), "%laneid");
-  MmaWordRemap to_rows = word_remap({MmaLayout::rows, MmaOperand::a, bits}, {MmaLayout::ptx, MmaOperand::a, bits});
-  MmaWordRemap to_cols = word_remap({MmaLayout::cols, MmaOperand::b, bits}, {MmaLayout::ptx, MmaOperand::b, bits});
-  Fetch fetch_a;
-  Fetch fetch_b;
+  MmaWordRemap to_rows = layout_word_remap({MmaLayout::rows, MmaOperand::a, bits}, {MmaLayout::ptx, MmaOperand::a, bits});
+  MmaWordRemap to_cols = layout_word_remap({MmaLayout::cols, MmaOperand::b, bits}, {MmaLayout::ptx, MmaOperand::b, bits});
+  MmaFetch fetch_a;
+  MmaFetch fetch_b;
   if (t.hooks().kind() == TargetKind::host) {
     Values mine = in.a;
     mine.insert(mine.end(), in.b.begin(), in.b.end());
@@ -305,8 +244,8 @@ Expected<void> lower_portable(FunctionTranslator& t, const ptx::Instruction& ins
     fetch_a = bpermute_fetch(b, in.a);
     fetch_b = bpermute_fetch(b, in.b);
   }
-  Values rows = emit_remap(t, to_rows, lane, fetch_a);
-  Values cols = emit_remap(t, to_cols, lane, fetch_b);
+  Values rows = emit_word_remap(t, to_rows, lane, fetch_a);
+  Values cols = emit_word_remap(t, to_cols, lane, fetch_b);
   int per_word = 32 / bits;
   size_t width = rows.size() / 2; // words per row (column)
   Values d;
@@ -380,26 +319,6 @@ llvm::Type* operand_type(Builder& b, MmaInput input, int words)
   D4R_UNREACHABLE("every mma input type is covered");
 }
 
-// C as the accumulator of an earlier native mma of this block, where C's four registers still hold
-// that mma's D words 0..3 in order (an mma chain over K, as nvcc emits it). Remapping D to the PTX
-// layout and back would give the accumulator itself in columns 0..7: each element of the WMMA C/D
-// layout has one holder. Columns 8..15 keep that mma's values instead of zeros, which only D's
-// columns 8..15 read, and nothing reads those. nullptr where that cannot be shown.
-llvm::Value* chained_accumulator(FunctionTranslator& t, const ptx::Operand& c)
-{
-  llvm::Value* accumulator = nullptr;
-  for (size_t word = 0; word < c.elements.size(); ++word) {
-    llvm::Value* stored = t.stored_in_this_block(c.elements[word].text);
-    auto it = stored != nullptr ? t.wmma_sources().find(stored) : t.wmma_sources().end();
-    if (it == t.wmma_sources().end() || it->second.d_word != static_cast<int>(word) ||
-        (accumulator != nullptr && it->second.accumulator != accumulator)) {
-      return nullptr;
-    }
-    accumulator = it->second.accumulator;
-  }
-  return accumulator;
-}
-
 Expected<void> lower_native(FunctionTranslator& t, const ptx::Instruction& instruction,
                             const MmaForm& form, const Fragments& in)
 {
@@ -408,41 +327,24 @@ Expected<void> lower_native(FunctionTranslator& t, const ptx::Instruction& instr
   MmaLayout family = gfx11 ? MmaLayout::gfx11 : MmaLayout::gfx12;
   int bits = form.input_bits();
   llvm::Value* lane = t.hooks().special_register(t.env(), "%laneid");
-  Values a = emit_remap(t, word_remap({family, MmaOperand::a, bits}, {MmaLayout::ptx, MmaOperand::a, bits}),
+  Values a = emit_word_remap(t, layout_word_remap({family, MmaOperand::a, bits}, {MmaLayout::ptx, MmaOperand::a, bits}),
                         lane, bpermute_fetch(b, in.a));
-  Values bw = emit_remap(t, word_remap({family, MmaOperand::b, bits}, {MmaLayout::ptx, MmaOperand::b, bits}),
+  Values bw = emit_word_remap(t, layout_word_remap({family, MmaOperand::b, bits}, {MmaLayout::ptx, MmaOperand::b, bits}),
                          lane, bpermute_fetch(b, in.b));
   llvm::Type* accumulator = llvm::FixedVectorType::get(b.getFloatTy(), 8);
-  llvm::Value* c = chained_accumulator(t, instruction.operands[3]);
-  if (c == nullptr) {
-    c = pack_vector(b,
-                    emit_remap(t, word_remap({family, MmaOperand::c, 32}, {MmaLayout::ptx, MmaOperand::c, 32}),
-                               lane, bpermute_fetch(b, in.c)),
-                    accumulator);
-  }
+  llvm::Value* c = mark_wmma_accumulator(b, family, in.c);
   llvm::Value* result =
       wmma_call(b, form.input, pack_vector(b, a, operand_type(b, form.input, static_cast<int>(a.size()))),
                 pack_vector(b, bw, operand_type(b, form.input, static_cast<int>(bw.size()))), c);
   llvm::Value* canonical = llvm::PoisonValue::get(accumulator);
-  Values result_words;
   for (unsigned i = 0; i < 8; ++i) {
-    llvm::Value* element = canonical_nan(b, b.CreateExtractElement(result, i));
-    canonical = b.CreateInsertElement(canonical, element, i);
-    result_words.push_back(b.CreateBitCast(element, b.getInt32Ty()));
+    canonical = b.CreateInsertElement(canonical, canonical_nan(b, b.CreateExtractElement(result, i)), i);
   }
-  Values d = emit_remap(t, word_remap({MmaLayout::ptx, MmaOperand::c, 32}, {family, MmaOperand::c, 32}),
-                        lane, bpermute_fetch(b, result_words));
-  for (llvm::Value*& value : d) {
-    value = b.CreateBitCast(value, b.getFloatTy());
+  Values d;
+  for (int word = 0; word < 4; ++word) {
+    d.push_back(b.CreateBitCast(mark_ptx_word(b, family, canonical, word), b.getFloatTy()));
   }
-  TRY(write_d(t, instruction, true, d));
-  const ptx::Operand& target = instruction.operands[0];
-  for (size_t word = 0; word < target.elements.size(); ++word) {
-    if (llvm::Value* stored = t.stored_in_this_block(target.elements[word].text)) {
-      t.wmma_sources()[stored] = FunctionTranslator::WmmaSource{canonical, static_cast<int>(word)};
-    }
-  }
-  return {};
+  return write_d(t, instruction, true, d);
 }
 
 struct OtherForm {

@@ -387,17 +387,16 @@ std::optional<MmaElement> mma_element(std::string_view name)
   return it == k_names.end() ? std::nullopt : std::optional<MmaElement>(it->second);
 }
 
-llvm::Value* mma_lane_table(FunctionTranslator& t, const std::vector<uint32_t>& entries,
-                            llvm::Value* lane)
+llvm::Value* mma_lane_table(llvm::IRBuilder<>& b, const std::vector<uint32_t>& entries,
+                            llvm::Value* lane, unsigned constant_space)
 {
-  Builder& b = t.builder();
   bool uniform = std::all_of(entries.begin(), entries.end(),
                              [&](uint32_t entry) { return entry == entries[0]; });
   if (uniform) {
     return b.getInt32(entries[0]);
   }
-  llvm::Module& module = *t.llvm_function().getParent();
-  llvm::Constant* init = llvm::ConstantDataArray::get(t.context(), llvm::ArrayRef(entries));
+  llvm::Module& module = *b.GetInsertBlock()->getModule();
+  llvm::Constant* init = llvm::ConstantDataArray::get(b.getContext(), llvm::ArrayRef(entries));
   llvm::GlobalVariable* table = nullptr;
   int count = 0;
   for (llvm::GlobalVariable& global : module.globals()) {
@@ -412,12 +411,82 @@ llvm::Value* mma_lane_table(FunctionTranslator& t, const std::vector<uint32_t>& 
     table = new llvm::GlobalVariable(module, init->getType(), true,
                                      llvm::GlobalValue::PrivateLinkage, init,
                                      "d4r.mma.lanes" + std::to_string(count), nullptr,
-                                     llvm::GlobalValue::NotThreadLocal,
-                                     t.hooks().address_space(Space::constant));
+                                     llvm::GlobalValue::NotThreadLocal, constant_space);
     table->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
   }
   llvm::Value* slot = b.CreateInBoundsGEP(init->getType(), table, {b.getInt32(0), lane});
   return b.CreateLoad(b.getInt32Ty(), slot);
+}
+
+llvm::Value* mma_lane_table(FunctionTranslator& t, const std::vector<uint32_t>& entries,
+                            llvm::Value* lane)
+{
+  return mma_lane_table(t.builder(), entries, lane, t.hooks().address_space(Space::constant));
+}
+
+MmaFetch bpermute_fetch(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& words)
+{
+  return [&b, words](llvm::Value* source_lane, int word) -> llvm::Value* {
+    llvm::Value* address = b.CreateShl(source_lane, 2);
+    return b.CreateIntrinsic(llvm::Intrinsic::amdgcn_ds_bpermute, {},
+                             {address, words[static_cast<size_t>(word)]});
+  };
+}
+
+MmaWordRemap layout_word_remap(const MmaLayoutSpec& destination, const MmaLayoutSpec& source)
+{
+  std::optional<MmaWordRemap> remap = mma_word_remap(destination, source);
+  assert(remap && "mma layouts always remap word by word");
+  return *remap;
+}
+
+std::vector<llvm::Value*> emit_word_remap(llvm::IRBuilder<>& b, const MmaWordRemap& remap,
+                                          llvm::Value* lane, const MmaFetch& fetch,
+                                          unsigned constant_space)
+{
+  std::vector<llvm::Value*> out;
+  for (int word = 0; word < remap.words; ++word) {
+    std::vector<uint32_t> lanes(k_lanes), words(k_lanes), zero(k_lanes);
+    std::set<int> distinct;
+    for (int l = 0; l < k_lanes; ++l) {
+      const MmaWordSource& source = remap.sources[static_cast<size_t>(l * remap.words + word)];
+      zero[l] = source.lane < 0 ? 1 : 0;
+      lanes[l] = static_cast<uint32_t>(source.lane < 0 ? l : source.lane);
+      if (source.lane >= 0) {
+        distinct.insert(source.word);
+        words[l] = static_cast<uint32_t>(source.word);
+      }
+    }
+    if (distinct.empty()) {
+      out.push_back(b.getInt32(0));
+      continue;
+    }
+    for (int l = 0; l < k_lanes; ++l) {
+      words[l] = zero[l] != 0 ? static_cast<uint32_t>(*distinct.begin()) : words[l];
+    }
+    llvm::Value* source_lane = mma_lane_table(b, lanes, lane, constant_space);
+    llvm::Value* which = distinct.size() > 1 ? mma_lane_table(b, words, lane, constant_space) : nullptr;
+    llvm::Value* value = nullptr;
+    for (int candidate : distinct) {
+      llvm::Value* fetched = fetch(source_lane, candidate);
+      value = value == nullptr
+                  ? fetched
+                  : b.CreateSelect(b.CreateICmpEQ(which, b.getInt32(candidate)), fetched, value);
+    }
+    if (distinct.size() == 1 && std::find(zero.begin(), zero.end(), 1U) == zero.end()) {
+      out.push_back(value);
+      continue;
+    }
+    llvm::Value* is_zero = b.CreateICmpNE(mma_lane_table(b, zero, lane, constant_space), b.getInt32(0));
+    out.push_back(b.CreateSelect(is_zero, b.getInt32(0), value));
+  }
+  return out;
+}
+
+std::vector<llvm::Value*> emit_word_remap(FunctionTranslator& t, const MmaWordRemap& remap,
+                                          llvm::Value* lane, const MmaFetch& fetch)
+{
+  return emit_word_remap(t.builder(), remap, lane, fetch, t.hooks().address_space(Space::constant));
 }
 
 // Element `i` of D's layout taken from C's (another lane's, another register): an f32 (f16 C).

@@ -70,9 +70,26 @@ emit_mma_product(FunctionTranslator& t, const MmaProduct& product, const Fragmen
                  const Fragment* d_layout = nullptr, const MmaSparsity* sparse = nullptr);
 
 // entries[lane] as an i32 of the calling lane: a constant when uniform, else a load from a
-// [32 x i32] table in the constant space (one global per distinct table in the module).
+// [32 x i32] table in the constant space (one global per distinct table in the module; the
+// builder's form takes the module from its insertion block and the space's number).
 [[nodiscard]] llvm::Value* mma_lane_table(FunctionTranslator& t,
                                           const std::vector<uint32_t>& entries, llvm::Value* lane);
+[[nodiscard]] llvm::Value* mma_lane_table(llvm::IRBuilder<>& b, const std::vector<uint32_t>& entries,
+                                          llvm::Value* lane, unsigned constant_space);
+
+// Word `word` (of the operand being moved) of lane `source_lane` (i32).
+using MmaFetch = std::function<llvm::Value*(llvm::Value* source_lane, int word)>;
+// AMDGPU: one ds_bpermute of `words[word]` (mma.sync.aligned runs on all lanes).
+[[nodiscard]] MmaFetch bpermute_fetch(llvm::IRBuilder<>& b, const std::vector<llvm::Value*>& words);
+// mma_word_remap of two mma_layout.hpp layouts, which always remap word by word.
+[[nodiscard]] MmaWordRemap layout_word_remap(const MmaLayoutSpec& destination, const MmaLayoutSpec& source);
+// The destination words of `remap` for the calling lane `lane`: per word, one fetch for each
+// source word some lane needs, a select among them by a lane table, and zero where `remap` says.
+[[nodiscard]] std::vector<llvm::Value*> emit_word_remap(llvm::IRBuilder<>& b, const MmaWordRemap& remap,
+                                                        llvm::Value* lane, const MmaFetch& fetch,
+                                                        unsigned constant_space);
+[[nodiscard]] std::vector<llvm::Value*> emit_word_remap(FunctionTranslator& t, const MmaWordRemap& remap,
+                                                        llvm::Value* lane, const MmaFetch& fetch);
 
 // The registers of vector operand `index` ({r0, r1, ...}, exactly `count` of them) as i32 (`bits`
 // 32) or i64 (64), and the writing of D's.

@@ -4,6 +4,7 @@
 #include "compiler/translate/exact_round_trip.hpp"
 #include "compiler/translate/nan_observation.hpp"
 #include "compiler/translate/uniform_lane_moves.hpp"
+#include "compiler/translate/wmma_accumulator.hpp"
 
 #if __has_include("compiler/translate/support_library.hpp")
 #include "compiler/translate/support_library.hpp"
@@ -122,9 +123,15 @@ void optimise(llvm::Module& module, llvm::TargetMachine* machine)
   builder.registerFunctionAnalyses(functions);
   builder.registerLoopAnalyses(loops);
   builder.crossRegisterProxies(loops, functions, sccs, modules);
+  // After mem2reg, inlining and LICM, before the loop unroller copies the loops' bodies.
+  builder.registerVectorizerStartEPCallback(
+      [](llvm::FunctionPassManager& passes, llvm::OptimizationLevel) {
+        passes.addPass(WmmaAccumulatorPass());
+      });
   llvm::ModulePassManager pipeline =
       builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
   pipeline.run(module, modules);
+  (void)expand_wmma_accumulator_moves(module); // where the pipeline left a mark
   for (llvm::Function& function : module) {
     if (!function.isDeclaration()) {
       (void)forward_uniform_lane_moves(function,
@@ -254,6 +261,7 @@ Expected<void> finish_module(Translation& translation, TargetSetup& setup)
     return make_error(ErrorCode::internal, "translate: the lowering made invalid IR:\n" + broken);
   }
   if (!setup.options.optimise) {
+    (void)expand_wmma_accumulator_moves(module);
     return {};
   }
   TRY(link_support(module, setup.options.kind));

@@ -193,6 +193,97 @@ TEST(TranslateMma, AChainedAccumulatorStaysInTheWmmaLayout)
   }
 }
 
+// A K loop, acc = mma(a, b, acc), with the words of A and B each lane loads per iteration; with
+// `touch` the loop also changes one accumulator word between the mmas.
+std::string mma_loop_kernel(bool touch)
+{
+  std::string body =
+      "  mov.f32 %f1, 0f00000000;\n  mov.f32 %f2, 0f00000000;\n  mov.f32 %f3, 0f00000000;\n"
+      "  mov.f32 %f4, 0f00000000;\n  ld.global.u32 %r14, [%rd2];\n  mov.u32 %r13, 0;\n"
+      "  mov.u32 %r15, %tid.x;\n  mul.wide.u32 %rd3, %r15, 4;\n  add.s64 %rd4, %rd2, %rd3;\n"
+      "loop:\n";
+  for (int word = 1; word <= 6; ++word) {
+    body += "  ld.global.b32 %r" + std::to_string(word) + ", [%rd4+" + std::to_string(128 * word) + "];\n";
+  }
+  body += "  mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, "
+          "{%r5, %r6}, {%f1, %f2, %f3, %f4};\n";
+  if (touch) {
+    body += "  add.f32 %f2, %f2, 0f3F800000;\n";
+  }
+  body += "  add.s64 %rd4, %rd4, 1024;\n  add.u32 %r13, %r13, 1;\n  setp.lt.u32 %p1, %r13, %r14;\n"
+          "  @%p1 bra loop;\n";
+  for (int word = 1; word <= 4; ++word) {
+    body += "  st.global.f32 [%rd1+" + std::to_string(4 * word) + "], %f" + std::to_string(word) + ";\n";
+  }
+  return kernel_text(body);
+}
+
+// The ds_bpermutes in the blocks that hold a WMMA (the loop's body).
+int shuffles_beside_wmma(const llvm::Module& module)
+{
+  int found = 0;
+  for (const llvm::Function& function : module) {
+    for (const llvm::BasicBlock& block : function) {
+      int moves = 0;
+      bool wmma = false;
+      for (const llvm::Instruction& instruction : block) {
+        const auto* call = llvm::dyn_cast<llvm::CallInst>(&instruction);
+        const llvm::Function* callee = call != nullptr ? call->getCalledFunction() : nullptr;
+        if (callee != nullptr) {
+          wmma = wmma || callee->getName().starts_with("llvm.amdgcn.wmma");
+          moves += callee->getName() == "llvm.amdgcn.ds.bpermute" ? 1 : 0;
+        }
+      }
+      found += wmma ? moves : 0;
+    }
+  }
+  return found;
+}
+
+// The accumulator of a K loop is a phi of WMMA accumulators (wmma_accumulator.hpp): no C remap in
+// the loop, and D moves to the PTX layout once, after it. Where the loop changes a word of the
+// accumulator, the remaps stay.
+TEST(TranslateMma, ALoopsAccumulatorStaysInTheWmmaLayout)
+{
+  for (const char* target : {"gfx1100", "gfx1201"}) {
+    SCOPED_TRACE(target);
+    int shuffles[2] = {};
+    int in_loop[2] = {};
+    for (int touch = 0; touch < 2; ++touch) {
+      Expected<Translation> gpu = translate_text(mma_loop_kernel(touch != 0), gpu_options(target, true));
+      ASSERT_TRUE(gpu) << gpu.error().message;
+      ASSERT_EQ(verify_text(*gpu->module), "");
+      std::string ir = ir_text(*gpu->module);
+      EXPECT_EQ(occurrences(ir, "d4r.wmma"), 0) << ir; // every mark expanded
+      EXPECT_EQ(occurrences(ir, "= phi <8 x float>") > 0, touch == 0) << ir;
+      EXPECT_GE(occurrences(ir, "call <8 x float> @llvm.amdgcn.wmma"), 1) << ir;
+      shuffles[touch] = occurrences(ir, "call i32 @llvm.amdgcn.ds.bpermute");
+      in_loop[touch] = shuffles_beside_wmma(*gpu->module);
+      Expected<std::vector<std::byte>> object = code_object(*gpu, target);
+      ASSERT_TRUE(object) << object.error().message;
+    }
+    // The C remap (8 words, 1 or 2 moves each) goes, and D's (4 words, 2 to 8 moves each) leaves
+    // the loop; A and B still move in it.
+    EXPECT_GE(shuffles[1], shuffles[0] + 8) << "kept " << shuffles[0] << ", touched " << shuffles[1];
+    EXPECT_GE(shuffles[0], in_loop[0] + 4 * 2) << "kept: " << in_loop[0] << " of " << shuffles[0] << " in the loop";
+    EXPECT_GT(in_loop[0], 0);
+    EXPECT_EQ(in_loop[1], shuffles[1]);
+  }
+}
+
+// Translations that are not optimised (no pass pipeline) get every mark expanded too.
+TEST(TranslateMma, MarksAreExpandedWithoutThePipeline)
+{
+  TranslateOptions options = gpu_options("gfx1100", true);
+  options.optimise = false;
+  Expected<Translation> gpu = translate_text(mma_loop_kernel(false), options);
+  ASSERT_TRUE(gpu) << gpu.error().message;
+  ASSERT_EQ(verify_text(*gpu->module), "");
+  std::string ir = ir_text(*gpu->module);
+  EXPECT_EQ(occurrences(ir, "d4r.wmma"), 0) << ir;
+  EXPECT_GE(occurrences(ir, "call i32 @llvm.amdgcn.ds.bpermute"), 8 + 4) << ir; // C and D remaps
+}
+
 TEST(TranslateMma, OtherShapesAndFormsAreUnsupported)
 {
   struct Form {
