@@ -42,6 +42,19 @@ llvm::Value* widen_f16(llvm::IRBuilder<>& b, llvm::Value* bits, bool sat)
   return sat ? saturate(b, value) : value;
 }
 
+// cvt{.ftz}{.sat}.{rni,rzi,rmi,rpi}.f32.f32 (`mode` 0..3): LLVM's rounding to an integral value,
+// exact in every mode (v_rndne/v_trunc/v_floor/v_ceil_f32 on AMDGPU; SSE4.1 or libm on the host)
+// where the support library's bit operations cost about twenty instructions and two branches. A
+// subnormal is flushed first under .ftz (floor(-tiny) is -1, of its flush -0); NaN gives PTX's
+// canonical NaN, or +0 under .sat, which clamps after the rounding.
+llvm::Value* round_to_integral_f32(llvm::IRBuilder<>& b, llvm::Value* value, int mode, bool ftz, bool sat)
+{
+  static constexpr llvm::Intrinsic::ID k_by_mode[] = {llvm::Intrinsic::roundeven, llvm::Intrinsic::trunc,
+                                                      llvm::Intrinsic::floor, llvm::Intrinsic::ceil};
+  llvm::Value* rounded = b.CreateUnaryIntrinsic(k_by_mode[mode], ftz ? flush_subnormal(b, value) : value);
+  return sat ? saturate(b, rounded) : canonical_nan(b, rounded);
+}
+
 PtxType bits_type(int bits)
 {
   return PtxType{PtxType::Kind::bits, bits, false};
@@ -268,8 +281,7 @@ Expected<llvm::Value*> float_to_float(FunctionTranslator& t, const ptx::Instruct
   llvm::Type* f64 = b.getDoubleTy();
   if (from == to) {
     if (from.bits == 32 && integral) {
-      return t.call_support("__d4r_ptx_cvt_rint_f32", f32,
-                            {value, t.i32(mode), t.i32(ftz), t.i32(sat)});
+      return round_to_integral_f32(b, value, mode, ftz, sat);
     }
     if (from.bits == 32) { // cvt{.ftz}{.sat}.f32.f32
       llvm::Value* result = ftz ? flush_subnormal(b, value) : value;

@@ -203,18 +203,6 @@ D4R_INLINE uint64_t d4r_rint_bits(uint64_t u, int frac, int bias, int sign_shift
   return (sign << sign_shift) | t;
 }
 
-D4R_API float __d4r_ptx_cvt_rint_f32(float x, int mode, int ftz, int sat)
-{
-  if (ftz) {
-    x = d4r_ftz_f32(x);
-  }
-  if (x != x) {
-    return sat ? 0.0f : d4r_nan_f32();
-  }
-  const float r = d4r_f32_bits((uint32_t)d4r_rint_bits(d4r_bits_f32(x), 23, 127, 31, mode));
-  return sat ? d4r_sat_f32(r) : r;
-}
-
 D4R_API double __d4r_ptx_cvt_rint_f64(double x, int mode)
 {
   if (d4r_isnan_f64(x)) {

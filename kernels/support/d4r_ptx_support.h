@@ -90,7 +90,6 @@ float __d4r_ptx_cvt_f32_bf16(uint16_t h);                    /* bit copy: NaN pa
 float __d4r_ptx_cvt_f32_bf16_ex(uint16_t h, int ftz, int sat);
 double __d4r_ptx_cvt_f64_bf16(uint16_t h);
 /* cvt.rXi.fT.fT: round to an integral value in the same format (mode: 0 rni, 1 rzi, 2 rmi, 3 rpi) */
-float __d4r_ptx_cvt_rint_f32(float x, int mode, int ftz, int sat);
 double __d4r_ptx_cvt_rint_f64(double x, int mode);
 uint16_t __d4r_ptx_cvt_rint_f16(uint16_t h, int mode);
 uint16_t __d4r_ptx_cvt_rint_bf16(uint16_t h, int mode);

@@ -238,15 +238,11 @@ TEST(KernelsPtxSupportConvert, RintEveryMode)
     }
     const double xd = (i & 2) ? static_cast<double>(x) : interesting_f64(rng);
     for (int m = 0; m < 4; ++m) {
-      const float want = under_mode(k_modes[m], [&] { return std::nearbyint(x); });
       const double want_d = under_mode(k_modes[m], [&] { return std::nearbyint(xd); });
-      const uint32_t wb = std::isnan(want) ? 0x7fffffffu : bits(want);
       // cvt.rXi.f64.f64 quiets the NaN, sign and payload kept (cvt_f64_random).
       const uint64_t wbd = std::isnan(want_d) ? bits(xd) | 0x0008000000000000ull : bits(want_d);
-      if ((bits(__d4r_ptx_cvt_rint_f32(x, m, 0, 0)) != wb ||
-           bits(__d4r_ptx_cvt_rint_f64(xd, m)) != wbd) &&
-          failures++ < 10) {
-        ADD_FAILURE() << "mode " << m << std::hexfloat << " x " << x << " xd " << xd;
+      if (bits(__d4r_ptx_cvt_rint_f64(xd, m)) != wbd && failures++ < 10) {
+        ADD_FAILURE() << "mode " << m << std::hexfloat << " xd " << xd;
       }
     }
   }
@@ -317,7 +313,6 @@ TEST(KernelsPtxSupportConvert, NanPayloadsFromH200)
     EXPECT_EQ(bits(__d4r_ptx_cvt_f32_f64(f64(0xfff4000000000000ull), m, 1, 0)), 0xffe00000u);
     EXPECT_EQ(bits(__d4r_ptx_cvt_f32_f64(f64(0xffffffffffffffffull), m, 0, 0)), 0xffffffffu);
     EXPECT_EQ(bits(__d4r_ptx_cvt_rint_f64(f64(0xfff4000000000000ull), m)), 0xfffc000000000000ull);
-    EXPECT_EQ(bits(__d4r_ptx_cvt_rint_f32(f32(0xffc00000u), m, 0, 0)), 0x7fffffffu);
   }
   EXPECT_EQ(__d4r_ptx_cvt_f16_f64(f64(0xfff4000000000000ull), 0, 0), 0xff00u);
   EXPECT_EQ(__d4r_ptx_cvt_f16_f64(f64(0x7ff8000000000000ull), 0, 0), 0x7e00u);
