@@ -223,12 +223,23 @@ Expected<llvm::Value*> float_to_int(FunctionTranslator& t, const ptx::Instructio
   if (mode < 0 || mode > 3) {
     return std::unexpected(t.unsupported(instruction));
   }
-  llvm::Type* result = t.builder().getIntNTy(static_cast<unsigned>(to.bits));
-  std::string name = "__d4r_ptx_cvt_" + type_name(to) + "_" + type_name(from);
-  if (from.bits == 32) {
-    return t.call_support(name, result, {value, t.i32(mode), t.i32(ftz)});
+  // LLVM's rounding to an integral value, then its saturating conversion (PTX clamps to the
+  // destination's range; v_cvt_{i,u}32_f32/f64 on AMDGPU clamp in hardware). A NaN gives 0, or
+  // 1 << (width - 1) from an f64 or into a 64-bit integer (PTX ISA, cvt, Integer Notes).
+  llvm::IRBuilder<>& b = t.builder();
+  static constexpr llvm::Intrinsic::ID k_by_mode[] = {llvm::Intrinsic::roundeven, llvm::Intrinsic::trunc,
+                                                      llvm::Intrinsic::floor, llvm::Intrinsic::ceil};
+  llvm::Value* source = ftz && from.bits == 32 ? flush_subnormal(b, value) : value;
+  llvm::Value* integral = mode == 1 ? source : b.CreateUnaryIntrinsic(k_by_mode[mode], source);
+  llvm::Type* result = b.getIntNTy(static_cast<unsigned>(to.bits));
+  llvm::Value* converted =
+      b.CreateIntrinsic(to.is_signed() ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat,
+                        {result, integral->getType()}, {integral});
+  if (from.bits != 64 && to.bits != 64) {
+    return converted;
   }
-  return t.call_support(name, result, {value, t.i32(mode)});
+  llvm::Value* nan = llvm::ConstantInt::get(result, llvm::APInt::getSignMask(static_cast<unsigned>(to.bits)));
+  return b.CreateSelect(b.CreateFCmpUNO(value, value), nan, converted);
 }
 
 Expected<llvm::Value*> int_to_float(FunctionTranslator& t, const ptx::Instruction& instruction,

@@ -7,7 +7,7 @@
  *
  * Conventions
  *   int mode   0 rn (nearest even), 1 rz, 2 rm (toward -inf), 3 rp (toward +inf), 4 rna (nearest,
- *              ties away). For float -> int and float -> integral float (cvt.rXi) the same numbers
+ *              ties away). For float -> integral float (cvt.rXi) the same numbers
  *              mean rni, rzi, rmi, rpi.
  *   int ftz    1: subnormal f32 (f16 for the f16 ops) inputs and results become zero of the same
  *              sign. A result is flushed when it is subnormal after rounding.
@@ -93,25 +93,6 @@ double __d4r_ptx_cvt_f64_bf16(uint16_t h);
 double __d4r_ptx_cvt_rint_f64(double x, int mode);
 uint16_t __d4r_ptx_cvt_rint_f16(uint16_t h, int mode);
 uint16_t __d4r_ptx_cvt_rint_bf16(uint16_t h, int mode);
-/* float -> int (mode: 0 rni, 1 rzi, 2 rmi, 3 rpi): saturating. NaN gives 0, except for a .f64
- * source or a 64-bit destination, where it gives 1 << (width - 1) (PTX ISA, cvt, Integer Notes). */
-int64_t __d4r_ptx_cvt_s64_f32(float x, int mode, int ftz);
-uint64_t __d4r_ptx_cvt_u64_f32(float x, int mode, int ftz);
-int32_t __d4r_ptx_cvt_s32_f32(float x, int mode, int ftz);
-uint32_t __d4r_ptx_cvt_u32_f32(float x, int mode, int ftz);
-int16_t __d4r_ptx_cvt_s16_f32(float x, int mode, int ftz);
-uint16_t __d4r_ptx_cvt_u16_f32(float x, int mode, int ftz);
-int8_t __d4r_ptx_cvt_s8_f32(float x, int mode, int ftz);
-uint8_t __d4r_ptx_cvt_u8_f32(float x, int mode, int ftz);
-int64_t __d4r_ptx_cvt_s64_f64(double x, int mode);
-uint64_t __d4r_ptx_cvt_u64_f64(double x, int mode);
-int32_t __d4r_ptx_cvt_s32_f64(double x, int mode);
-uint32_t __d4r_ptx_cvt_u32_f64(double x, int mode);
-int16_t __d4r_ptx_cvt_s16_f64(double x, int mode);
-uint16_t __d4r_ptx_cvt_u16_f64(double x, int mode);
-int8_t __d4r_ptx_cvt_s8_f64(double x, int mode);
-uint8_t __d4r_ptx_cvt_u8_f64(double x, int mode);
-/* f16 / bf16 sources go exactly through f32: __d4r_ptx_cvt_s32_f32(__d4r_ptx_cvt_f32_f16(h,0,0),..) */
 /* int -> float (exact rounding in every mode; 8/16-bit sources widen to the 32-bit functions) */
 float __d4r_ptx_cvt_f32_s64(int64_t x, int mode);
 float __d4r_ptx_cvt_f32_u64(uint64_t x, int mode);

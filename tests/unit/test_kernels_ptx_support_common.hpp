@@ -22,6 +22,39 @@ inline double f64(uint64_t u) { return std::bit_cast<double>(u); }
 
 constexpr int k_modes[] = {FE_TONEAREST, FE_TOWARDZERO, FE_DOWNWARD, FE_UPWARD};
 
+// f() computed under the rounding mode `mode` (FE_*).
+template <typename F> auto under_mode(int mode, F f)
+{
+  // The volatile store pins the operation between the two calls: GCC otherwise moves FP
+  // arithmetic across fesetround (GCC bug 34678), even with -frounding-math.
+  std::fesetround(mode);
+  volatile auto r = f();
+  std::fesetround(FE_TONEAREST);
+  return static_cast<decltype(f())>(r);
+}
+
+// PTX's cvt.rXi.<T>.<float> of x in mode 0..3 (rni, rzi, rmi, rpi), sign-extended to 64 bits: the
+// value rounded to an integer, clamped to T's range; NaN gives 0, or 1 << (width - 1) with
+// `nan_big` (an f64 source or a 64-bit destination; PTX ISA, cvt, Integer Notes).
+template <typename T> uint64_t reference_int(double x, int mode, bool nan_big)
+{
+  constexpr int width = static_cast<int>(sizeof(T) * 8);
+  if (std::isnan(x)) {
+    // sign-extended like the library's signed results
+    return nan_big ? static_cast<uint64_t>(static_cast<int64_t>(static_cast<T>(1ull << (width - 1)))) : 0;
+  }
+  const double r = under_mode(k_modes[mode], [&] { return std::nearbyint(x); });
+  const double lo = static_cast<double>(std::numeric_limits<T>::min());
+  const double hi = static_cast<double>(std::numeric_limits<T>::max());
+  if (r <= lo) {
+    return static_cast<uint64_t>(static_cast<int64_t>(std::numeric_limits<T>::min()));
+  }
+  if (r >= hi) {
+    return static_cast<uint64_t>(static_cast<int64_t>(std::numeric_limits<T>::max()));
+  }
+  return static_cast<uint64_t>(static_cast<int64_t>(static_cast<T>(r)));
+}
+
 // Deterministic xorshift.
 struct Rng {
   uint64_t state = 0x9e3779b97f4a7c15ull;
