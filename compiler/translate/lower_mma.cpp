@@ -26,7 +26,9 @@
 // mma_word_remap() derives from the two layouts (tests/unit/test_compiler_translate_mma_layout.cpp
 // checks them against a host model of both WMMA layouts); C's and D's moves are marks that
 // wmma_accumulator.hpp drops where C is an earlier mma's D (a K loop's accumulator stays in the
-// WMMA layout). e4m3/e5m2 on gfx11 (no FP8 WMMA) and f16 C/D take the portable lowering.
+// WMMA layout). e4m3/e5m2 on gfx11 (no FP8 WMMA) take the f16 WMMA in the fast set (the bytes
+// decoded to f16 first, summed as the hardware sums) and the portable lowering in the accuracy
+// set; f16 C/D always take the portable lowering.
 
 #include "compiler/translate/function_translator.hpp"
 #include "compiler/translate/lowering.hpp"
@@ -281,7 +283,9 @@ bool native_possible(FunctionTranslator& t, const MmaForm& form)
     return false;
   }
   if (is_gfx11(options)) {
-    return form.input_bits() == 16;
+    // FP8 through the f16 WMMA (below) sums as the hardware does, not as the H200's tensor
+    // cores: the fast set only; the accuracy set keeps the portable, exact lowering.
+    return form.input_bits() == 16 || options.float_policy == FloatPolicy::fast;
   }
   return options.processor.starts_with("gfx12");
 }
@@ -319,6 +323,23 @@ llvm::Type* operand_type(Builder& b, MmaInput input, int words)
   D4R_UNREACHABLE("every mma input type is covered");
 }
 
+// RDNA3 has no FP8 WMMA: an FP8 fragment's words of four e4m3/e5m2 bytes become words of two
+// f16 in place (mma_layout.hpp ptx_widened) for the f16 WMMA, each pair decoded exactly (every
+// FP8 value is an f16) as cvt.rn.f16x2.{e4m3x2,e5m2x2} decodes it (a NaN becomes f16 0x7fff).
+Values widened_to_f16(FunctionTranslator& t, const Values& words, MmaInput input)
+{
+  Builder& b = t.builder();
+  const char* decode = input == MmaInput::e5m2 ? "__d4r_ptx_cvt_f16x2_e5m2x2" : "__d4r_ptx_cvt_f16x2_e4m3x2";
+  Values halves;
+  for (llvm::Value* word : words) {
+    for (uint64_t shift : {0, 16}) {
+      llvm::Value* pair = b.CreateTrunc(b.CreateLShr(word, shift), b.getInt16Ty());
+      halves.push_back(t.call_support(decode, b.getInt32Ty(), {pair, t.i32(0)}));
+    }
+  }
+  return halves;
+}
+
 Expected<void> lower_native(FunctionTranslator& t, const ptx::Instruction& instruction,
                             const MmaForm& form, const Fragments& in)
 {
@@ -327,15 +348,28 @@ Expected<void> lower_native(FunctionTranslator& t, const ptx::Instruction& instr
   MmaLayout family = gfx11 ? MmaLayout::gfx11 : MmaLayout::gfx12;
   int bits = form.input_bits();
   llvm::Value* lane = t.hooks().special_register(t.env(), "%laneid");
-  Values a = emit_word_remap(t, layout_word_remap({family, MmaOperand::a, bits}, {MmaLayout::ptx, MmaOperand::a, bits}),
-                        lane, bpermute_fetch(b, in.a));
-  Values bw = emit_word_remap(t, layout_word_remap({family, MmaOperand::b, bits}, {MmaLayout::ptx, MmaOperand::b, bits}),
-                         lane, bpermute_fetch(b, in.b));
+  MmaInput input = form.input;
+  MmaLayoutSpec a_source{MmaLayout::ptx, MmaOperand::a, bits};
+  MmaLayoutSpec b_source{MmaLayout::ptx, MmaOperand::b, bits};
+  Values a_words = in.a;
+  Values b_words = in.b;
+  if (gfx11 && bits == 8) {
+    a_words = widened_to_f16(t, in.a, input);
+    b_words = widened_to_f16(t, in.b, input);
+    a_source = {MmaLayout::ptx_widened, MmaOperand::a, 16};
+    b_source = {MmaLayout::ptx_widened, MmaOperand::b, 16};
+    input = MmaInput::f16;
+    bits = 16;
+  }
+  Values a = emit_word_remap(t, layout_word_remap({family, MmaOperand::a, bits}, a_source), lane,
+                             bpermute_fetch(b, a_words));
+  Values bw = emit_word_remap(t, layout_word_remap({family, MmaOperand::b, bits}, b_source), lane,
+                              bpermute_fetch(b, b_words));
   llvm::Type* accumulator = llvm::FixedVectorType::get(b.getFloatTy(), 8);
   llvm::Value* c = mark_wmma_accumulator(b, family, in.c);
   llvm::Value* result =
-      wmma_call(b, form.input, pack_vector(b, a, operand_type(b, form.input, static_cast<int>(a.size()))),
-                pack_vector(b, bw, operand_type(b, form.input, static_cast<int>(bw.size()))), c);
+      wmma_call(b, input, pack_vector(b, a, operand_type(b, input, static_cast<int>(a.size()))),
+                pack_vector(b, bw, operand_type(b, input, static_cast<int>(bw.size()))), c);
   llvm::Value* canonical = llvm::PoisonValue::get(accumulator);
   for (unsigned i = 0; i < 8; ++i) {
     canonical = b.CreateInsertElement(canonical, canonical_nan(b, b.CreateExtractElement(result, i)), i);

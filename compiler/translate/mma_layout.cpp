@@ -89,6 +89,10 @@ int mma_layout_words(const MmaLayoutSpec& spec)
       return wide ? 8 : 0;
     }
     return narrow ? 2 : 4;
+  case MmaLayout::ptx_widened:
+    return spec.element_bits == 16 && spec.operand != MmaOperand::c
+               ? 2 * mma_layout_words({MmaLayout::ptx, spec.operand, 8})
+               : 0;
   case MmaLayout::rows:
     return spec.operand == MmaOperand::a ? 2 * row_words(spec) : 0;
   case MmaLayout::cols:
@@ -101,6 +105,8 @@ MatrixPos mma_layout_position(const MmaLayoutSpec& spec, int lane, int word, int
 {
   switch (spec.layout) {
   case MmaLayout::ptx: return ptx_position(spec, lane, word, sub);
+  case MmaLayout::ptx_widened:
+    return ptx_position({MmaLayout::ptx, spec.operand, 8}, lane, word / 2, 2 * (word % 2) + sub);
   case MmaLayout::gfx11:
   case MmaLayout::gfx12: return wmma_position(spec, lane, word, sub);
   case MmaLayout::rows:

@@ -13,6 +13,9 @@
 //          words (lanes 16-31 repeat lanes 0-15); B lane L = column L%16, 16 K values; C/D word
 //          w = row 2w + L/16, column L%16 ("RDNA 3 ISA" 7.9 and AMD GPUOpen, "How to accelerate
 //          AI applications on RDNA 3 using WMMA", https://gpuopen.com/learn/wmma_on_rdna3/).
+//   ptx_widened  the PTX 8-bit (e4m3/e5m2) A or B fragment with every byte widened to 16 bits in
+//          place: word 2w + h holds bytes 2h and 2h + 1 of PTX word w. RDNA3 has no FP8 WMMA, so
+//          lower_mma.cpp decodes FP8 to f16 in the PTX layout and remaps that to gfx11's f16.
 //   gfx12  RDNA4 wave32 (no repetition): A lane L = row L%16, K = 8*(L/16) + 0..7; B lane L =
 //          column L%16, same K; C/D word w = row w + 8*(L/16), column L%16; fp8 packs 4 K values
 //          per word in the same order, lowest byte first. This is the layout AMD's own libraries
@@ -35,7 +38,7 @@
 namespace d4r::compiler::translate {
 
 enum class MmaOperand { a, b, c }; // c: C and D
-enum class MmaLayout { ptx, gfx11, gfx12, rows, cols };
+enum class MmaLayout { ptx, ptx_widened, gfx11, gfx12, rows, cols };
 
 struct MmaLayoutSpec {
   MmaLayout layout = MmaLayout::ptx;

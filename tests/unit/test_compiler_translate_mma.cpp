@@ -1,7 +1,8 @@
 // mma.sync m16n8k16 (compiler/translate/lower_mma.cpp) for the AMDGPU targets: the mma_tile corpus
 // kernels translate and link for all six targets with the native WMMA lowering and with the
 // portable one (TranslateOptions::mma_native); the disassembly shows v_wmma on gfx11/gfx12 where
-// the types allow (e4m3 on gfx11: the portable ds_bpermute lowering), and none in portable mode;
+// the types allow (e4m3 on gfx11: the portable ds_bpermute lowering in the accuracy set, the f16
+// WMMA in the fast set), and none in portable mode;
 // forms other than m16n8k16.row.col with f16/bf16/e4m3/e5m2 inputs are "unsupported:" errors.
 // Also the shape of the FP8/f16 paths that FP8 kernels share (the last two tests).
 
@@ -80,7 +81,7 @@ void check_target(const std::string& text, bool has_e4m3, const std::string& tar
     ASSERT_FALSE(e4m3.empty());
     if (gfx12) {
       EXPECT_TRUE(contains(e4m3, "v_wmma_f32_16x16x16_fp8_fp8")) << e4m3;
-    } else { // gfx11 has no FP8 WMMA: the portable lowering
+    } else { // gfx11 has no FP8 WMMA: in the accuracy set (the default), the portable lowering
       EXPECT_FALSE(contains(e4m3, "v_wmma")) << e4m3;
       EXPECT_TRUE(contains(e4m3, "ds_bpermute_b32"));
       // FP8 bytes decode by table lookup (no byte conversion), and the products are summed in
@@ -102,6 +103,28 @@ TEST(TranslateMma, CorpusLinksForEveryTargetNativeAndPortable)
       check_target(text, has_e4m3, target, true);
       check_target(text, has_e4m3, target, false);
     }
+  }
+}
+
+// The fast set takes gfx11's f16 WMMA for FP8 inputs (decoded to f16 in the PTX layout, then
+// moved), summing as the hardware does; the accuracy set keeps the H200's sums (above).
+TEST(TranslateMma, Fp8OnGfx11UsesTheF16WmmaInTheFastSet)
+{
+  std::string text = read_text(fs::path(D4R_PTX_DIR) / "mma_tile.sm_89.ptx");
+  for (const char* target : {"gfx1100", "gfx1103"}) {
+    SCOPED_TRACE(target);
+    TranslateOptions options = gpu_options(target, true);
+    options.float_policy = FloatPolicy::fast;
+    Expected<Translation> gpu = translate_text(text, options);
+    ASSERT_TRUE(gpu) << gpu.error().message;
+    ASSERT_EQ(verify_text(*gpu->module), "");
+    Expected<std::vector<std::byte>> object = code_object(*gpu, target);
+    ASSERT_TRUE(object) << object.error().message;
+    std::string e4m3 = kernel_disassembly(disassemble(*object, target), "enc0_gemm_e4m3");
+    ASSERT_FALSE(e4m3.empty());
+    EXPECT_TRUE(contains(e4m3, "v_wmma_f32_16x16x16_f16")) << e4m3;
+    EXPECT_FALSE(contains(e4m3, "v_trunc_f64")) << e4m3;
+    EXPECT_FALSE(contains(e4m3, "_f64")) << e4m3; // no scalar FP8 model left
   }
 }
 

@@ -246,6 +246,44 @@ INSTANTIATE_TEST_SUITE_P(Families, MmaLaneMaps,
                                   "_" + std::to_string(param_info.param.bits) + "bit";
                          });
 
+// Each 8-bit element widened to 16 bits in place (lower_mma.cpp's FP8 decode on gfx11): word
+// 2w + h of the result holds bytes 2h and 2h + 1 of word w.
+Lanes widened(const Lanes& bytes)
+{
+  Lanes out(bytes.size());
+  for (size_t lane = 0; lane < bytes.size(); ++lane) {
+    for (uint32_t word : bytes[lane]) {
+      for (int half = 0; half < 2; ++half) {
+        out[lane].push_back(put(put(0, 16, 0, get(word, 8, 2 * half)), 16, 1, get(word, 8, 2 * half + 1)));
+      }
+    }
+  }
+  return out;
+}
+
+// RDNA3 has no FP8 WMMA: the FP8 fragments are widened in the PTX layout and moved to the f16
+// WMMA's (mma_layout.hpp ptx_widened -> gfx11), which then gives the product.
+TEST(MmaLaneMaps, WidenedFp8ThroughTheGfx11F16WmmaEqualsTheProduct)
+{
+  std::optional<MmaWordRemap> to_a =
+      mma_word_remap({MmaLayout::gfx11, MmaOperand::a, 16}, {MmaLayout::ptx_widened, MmaOperand::a, 16});
+  std::optional<MmaWordRemap> to_b =
+      mma_word_remap({MmaLayout::gfx11, MmaOperand::b, 16}, {MmaLayout::ptx_widened, MmaOperand::b, 16});
+  std::optional<MmaWordRemap> to_c =
+      mma_word_remap({MmaLayout::gfx11, MmaOperand::c, 32}, {MmaLayout::ptx, MmaOperand::c, 32});
+  std::optional<MmaWordRemap> back =
+      mma_word_remap({MmaLayout::ptx, MmaOperand::c, 32}, {MmaLayout::gfx11, MmaOperand::c, 32});
+  ASSERT_TRUE(to_a && to_b && to_c && back);
+  for (uint32_t seed = 1; seed <= 50; ++seed) {
+    Problem p = random_problem(seed);
+    Lanes a = remap_words(*to_a, widened(ptx_a(p, 8)));
+    Lanes b = remap_words(*to_b, widened(ptx_b(p, 8)));
+    Lanes c = remap_words(*to_c, ptx_c(p.c));
+    Lanes d = remap_words(*back, wmma_model(true, 16, a, b, c));
+    ASSERT_EQ(d, ptx_c(reference(p))) << "seed " << seed;
+  }
+}
+
 TEST(MmaLaneMaps, PortableGatherHoldsRowsAndColumns)
 {
   for (int bits : {16, 8}) {
@@ -280,6 +318,8 @@ TEST(MmaLaneMaps, LayoutsThatDoNotExistHaveNoRemap)
   EXPECT_EQ(mma_layout_words({MmaLayout::ptx, MmaOperand::a, 16}), 4);
   EXPECT_EQ(mma_layout_words({MmaLayout::ptx, MmaOperand::b, 8}), 1);
   EXPECT_EQ(mma_layout_words({MmaLayout::gfx12, MmaOperand::a, 8}), 2);
+  EXPECT_EQ(mma_layout_words({MmaLayout::ptx_widened, MmaOperand::a, 16}), 4);
+  EXPECT_EQ(mma_layout_words({MmaLayout::ptx_widened, MmaOperand::b, 16}), 2);
 }
 
 } // namespace
