@@ -159,9 +159,11 @@ our PTX -> LLVM IR translator and LLVM 19's AMDGPU backend, linked into a code o
 (gfx1100-gfx1103, gfx1200, gfx1201) written to OUT. --kernel NAME keeps that one entry. With
 --emit-llvm it prints the optimised LLVM IR instead; --target host --emit-llvm shows the IR the CPU
 executor runs. An instruction the translator does not know fails with "unsupported: OP at line L".
---mode picks the set, as the daemon's requests do (default fast): the two differ only where a
-kernel whose other f32 arithmetic is all .ftz multiplies matrices with f32 accumulators, which the
-fast set runs with f32 denormals flushed by the float mode, as the rest of such a kernel.
+--mode picks the set, as the daemon's requests do (default fast). The two differ in two places: a
+kernel whose other f32 arithmetic is all .ftz and that multiplies matrices with f32 accumulators
+runs with f32 denormals flushed by the float mode in the fast set; and on gfx11, which has no FP8
+WMMA, the fast set multiplies FP8 matrices with the f16 WMMA, summing as the hardware does, where
+the accuracy set sums exactly as the H200's tensor cores.
 
 run translates the kernel for the host and runs it on the CPU executor with the launch described by
 a case file (tests/golden/README.md: grid, block and every parameter; inputs are generated from

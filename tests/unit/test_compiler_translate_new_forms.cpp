@@ -209,11 +209,15 @@ TEST(TranslateNewForms, UnimplementedFormsAreUnsupported)
   }
 }
 
-// The warp forms make code objects for the RDNA targets (ds_bpermute per lane, one ballot).
+// The warp forms make code objects for the RDNA targets (ds_bpermute per lane, one ballot), on
+// values each lane loads for itself (one that every lane holds alike needs no move:
+// uniform_lane_moves.hpp).
 TEST(TranslateNewForms, AmdgpuWarpFormsUseBpermute)
 {
-  const std::string body = "  ld.global.v2.u32 {%r2, %r3}, [%rd2];\n"
-                           "  ld.global.u64 %rd3, [%rd2+8];\n"
+  const std::string body = "  mov.u32 %r5, %tid.x;\n  mul.wide.u32 %rd4, %r5, 16;\n"
+                           "  add.s64 %rd5, %rd2, %rd4;\n"
+                           "  ld.global.v2.u32 {%r2, %r3}, [%rd5];\n"
+                           "  ld.global.u64 %rd3, [%rd5+8];\n"
                            "  redux.sync.add.u32 %r1, %r2, %r3;\n"
                            "  match.all.sync.b64 %r4|%p1, %rd3, %r3;\n"
                            "  st.global.v2.u32 [%rd1], {%r1, %r4};\n";
