@@ -5,34 +5,25 @@
 // TranslateFp8.DecodedWeightsWidenWithoutARoundTrip's job.
 
 #include "compiler/translate/exact_round_trip.hpp"
+#include "tests/unit/test_compiler_ir_function_pass.hpp"
 
 #include <gtest/gtest.h>
 
-#include <llvm/AsmParser/Parser.h>
-#include <llvm/IR/Function.h>
-#include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/Module.h>
-#include <llvm/IR/Verifier.h>
-#include <llvm/Support/SourceMgr.h>
-#include <llvm/Support/raw_ostream.h>
 
 #include <cmath>
 #include <limits>
-#include <memory>
 #include <string>
 
 namespace {
 
 using d4r::compiler::translate::fold_exact_half_round_trips;
-
-struct Result {
-  size_t folded = 0;
-  std::string ir; // the function after the fold
-};
+using d4r::compiler::translate::test::FunctionPassRun;
+using d4r::compiler::translate::test::has;
+using d4r::compiler::translate::test::run_function_pass;
 
 // `body` is @f's body; %w is element 0 of the hardware's e4m3 decode of %packed, %h = fptrunc %w,
 // %back = fpext %h, %isnan = fcmp uno %w, 0.0.
-Result run(const std::string& body, const std::string& decode = "fp8")
+FunctionPassRun run(const std::string& body, const std::string& decode = "fp8")
 {
   const std::string text =
       "declare <2 x float> @llvm.amdgcn.cvt.pk.f32." + decode + "(i32, i1)\n"
@@ -41,34 +32,16 @@ Result run(const std::string& body, const std::string& decode = "fp8")
       "  %w = extractelement <2 x float> %pair, i64 0\n"
       "  %h = fptrunc float %w to half\n  %back = fpext half %h to float\n"
       "  %isnan = fcmp uno float %w, 0.000000e+00\n" + body + "}\n";
-  llvm::LLVMContext context;
-  llvm::SMDiagnostic diagnostic;
-  std::unique_ptr<llvm::Module> module = llvm::parseAssemblyString(text, diagnostic, context);
-  if (!module) {
-    ADD_FAILURE() << "ir line " << diagnostic.getLineNo() << ": " << diagnostic.getMessage().str();
-    return {};
-  }
-  llvm::Function* function = module->getFunction("f");
-  Result result;
-  result.folded = fold_exact_half_round_trips(*function);
-  EXPECT_FALSE(llvm::verifyFunction(*function, &llvm::errs()));
-  llvm::raw_string_ostream os(result.ir);
-  function->print(os);
-  return result;
-}
-
-bool has(const std::string& ir, const std::string& text)
-{
-  return ir.find(text) != std::string::npos;
+  return run_function_pass(text, fold_exact_half_round_trips);
 }
 
 TEST(ExactRoundTrip, TheDecodedWeightIsUsedWhereItIsANumber)
 {
   for (const char* decode : {"fp8", "bf8"}) {
-    Result result = run("  %s = select i1 %isnan, float 0x7FFFFC0000000000, float %back\n"
+    FunctionPassRun result = run("  %s = select i1 %isnan, float 0x7FFFFC0000000000, float %back\n"
                         "  ret float %s\n",
                         decode);
-    EXPECT_EQ(result.folded, 1u) << result.ir;
+    EXPECT_EQ(result.count, 1u) << result.ir;
     EXPECT_TRUE(has(result.ir, "%s = select i1 %isnan, float 0x7FFFFC0000000000, float %w"))
         << result.ir;
   }
@@ -82,27 +55,27 @@ TEST(ExactRoundTrip, ARoundTripANaNWouldPassThroughStays)
         std::string("  %s = select i1 %isnan, float %back, float 0x7FFFFC0000000000\n"
                     "  ret float %s\n"),
         std::string("  %s = select i1 %isnan, float 1.0, float %back\n  ret float %s\n")}) {
-    Result result = run(body);
-    EXPECT_EQ(result.folded, 0u) << result.ir;
+    FunctionPassRun result = run(body);
+    EXPECT_EQ(result.count, 0u) << result.ir;
   }
 }
 
 TEST(ExactRoundTrip, OnlyTheDecodeIsKnownExactAndOnlyItsOwnNaNTestCounts)
 {
   // %other may need rounding in f16; %isnan tests %w, not %other.
-  Result other = run("  %oh = fptrunc float %other to half\n  %ob = fpext half %oh to float\n"
+  FunctionPassRun other = run("  %oh = fptrunc float %other to half\n  %ob = fpext half %oh to float\n"
                      "  %on = fcmp uno float %other, 0.000000e+00\n"
                      "  %s = select i1 %on, float 0x7FFFFC0000000000, float %ob\n"
                      "  ret float %s\n");
-  EXPECT_EQ(other.folded, 0u) << other.ir;
-  Result mismatched = run("  %on = fcmp uno float %other, 0.000000e+00\n"
+  EXPECT_EQ(other.count, 0u) << other.ir;
+  FunctionPassRun mismatched = run("  %on = fcmp uno float %other, 0.000000e+00\n"
                           "  %s = select i1 %on, float 0x7FFFFC0000000000, float %back\n"
                           "  ret float %s\n");
-  EXPECT_EQ(mismatched.folded, 0u) << mismatched.ir;
-  Result ordered = run("  %lt = fcmp ult float %w, 0.000000e+00\n"
+  EXPECT_EQ(mismatched.count, 0u) << mismatched.ir;
+  FunctionPassRun ordered = run("  %lt = fcmp ult float %w, 0.000000e+00\n"
                        "  %s = select i1 %lt, float 0x7FFFFC0000000000, float %back\n"
                        "  ret float %s\n");
-  EXPECT_EQ(ordered.folded, 0u) << ordered.ir;
+  EXPECT_EQ(ordered.count, 0u) << ordered.ir;
 }
 
 // The value of FP8 encoding `code` (e4m3: 4 exponent bits, bias 7, 0x7f/0xff NaN; e5m2: 5 and

@@ -5,23 +5,19 @@
 // included) and the random programs check, with the pass in the pipeline.
 
 #include "compiler/translate/nan_observation.hpp"
+#include "tests/unit/test_compiler_ir_function_pass.hpp"
 
 #include <gtest/gtest.h>
 
-#include <llvm/AsmParser/Parser.h>
-#include <llvm/IR/Function.h>
-#include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/Module.h>
-#include <llvm/IR/Verifier.h>
-#include <llvm/Support/SourceMgr.h>
-#include <llvm/Support/raw_ostream.h>
 
-#include <memory>
 #include <string>
 
 namespace {
 
 using d4r::compiler::translate::drop_unobserved_nan_canonicalisations;
+using d4r::compiler::translate::test::FunctionPassRun;
+using d4r::compiler::translate::test::has;
+using d4r::compiler::translate::test::run_function_pass;
 
 constexpr const char* k_declarations = R"(
 declare float @llvm.copysign.f32(float, float)
@@ -39,42 +35,18 @@ std::string canonical(const std::string& name, const std::string& x)
          " = select i1 %" + name + ".nan, float 0x7FFFFFFFE0000000, float " + x + "\n";
 }
 
-struct Result {
-  size_t dropped = 0;
-  std::string ir; // the function after the pass
-};
-
-Result run(const std::string& body)
+FunctionPassRun run(const std::string& body)
 {
-  llvm::LLVMContext context;
-  llvm::SMDiagnostic diagnostic;
-  std::unique_ptr<llvm::Module> module =
-      llvm::parseAssemblyString(std::string(k_declarations) + body, diagnostic, context);
-  if (!module) {
-    ADD_FAILURE() << "ir line " << diagnostic.getLineNo() << ": " << diagnostic.getMessage().str();
-    return {};
-  }
-  llvm::Function* function = module->getFunction("f");
-  Result result;
-  result.dropped = drop_unobserved_nan_canonicalisations(*function);
-  EXPECT_FALSE(llvm::verifyFunction(*function, &llvm::errs()));
-  llvm::raw_string_ostream os(result.ir);
-  function->print(os);
-  return result;
-}
-
-bool has(const std::string& ir, const std::string& text)
-{
-  return ir.find(text) != std::string::npos;
+  return run_function_pass(std::string(k_declarations) + body, drop_unobserved_nan_canonicalisations);
 }
 
 TEST(NanObservation, InAChainOfArithmeticOnlyTheStoredResultIsCanonicalised)
 {
-  Result result = run("define void @f(float %a, float %b, float %c, ptr %out) {\n"
+  FunctionPassRun result = run("define void @f(float %a, float %b, float %c, ptr %out) {\n"
                       "  %x = fmul float %a, %b\n" +
                       canonical("s1", "%x") + "  %y = call float @llvm.fma.f32(float %s1, float %c, float %a)\n" +
                       canonical("s2", "%y") + "  store float %s2, ptr %out\n  ret void\n}\n");
-  EXPECT_EQ(result.dropped, 1u);
+  EXPECT_EQ(result.count, 1u);
   EXPECT_FALSE(has(result.ir, "%s1 =")) << result.ir;
   EXPECT_TRUE(has(result.ir, "%s2 = select")) << result.ir;
   EXPECT_TRUE(has(result.ir, "call float @llvm.fma.f32(float %x,")) << result.ir;
@@ -82,11 +54,11 @@ TEST(NanObservation, InAChainOfArithmeticOnlyTheStoredResultIsCanonicalised)
 
 TEST(NanObservation, ComparisonsAndConversionsToIntegersDoNotSeeTheBits)
 {
-  Result result = run("define i32 @f(float %a, float %b) {\n  %x = fadd float %a, %b\n" +
+  FunctionPassRun result = run("define i32 @f(float %a, float %b) {\n  %x = fadd float %a, %b\n" +
                       canonical("s", "%x") +
                       "  %less = fcmp olt float %s, 1.0\n  %i = fptosi float %s to i32\n"
                       "  %r = select i1 %less, i32 %i, i32 7\n  ret i32 %r\n}\n");
-  EXPECT_EQ(result.dropped, 1u) << result.ir;
+  EXPECT_EQ(result.count, 1u) << result.ir;
 }
 
 TEST(NanObservation, AnIntegerUseAReturnOrACallSeesThem)
@@ -96,9 +68,9 @@ TEST(NanObservation, AnIntegerUseAReturnOrACallSeesThem)
                     "  store i32 %top, ptr %out\n  ret float 0.0\n"),
         std::string("  %n = fneg float %s\n  ret float %n\n"),
         std::string("  call void @sink(float %s)\n  ret float 0.0\n")}) {
-    Result result = run("define float @f(float %a, float %b, ptr %out) {\n  %x = fsub float %a, %b\n" +
+    FunctionPassRun result = run("define float @f(float %a, float %b, ptr %out) {\n  %x = fsub float %a, %b\n" +
                         canonical("s", "%x") + use + "}\n");
-    EXPECT_EQ(result.dropped, 0u) << result.ir;
+    EXPECT_EQ(result.count, 0u) << result.ir;
   }
 }
 
@@ -111,37 +83,37 @@ TEST(NanObservation, ALaneMoveCarriesTheBitsOnToWhereTheyAreUsed)
                            "  %moved = call i32 @llvm.amdgcn.ds.bpermute(i32 %lane, i32 %bits)\n"
                            "  %back = bitcast i32 %moved to float\n";
   // Used by arithmetic that canonicalises in its turn: not seen.
-  Result unseen = run(head + "  %y = fmul float %back, %a\n" + canonical("t", "%y") +
+  FunctionPassRun unseen = run(head + "  %y = fmul float %back, %a\n" + canonical("t", "%y") +
                       "  store float %t, ptr %out\n  ret void\n}\n");
-  EXPECT_EQ(unseen.dropped, 1u) << unseen.ir;
+  EXPECT_EQ(unseen.count, 1u) << unseen.ir;
   // Stored as moved: seen in the other lane's store.
-  Result seen = run(head + "  store float %back, ptr %out\n  ret void\n}\n");
-  EXPECT_EQ(seen.dropped, 0u) << seen.ir;
+  FunctionPassRun seen = run(head + "  store float %back, ptr %out\n  ret void\n}\n");
+  EXPECT_EQ(seen.count, 0u) << seen.ir;
 }
 
 TEST(NanObservation, CopysignSeesTheSignOnlyWhereItsMagnitudeIsANumber)
 {
   // A flush to zero: copysign(0, x) is taken only for a subnormal x, never for a NaN.
-  Result flush = run("define void @f(float %a, float %b, ptr %out) {\n  %x = fdiv float %a, %b\n" +
+  FunctionPassRun flush = run("define void @f(float %a, float %b, ptr %out) {\n  %x = fdiv float %a, %b\n" +
                      canonical("s", "%x") +
                      "  %sub = call i1 @llvm.is.fpclass.f32(float %s, i32 144)\n"
                      "  %zero = call float @llvm.copysign.f32(float 0.0, float %s)\n"
                      "  %f = select i1 %sub, float %zero, float %s\n"
                      "  %y = fadd float %f, %a\n" +
                      canonical("t", "%y") + "  store float %t, ptr %out\n  ret void\n}\n");
-  EXPECT_EQ(flush.dropped, 1u) << flush.ir;
+  EXPECT_EQ(flush.count, 1u) << flush.ir;
   // copysign(1, x) stored: a number whose sign is the NaN's.
-  Result sign = run("define void @f(float %a, float %b, ptr %out) {\n  %x = fdiv float %a, %b\n" +
+  FunctionPassRun sign = run("define void @f(float %a, float %b, ptr %out) {\n  %x = fdiv float %a, %b\n" +
                     canonical("s", "%x") +
                     "  %one = call float @llvm.copysign.f32(float 1.0, float %s)\n"
                     "  store float %one, ptr %out\n  ret void\n}\n");
-  EXPECT_EQ(sign.dropped, 0u) << sign.ir;
+  EXPECT_EQ(sign.count, 0u) << sign.ir;
 }
 
 TEST(NanObservation, ALoopCarriedValueIsFollowedAroundTheLoop)
 {
   // %acc goes around the loop and, after it, to a store with no canonicalisation of its own.
-  Result result = run("define void @f(float %a, i32 %n, ptr %out) {\n"
+  FunctionPassRun result = run("define void @f(float %a, i32 %n, ptr %out) {\n"
                       "entry:\n  br label %loop\n"
                       "loop:\n  %acc = phi float [ 0.0, %entry ], [ %s, %loop ]\n"
                       "  %i = phi i32 [ 0, %entry ], [ %next, %loop ]\n"
@@ -150,7 +122,7 @@ TEST(NanObservation, ALoopCarriedValueIsFollowedAroundTheLoop)
                       "  %next = add i32 %i, 1\n  %more = icmp slt i32 %next, %n\n"
                       "  br i1 %more, label %loop, label %done\n"
                       "done:\n  store float %acc, ptr %out\n  ret void\n}\n");
-  EXPECT_EQ(result.dropped, 0u) << result.ir;
+  EXPECT_EQ(result.count, 0u) << result.ir;
 }
 
 } // namespace
