@@ -134,6 +134,7 @@ void optimise(llvm::Module& module, llvm::TargetMachine* machine)
   (void)expand_wmma_accumulator_moves(module); // where the pipeline left a mark
   for (llvm::Function& function : module) {
     if (!function.isDeclaration()) {
+      functions.invalidate(function, llvm::PreservedAnalyses::none()); // the marks' expansion
       (void)forward_uniform_lane_moves(function,
                                        functions.getResult<llvm::UniformityInfoAnalysis>(function));
       (void)fold_exact_half_round_trips(function);
