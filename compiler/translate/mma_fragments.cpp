@@ -387,6 +387,53 @@ std::optional<MmaElement> mma_element(std::string_view name)
   return it == k_names.end() ? std::nullopt : std::optional<MmaElement>(it->second);
 }
 
+// A field of the lane's bits: (lane >> shift) & mask, times `scale` (modulo 2^32).
+struct LaneField {
+  uint32_t shift = 0;
+  uint32_t mask = 0;
+  uint32_t scale = 0;
+  uint32_t of(uint32_t lane) const { return ((lane >> shift) & mask) * scale; }
+};
+
+// entries[lane] as entries[0] plus one or two fields of the lane's bits (the remaps' tables mostly
+// are: a quad's index, a row's parity, their sums), where one is; nullopt otherwise.
+std::optional<std::vector<LaneField>> lane_fields(const std::vector<uint32_t>& entries)
+{
+  constexpr uint32_t k_lane_bits = 5;
+  const uint32_t base = entries[0];
+  auto fits = [&](const std::vector<LaneField>& fields) {
+    for (uint32_t lane = 0; lane < entries.size(); ++lane) {
+      uint32_t value = base;
+      for (const LaneField& field : fields) {
+        value += field.of(lane);
+      }
+      if (value != entries[lane]) {
+        return false;
+      }
+    }
+    return true;
+  };
+  auto field = [&](uint32_t shift, uint32_t width) {
+    return LaneField{shift, (1U << width) - 1, entries[size_t{1} << shift] - base};
+  };
+  for (uint32_t shift = 0; shift < k_lane_bits; ++shift) {
+    for (uint32_t width = 1; shift + width <= k_lane_bits; ++width) {
+      if (fits({field(shift, width)})) {
+        return std::vector<LaneField>{field(shift, width)};
+      }
+      for (uint32_t shift2 = shift + width; shift2 < k_lane_bits; ++shift2) {
+        for (uint32_t width2 = 1; shift2 + width2 <= k_lane_bits; ++width2) {
+          std::vector<LaneField> both = {field(shift, width), field(shift2, width2)};
+          if (fits(both)) {
+            return both;
+          }
+        }
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 llvm::Value* mma_lane_table(llvm::IRBuilder<>& b, const std::vector<uint32_t>& entries,
                             llvm::Value* lane, unsigned constant_space)
 {
@@ -394,6 +441,14 @@ llvm::Value* mma_lane_table(llvm::IRBuilder<>& b, const std::vector<uint32_t>& e
                              [&](uint32_t entry) { return entry == entries[0]; });
   if (uniform) {
     return b.getInt32(entries[0]);
+  }
+  if (std::optional<std::vector<LaneField>> fields = lane_fields(entries)) {
+    llvm::Value* value = b.getInt32(entries[0]);
+    for (const LaneField& field : *fields) {
+      llvm::Value* bits = b.CreateAnd(b.CreateLShr(lane, field.shift), field.mask);
+      value = b.CreateAdd(value, b.CreateMul(bits, b.getInt32(field.scale)));
+    }
+    return value;
   }
   llvm::Module& module = *b.GetInsertBlock()->getModule();
   llvm::Constant* init = llvm::ConstantDataArray::get(b.getContext(), llvm::ArrayRef(entries));
@@ -461,8 +516,20 @@ std::vector<llvm::Value*> emit_word_remap(llvm::IRBuilder<>& b, const MmaWordRem
       out.push_back(b.getInt32(0));
       continue;
     }
+    // A lane that gets zero fetches whatever is cheapest: what the lane 8 or 16 away fetches
+    // (WMMA's padding columns mirror real ones), so that the table may be a few bit operations.
     for (int l = 0; l < k_lanes; ++l) {
-      words[l] = zero[l] != 0 ? static_cast<uint32_t>(*distinct.begin()) : words[l];
+      if (zero[l] == 0) {
+        continue;
+      }
+      words[l] = static_cast<uint32_t>(*distinct.begin());
+      for (int mirror : {l ^ 8, l ^ 16, l ^ 24}) {
+        if (zero[mirror] == 0) {
+          lanes[l] = lanes[mirror];
+          words[l] = words[mirror];
+          break;
+        }
+      }
     }
     llvm::Value* source_lane = mma_lane_table(b, lanes, lane, constant_space);
     llvm::Value* which = distinct.size() > 1 ? mma_lane_table(b, words, lane, constant_space) : nullptr;

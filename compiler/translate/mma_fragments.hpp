@@ -69,8 +69,9 @@ emit_mma_product(FunctionTranslator& t, const MmaProduct& product, const Fragmen
                  const std::vector<llvm::Value*>& b_regs, const std::vector<llvm::Value*>& c_regs,
                  const Fragment* d_layout = nullptr, const MmaSparsity* sparse = nullptr);
 
-// entries[lane] as an i32 of the calling lane: a constant when uniform, else a load from a
-// [32 x i32] table in the constant space (one global per distinct table in the module; the
+// entries[lane] as an i32 of the calling lane: a constant when uniform, a few integer operations
+// when it is entries[0] plus one or two bit fields of the lane times a constant, else a load from
+// a [32 x i32] table in the constant space (one global per distinct table in the module; the
 // builder's form takes the module from its insertion block and the space's number).
 [[nodiscard]] llvm::Value* mma_lane_table(FunctionTranslator& t,
                                           const std::vector<uint32_t>& entries, llvm::Value* lane);

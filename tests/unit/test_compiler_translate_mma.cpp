@@ -128,6 +128,25 @@ TEST(TranslateMma, Fp8OnGfx11UsesTheF16WmmaInTheFastSet)
   }
 }
 
+// The native path's lane tables (which lane and word each lane fetches) are a base plus bit
+// fields of the lane id times constants: computed with a few integer operations, not loaded from a
+// constant table (mma_fragments.hpp mma_lane_table). The CPU executor's runs (TranslateMmaRun,
+// the golden gemms) compute the same tables the same way.
+TEST(TranslateMma, TheNativeRemapsNeedNoLaneTableInMemory)
+{
+  std::string text = read_text(fs::path(D4R_PTX_DIR) / "mma_tile.sm_89.ptx");
+  for (const char* target : {"gfx1100", "gfx1201"}) {
+    SCOPED_TRACE(target);
+    TranslateOptions options = gpu_options(target, true);
+    options.float_policy = FloatPolicy::fast;
+    Expected<Translation> gpu = translate_text(text, options);
+    ASSERT_TRUE(gpu) << gpu.error().message;
+    std::string ir = ir_text(*gpu->module);
+    EXPECT_GE(occurrences(ir, "call <8 x float> @llvm.amdgcn.wmma"), 2) << ir;
+    EXPECT_EQ(occurrences(ir, "@d4r.mma.lanes"), 0) << ir;
+  }
+}
+
 TEST(TranslateMma, OtherCorpusFilesTranslateForEveryTarget)
 {
   for (const char* name : {"mma_tile.sm_80.ptx", "mma_tile.sm_90.ptx"}) {
