@@ -42,6 +42,14 @@ llvm::Value* widen_f16(llvm::IRBuilder<>& b, llvm::Value* bits, bool sat)
   return sat ? saturate(b, value) : value;
 }
 
+// `value` rounded to an integral value of its type in `mode` (0 rni, 1 rzi, 2 rmi, 3 rpi), exactly.
+llvm::Value* round_to_integral(llvm::IRBuilder<>& b, llvm::Value* value, int mode)
+{
+  static constexpr llvm::Intrinsic::ID k_by_mode[] = {llvm::Intrinsic::roundeven, llvm::Intrinsic::trunc,
+                                                      llvm::Intrinsic::floor, llvm::Intrinsic::ceil};
+  return b.CreateUnaryIntrinsic(k_by_mode[mode], value);
+}
+
 // cvt{.ftz}{.sat}.{rni,rzi,rmi,rpi}.f32.f32 (`mode` 0..3): LLVM's rounding to an integral value,
 // exact in every mode (v_rndne/v_trunc/v_floor/v_ceil_f32 on AMDGPU; SSE4.1 or libm on the host)
 // where the support library's bit operations cost about twenty instructions and two branches. A
@@ -49,9 +57,7 @@ llvm::Value* widen_f16(llvm::IRBuilder<>& b, llvm::Value* bits, bool sat)
 // canonical NaN, or +0 under .sat, which clamps after the rounding.
 llvm::Value* round_to_integral_f32(llvm::IRBuilder<>& b, llvm::Value* value, int mode, bool ftz, bool sat)
 {
-  static constexpr llvm::Intrinsic::ID k_by_mode[] = {llvm::Intrinsic::roundeven, llvm::Intrinsic::trunc,
-                                                      llvm::Intrinsic::floor, llvm::Intrinsic::ceil};
-  llvm::Value* rounded = b.CreateUnaryIntrinsic(k_by_mode[mode], ftz ? flush_subnormal(b, value) : value);
+  llvm::Value* rounded = round_to_integral(b, ftz ? flush_subnormal(b, value) : value, mode);
   return sat ? saturate(b, rounded) : canonical_nan(b, rounded);
 }
 
@@ -227,10 +233,8 @@ Expected<llvm::Value*> float_to_int(FunctionTranslator& t, const ptx::Instructio
   // destination's range; v_cvt_{i,u}32_f32/f64 on AMDGPU clamp in hardware). A NaN gives 0, or
   // 1 << (width - 1) from an f64 or into a 64-bit integer (PTX ISA, cvt, Integer Notes).
   llvm::IRBuilder<>& b = t.builder();
-  static constexpr llvm::Intrinsic::ID k_by_mode[] = {llvm::Intrinsic::roundeven, llvm::Intrinsic::trunc,
-                                                      llvm::Intrinsic::floor, llvm::Intrinsic::ceil};
   llvm::Value* source = ftz && from.bits == 32 ? flush_subnormal(b, value) : value;
-  llvm::Value* integral = mode == 1 ? source : b.CreateUnaryIntrinsic(k_by_mode[mode], source);
+  llvm::Value* integral = mode == 1 ? source : round_to_integral(b, source, mode);
   llvm::Type* result = b.getIntNTy(static_cast<unsigned>(to.bits));
   llvm::Value* converted =
       b.CreateIntrinsic(to.is_signed() ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat,

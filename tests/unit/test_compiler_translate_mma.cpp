@@ -106,16 +106,21 @@ TEST(TranslateMma, CorpusLinksForEveryTargetNativeAndPortable)
   }
 }
 
+// mma_tile.sm_89 (f16 and e4m3 gemms) translated natively for `target` in the fast set.
+Expected<Translation> fast_mma_tile(const char* target)
+{
+  TranslateOptions options = gpu_options(target, true);
+  options.float_policy = FloatPolicy::fast;
+  return translate_text(read_text(fs::path(D4R_PTX_DIR) / "mma_tile.sm_89.ptx"), options);
+}
+
 // The fast set takes gfx11's f16 WMMA for FP8 inputs (decoded to f16 in the PTX layout, then
 // moved), summing as the hardware does; the accuracy set keeps the H200's sums (above).
 TEST(TranslateMma, Fp8OnGfx11UsesTheF16WmmaInTheFastSet)
 {
-  std::string text = read_text(fs::path(D4R_PTX_DIR) / "mma_tile.sm_89.ptx");
   for (const char* target : {"gfx1100", "gfx1103"}) {
     SCOPED_TRACE(target);
-    TranslateOptions options = gpu_options(target, true);
-    options.float_policy = FloatPolicy::fast;
-    Expected<Translation> gpu = translate_text(text, options);
+    Expected<Translation> gpu = fast_mma_tile(target);
     ASSERT_TRUE(gpu) << gpu.error().message;
     ASSERT_EQ(verify_text(*gpu->module), "");
     Expected<std::vector<std::byte>> object = code_object(*gpu, target);
@@ -134,12 +139,9 @@ TEST(TranslateMma, Fp8OnGfx11UsesTheF16WmmaInTheFastSet)
 // the golden gemms) compute the same tables the same way.
 TEST(TranslateMma, TheNativeRemapsNeedNoLaneTableInMemory)
 {
-  std::string text = read_text(fs::path(D4R_PTX_DIR) / "mma_tile.sm_89.ptx");
   for (const char* target : {"gfx1100", "gfx1201"}) {
     SCOPED_TRACE(target);
-    TranslateOptions options = gpu_options(target, true);
-    options.float_policy = FloatPolicy::fast;
-    Expected<Translation> gpu = translate_text(text, options);
+    Expected<Translation> gpu = fast_mma_tile(target);
     ASSERT_TRUE(gpu) << gpu.error().message;
     std::string ir = ir_text(*gpu->module);
     EXPECT_GE(occurrences(ir, "call <8 x float> @llvm.amdgcn.wmma"), 2) << ir;
