@@ -1,8 +1,10 @@
 // Float arithmetic (f32, f64; f16/bf16 scalars through the support library). Round-to-nearest
 // add/sub/mul/fma/div/sqrt/rcp are LLVM's own IEEE operations, exact on both targets, wrapped in
 // .ftz flushing, .sat clamping and NVIDIA's NaN rules (lowering_support.hpp); the directed
-// modes (.rz/.rm/.rp), min/max and the .approx/.full instructions call the support library's
-// __d4r_ptx_* functions. No global strict-FP mode is used anywhere.
+// modes (.rz/.rm/.rp), min/max's rarer forms and the .approx/.full instructions call the support
+// library's __d4r_ptx_* functions; min/max.f32 against a constant is a compare and a select, and
+// between registers on AMDGPU the hardware's own (hardware_min_max says why it is exact). No
+// global strict-FP mode is used anywhere.
 // mul/add/sub without a rounding modifier may be fused into fma by NVIDIA's ptxas; here they are
 // rounded separately (.rn), which is what the PTX text says.
 // https://docs.nvidia.com/cuda/parallel-thread-execution/#floating-point-instructions
@@ -379,6 +381,32 @@ Expected<llvm::Value*> half_lane(FunctionTranslator& t, const ptx::Instruction& 
   return std::unexpected(t.unsupported(instruction));
 }
 
+// A subnormal f32 constant under .ftz is a zero of its sign, as flush_subnormal makes it.
+llvm::ConstantFP* flushed_constant(llvm::ConstantFP* constant, bool ftz)
+{
+  if (!ftz || !constant->getValueAPF().isDenormal()) {
+    return constant;
+  }
+  return llvm::cast<llvm::ConstantFP>(
+      llvm::ConstantFP::getZero(constant->getType(), constant->isNegative()));
+}
+
+// min/max.f32 of two registers on AMDGPU: V_MAX_F32/V_MIN_F32 (RDNA3) and V_MAX_NUM_F32/
+// V_MIN_NUM_F32 (RDNA4) are PTX's min/max: one NaN operand gives the other, and their pseudocode
+// orders the zeros ("+0 > -0 is TRUE in this comparison"). LLVM's minnum/maxnum leave that order
+// open, but the backend selects these instructions for them and LLVM 19's constant folding
+// (APFloat) uses the same order; against a zero, where the backend would form a clamp bit, the
+// rewrite of min_max_zeros.hpp takes over after the pipeline. In IEEE mode the backend quiets an
+// operand that may be a signalling NaN first, so it, too, gives the other operand. Two NaNs give
+// PTX's NaN through the canonicalising select, dropped where no one sees it. The host's fmaxf
+// does not order zeros: it keeps the support library.
+llvm::Value* hardware_min_max(Builder& b, bool is_max, llvm::Value* x, llvm::Value* y)
+{
+  llvm::Value* result =
+      b.CreateBinaryIntrinsic(is_max ? llvm::Intrinsic::maxnum : llvm::Intrinsic::minnum, x, y);
+  return canonical_nan(b, result);
+}
+
 Expected<llvm::Value*> min_max(FunctionTranslator& t, const ptx::Instruction& instruction,
                                const FloatOp& op)
 {
@@ -405,6 +433,22 @@ Expected<llvm::Value*> min_max(FunctionTranslator& t, const ptx::Instruction& in
     return t.call_support("__d4r_ptx_minmax_xorsign_f32", type,
                           {op.in[0], op.in[1], t.i32(name == "max"), t.i32(op.ftz),
                            t.i32(has_modifier(instruction, "NaN"))});
+  }
+  if (!has_modifier(instruction, "NaN")) {
+    Builder& b = t.builder();
+    bool is_max = name == "max";
+    for (int constant_at = 0; constant_at < 2; ++constant_at) {
+      auto* c = llvm::dyn_cast<llvm::ConstantFP>(op.in[static_cast<size_t>(constant_at)]);
+      if (c != nullptr && !c->isNaN()) {
+        llvm::Value* x = op.in[static_cast<size_t>(1 - constant_at)];
+        return min_max_with_constant(b, is_max, op.ftz ? flush_subnormal(b, x) : x,
+                                     flushed_constant(c, op.ftz));
+      }
+    }
+    if (t.hooks().kind() == TargetKind::amdgpu) {
+      return hardware_min_max(b, is_max, op.ftz ? flush_subnormal(b, op.in[0]) : op.in[0],
+                              op.ftz ? flush_subnormal(b, op.in[1]) : op.in[1]);
+    }
   }
   return t.call_support("__d4r_ptx_" + name + "_f32", type,
                         {op.in[0], op.in[1], t.i32(op.ftz), t.i32(has_modifier(instruction, "NaN"))});

@@ -130,6 +130,23 @@ llvm::Value* flush_subnormal(llvm::IRBuilder<>& builder, llvm::Value* value)
   return builder.CreateSelect(tiny, zero, value);
 }
 
+llvm::Value* min_max_with_constant(llvm::IRBuilder<>& builder, bool is_max, llvm::Value* x,
+                                   llvm::ConstantFP* c)
+{
+  if (c->isZero()) {
+    // The values that win against the zero: max(x, +0) keeps a positive x (and -0 loses), max(x,
+    // -0) also +0, min(x, -0) a negative x (and +0 loses), min(x, +0) also -0. A NaN never wins.
+    llvm::FPClassTest wins = is_max ? llvm::fcPosSubnormal | llvm::fcPosNormal | llvm::fcPosInf
+                                    : llvm::fcNegSubnormal | llvm::fcNegNormal | llvm::fcNegInf;
+    if (is_max == c->isNegative()) {
+      wins = wins | (is_max ? llvm::fcPosZero : llvm::fcNegZero);
+    }
+    return builder.CreateSelect(builder.createIsFPClass(x, wins), x, c);
+  }
+  llvm::Value* wins = is_max ? builder.CreateFCmpOGT(x, c) : builder.CreateFCmpOLT(x, c);
+  return builder.CreateSelect(wins, x, c);
+}
+
 llvm::Value* saturate(llvm::IRBuilder<>& builder, llvm::Value* value)
 {
   llvm::Type* type = value->getType();

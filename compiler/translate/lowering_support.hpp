@@ -87,6 +87,12 @@ namespace d4r::compiler::translate {
 // denormals flushed by the float mode (denormal_mode.hpp) that is llvm.canonicalize, which the
 // backends drop after an operation whose result the mode has flushed already.
 llvm::Value* flush_subnormal(llvm::IRBuilder<>& builder, llvm::Value* value);
+// PTX's min/max (f32, f64) of x and a constant c that is not a NaN: a NaN x gives c, and -0.0 is
+// less than +0.0. One comparison and a select; against a zero, a test of x's class, which no
+// backend turns back into a min/max: the AMDGPU clamp bit it would form from min(max(x, 0), 1)
+// has no documented -0 result.
+llvm::Value* min_max_with_constant(llvm::IRBuilder<>& builder, bool is_max, llvm::Value* x,
+                                   llvm::ConstantFP* c);
 // .sat on an f32: clamped to [0, 1], NaN gives +0.
 llvm::Value* saturate(llvm::IRBuilder<>& builder, llvm::Value* value);
 // A NaN f32 becomes 0x7fffffff (see the file comment); other types are returned unchanged, except

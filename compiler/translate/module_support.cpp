@@ -2,6 +2,7 @@
 
 #include "compiler/translate/amdgpu_target.hpp"
 #include "compiler/translate/exact_round_trip.hpp"
+#include "compiler/translate/min_max_zeros.hpp"
 #include "compiler/translate/nan_observation.hpp"
 #include "compiler/translate/uniform_lane_moves.hpp"
 #include "compiler/translate/wmma_accumulator.hpp"
@@ -138,6 +139,7 @@ void optimise(llvm::Module& module, llvm::TargetMachine* machine)
       (void)forward_uniform_lane_moves(function,
                                        functions.getResult<llvm::UniformityInfoAnalysis>(function));
       (void)fold_exact_half_round_trips(function);
+      (void)order_zeros_in_min_max(function);
       (void)drop_unobserved_nan_canonicalisations(function);
     }
   }
