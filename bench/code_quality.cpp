@@ -9,9 +9,10 @@
 // A kernel that multiplies matrices is compared only with a native twin that does so too
 // (tests/ptx/wmma_twins.cuh, checked against the PTX by test_native_mma_twins). Prints figures;
 // asserts nothing.
-//   build-*/bench/d4r-bench-code-quality [--keep DIR] [--mode fast|accuracy]
+//   build-*/bench/d4r-bench-code-quality [--keep DIR] [--mode fast|accuracy] [--only NAME]
 // --mode: the set translated (default fast, the daemon's default); they differ only in the .ftz
 // kernels with f32 matrix products, which the fast set runs with denormals flushed by the mode.
+// --only: the modules whose file name contains NAME (the geometric means are then theirs).
 
 #include "bench/hip/native_build.hpp"
 #include "compiler/ptx/parser.hpp"
@@ -197,19 +198,33 @@ void report_row(const std::string& module, const std::string& entry, const std::
 
 } // namespace
 
+constexpr const char* k_usage =
+    "usage: d4r-bench-code-quality [--keep DIR] [--mode fast|accuracy] [--only NAME]\n"
+    "  --keep DIR   keep the code objects, disassembly and native sources in DIR\n"
+    "  --mode M     the set translated (default fast)\n"
+    "  --only NAME  only the corpus modules whose file name contains NAME\n";
+
 int main(int argc, char** argv)
 {
   fs::path work;
   d4r::Mode mode = d4r::Mode::fast;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--keep") == 0) {
+  std::string only;
+  for (int i = 1; i < argc; i += 2) {
+    const bool has_value = i + 1 < argc;
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::fputs(k_usage, stdout);
+      return 0;
+    }
+    if (has_value && std::strcmp(argv[i], "--keep") == 0) {
       work = argv[i + 1];
       fs::create_directories(work);
-    } else if (Expected<d4r::Mode> parsed = d4r::parse_mode(argv[i + 1]);
-               std::strcmp(argv[i], "--mode") == 0 && parsed) {
+    } else if (has_value && std::strcmp(argv[i], "--only") == 0) {
+      only = argv[i + 1];
+    } else if (Expected<d4r::Mode> parsed = d4r::parse_mode(has_value ? argv[i + 1] : "");
+               has_value && std::strcmp(argv[i], "--mode") == 0 && parsed) {
       mode = *parsed;
     } else {
-      std::fprintf(stderr, "usage: d4r-bench-code-quality [--keep DIR] [--mode fast|accuracy]\n");
+      std::fputs(k_usage, stderr);
       return 2;
     }
   }
@@ -230,6 +245,9 @@ int main(int argc, char** argv)
   std::map<std::string, Totals> totals;
   std::map<std::tuple<std::string, int, bool, std::string>, Expected<std::map<std::string, NativeKernel>>> natives;
   for (const fs::path& path : corpus_modules()) {
+    if (path.filename().string().find(only) == std::string::npos) {
+      continue;
+    }
     const std::string text = read_text(path);
     Expected<d4r::compiler::ptx::Module> parsed = d4r::compiler::ptx::parse_module(text);
     if (!parsed) {
