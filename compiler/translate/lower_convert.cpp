@@ -280,6 +280,36 @@ Expected<llvm::Value*> int_to_float(FunctionTranslator& t, const ptx::Instructio
   return result;
 }
 
+// cvt.f64.f32: the exact widening; a NaN keeps its sign and payload, quieted (0x7f800001 ->
+// 0x7ff8000020000000), and under .ftz every NaN is the canonical f32 NaN widened
+// (0x7fffffffe0000000), as the H200 gives (cvt_f32_ftz_*). LLVM's fpext leaves a NaN's payload
+// open, hence the explicit bits.
+llvm::Value* widen_f32(llvm::IRBuilder<>& b, llvm::Value* value, bool ftz)
+{
+  llvm::Value* nan_bits = b.getInt64(0x7fffffffe0000000ULL);
+  if (!ftz) {
+    llvm::Value* bits = b.CreateZExt(b.CreateBitCast(value, b.getInt32Ty()), b.getInt64Ty());
+    llvm::Value* sign = b.CreateShl(b.CreateLShr(bits, 31), 63);
+    llvm::Value* payload = b.CreateShl(b.CreateAnd(bits, 0x7fffffULL), 29);
+    nan_bits = b.CreateOr(b.CreateOr(sign, payload), b.getInt64(0x7ff8000000000000ULL));
+  }
+  return b.CreateSelect(b.CreateFCmpUNO(value, value), b.CreateBitCast(nan_bits, b.getDoubleTy()),
+                        b.CreateFPExt(value, b.getDoubleTy()));
+}
+
+// cvt.rn.f32.f64: IEEE rounding to nearest even (subnormal results kept); a NaN keeps its sign
+// and the top 23 bits of its payload, quieted (0xfff4000000000000 -> 0xffe00000, cvt_f64_random).
+llvm::Value* narrow_f64(llvm::IRBuilder<>& b, llvm::Value* value)
+{
+  llvm::Value* bits = b.CreateBitCast(value, b.getInt64Ty());
+  llvm::Value* sign = b.CreateShl(b.CreateLShr(bits, 63), 31);
+  llvm::Value* payload = b.CreateAnd(b.CreateLShr(bits, 29), 0x7fffffULL);
+  llvm::Value* nan_bits = b.CreateTrunc(
+      b.CreateOr(b.CreateOr(sign, payload), b.getInt64(0x7fc00000ULL)), b.getInt32Ty());
+  return b.CreateSelect(b.CreateFCmpUNO(value, value), b.CreateBitCast(nan_bits, b.getFloatTy()),
+                        b.CreateFPTrunc(value, b.getFloatTy()));
+}
+
 // Float -> float of another format, or cvt.rXi within one format.
 Expected<llvm::Value*> float_to_float(FunctionTranslator& t, const ptx::Instruction& instruction,
                                       llvm::Value* value, PtxType from, PtxType to)
@@ -334,6 +364,16 @@ Expected<llvm::Value*> float_to_float(FunctionTranslator& t, const ptx::Instruct
       return widen_bf16_f64(t, value);
     }
     return t.call_support("__d4r_ptx_cvt_bf16_f64_ex", b.getInt16Ty(), {value, t.i32(mode)});
+  }
+  // Where the float mode flushes f32 denormals, the hardware conversions would flush what PTX
+  // keeps without .ftz: those, .sat and the directed modes stay in the support library.
+  bool mode_keeps_denormals = ftz || !float_mode_flushes_f32(b);
+  if (from.bits == 32 && to.bits == 64 && !sat && mode_keeps_denormals) {
+    return widen_f32(b, ftz ? flush_subnormal(b, value) : value, ftz);
+  }
+  if (from.bits == 64 && to.bits == 32 && !sat && mode == 0 && mode_keeps_denormals) {
+    llvm::Value* narrowed = narrow_f64(b, value);
+    return ftz ? flush_subnormal(b, narrowed) : narrowed;
   }
   if (from.bits == 32 && to.bits == 64) {
     return t.call_support("__d4r_ptx_cvt_f64_f32", f64, {value, t.i32(ftz), t.i32(sat)});
