@@ -234,6 +234,22 @@ TEST(TranslateNewForms, AmdgpuNanosleepSleeps)
   EXPECT_EQ(occurrences(listing, "s_sleep 1"), 1);
 }
 
+// cvt.f64.f32 and cvt.rn.f32.f64 are the hardware's conversions with PTX's NaN bits selected
+// beside them (the goldens cvt_f64_random, cvt_f32_* check the bits on the host), not the
+// support library's branching software conversion.
+TEST(TranslateNewForms, AmdgpuFloatWidthConversionsAreTheHardwares)
+{
+  const std::string body = "  ld.global.f32 %f1, [%rd2];\n  ld.global.f64 %fd1, [%rd2+8];\n"
+                           "  cvt.f64.f32 %fd2, %f1;\n  cvt.rn.f32.f64 %f2, %fd1;\n"
+                           "  st.global.f64 [%rd1], %fd2;\n  st.global.f32 [%rd1+8], %f2;\n";
+  for (const char* target : {"gfx1100", "gfx1201"}) {
+    std::string listing = amdgpu_disassembly(kernel_text(body), target);
+    EXPECT_EQ(occurrences(listing, "v_cvt_f64_f32"), 1) << target << "\n" << listing;
+    EXPECT_EQ(occurrences(listing, "v_cvt_f32_f64"), 1) << target << "\n" << listing;
+    EXPECT_EQ(occurrences(listing, "s_cbranch"), 0) << target << "\n" << listing;
+  }
+}
+
 // The checked-in ISA kernels (tests/ptx/isa/*.cu compiled by nvcc) translate, verify and make
 // code objects for gfx1100 and gfx1201, and translate for the host.
 TEST(TranslateNewForms, IsaKernelsMakeCodeObjects)
