@@ -572,6 +572,12 @@ Expected<void> lower_float(FunctionTranslator& t, const ptx::Instruction& instru
       llvm::Value* moved = name == "abs" ? b.CreateAnd(bits, 0x7fffffffU)
                                          : b.CreateXor(bits, 0x80000000U);
       result = b.CreateBitCast(moved, x->getType());
+    } else if (type.bits == 32) {
+      // LLVM's fabs and fneg are the bit operations (LangRef: NaNs included), and the canonical
+      // NaN comes from the canonicalising select, which goes where nothing sees the bits: the
+      // roundf idiom's |x - trunc(x)|, only ever compared with 0.5.
+      result = canonical_nan(b, name == "abs" ? b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x)
+                                              : b.CreateFNeg(x));
     } else {
       result = b.CreateBitCast(abs_neg_bits(b, b.CreateBitCast(x, b.getIntNTy(type.bits)),
                                             name == "abs", format),
@@ -580,12 +586,9 @@ Expected<void> lower_float(FunctionTranslator& t, const ptx::Instruction& instru
   } else if (name == "min" || name == "max") {
     TRY_ASSIGN(result, min_max(t, instruction, op));
   } else if (name == "copysign") {
-    // copysign.type d, a, b: b with a's sign, as integer bits (NaNs of b keep their payload).
-    llvm::Type* itype = b.getIntNTy(type.bits);
-    llvm::Value* sign = llvm::ConstantInt::get(itype, llvm::APInt::getSignMask(type.bits));
-    llvm::Value* from = b.CreateAnd(b.CreateBitCast(op.in[0], itype), sign);
-    llvm::Value* to = b.CreateAnd(b.CreateBitCast(op.in[1], itype), b.CreateNot(sign));
-    result = b.CreateBitCast(b.CreateOr(from, to), op.in[0]->getType());
+    // copysign.type d, a, b: b with a's sign. LLVM's copysign is that bit operation (LangRef: NaNs
+    // of b keep their payload), and one the NaN analysis knows (nan_observation.hpp).
+    result = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, op.in[1], op.in[0]);
   } else if (name == "div" || unary) {
     TRY_ASSIGN(result, special(t, instruction, op));
   } else {

@@ -19,8 +19,20 @@ bool is_nan_constant(const llvm::Value* value)
   return constant != nullptr && constant->isNaN();
 }
 
-// select(isnan(x), NaN, x) or select(!isnan(x), x, NaN), with isnan as fcmp uno x, x or
-// fcmp uno x, <a non-NaN constant> (instcombine's form); the canonicalised value x, or null.
+// Whether `value` is `x` with its sign cleared or flipped (fabs, fneg): a NaN exactly when x is.
+bool sign_operation_of(const llvm::Value* value, const llvm::Value* x)
+{
+  if (const auto* negation = llvm::dyn_cast<llvm::UnaryOperator>(value)) {
+    return negation->getOpcode() == llvm::Instruction::FNeg && negation->getOperand(0) == x;
+  }
+  const auto* intrinsic = llvm::dyn_cast<llvm::IntrinsicInst>(value);
+  return intrinsic != nullptr && intrinsic->getIntrinsicID() == llvm::Intrinsic::fabs &&
+         intrinsic->getArgOperand(0) == x;
+}
+
+// select(isnan(x), NaN, v) or select(!isnan(x), v, NaN), with isnan as fcmp uno x, x or fcmp
+// uno x, <a non-NaN constant> (instcombine's form), and v x itself or its fabs or fneg (instcombine
+// moves the test onto fabs's operand); the canonicalised value v, or null.
 llvm::Value* canonicalised_value(const llvm::SelectInst& select)
 {
   const auto* compare = llvm::dyn_cast<llvm::FCmpInst>(select.getCondition());
@@ -32,15 +44,14 @@ llvm::Value* canonicalised_value(const llvm::SelectInst& select)
   if (other != x && (!llvm::isa<llvm::ConstantFP>(other) || is_nan_constant(other))) {
     return nullptr;
   }
-  if (compare->getPredicate() == llvm::FCmpInst::FCMP_UNO && select.getFalseValue() == x &&
-      is_nan_constant(select.getTrueValue())) {
-    return x;
+  llvm::Value* kept = nullptr;
+  if (compare->getPredicate() == llvm::FCmpInst::FCMP_UNO && is_nan_constant(select.getTrueValue())) {
+    kept = select.getOperand(2); // the false value
+  } else if (compare->getPredicate() == llvm::FCmpInst::FCMP_ORD &&
+             is_nan_constant(select.getFalseValue())) {
+    kept = select.getOperand(1); // the true value
   }
-  if (compare->getPredicate() == llvm::FCmpInst::FCMP_ORD && select.getTrueValue() == x &&
-      is_nan_constant(select.getFalseValue())) {
-    return x;
-  }
-  return nullptr;
+  return kept != nullptr && (kept == x || sign_operation_of(kept, x)) ? kept : nullptr;
 }
 
 enum class Use { passes_on, stops, seen };
@@ -61,6 +72,7 @@ bool gives_nan_for_nan(llvm::Intrinsic::ID id)
   case llvm::Intrinsic::nearbyint:
   case llvm::Intrinsic::round:
   case llvm::Intrinsic::roundeven:
+  case llvm::Intrinsic::canonicalize:
     return true;
   default:
     return false;
@@ -82,7 +94,6 @@ bool passes_nan_on(llvm::Intrinsic::ID id)
   case llvm::Intrinsic::sin:
   case llvm::Intrinsic::cos:
   case llvm::Intrinsic::ldexp:
-  case llvm::Intrinsic::canonicalize:
   case llvm::Intrinsic::amdgcn_rcp:
   case llvm::Intrinsic::amdgcn_rsq:
   case llvm::Intrinsic::amdgcn_sqrt:
@@ -107,13 +118,20 @@ bool passes_nan_on(llvm::Intrinsic::ID id)
 // operations that give a NaN for a NaN operand (not minnum and its kind, which may drop one).
 bool nan_whenever(const llvm::Value* value, const llvm::Value* source, int depth = 0)
 {
-  constexpr int k_max_depth = 8;
+  constexpr int k_max_depth = 12;
   if (value == source) {
     return true;
   }
   const auto* instruction = llvm::dyn_cast<llvm::Instruction>(value);
   if (instruction == nullptr || depth == k_max_depth) {
     return false;
+  }
+  if (const auto* select = llvm::dyn_cast<llvm::SelectInst>(instruction)) {
+    if (const llvm::Value* kept = canonicalised_value(*select)) { // PTX's NaN where kept is one
+      return nan_whenever(kept, source, depth + 1);
+    }
+    return nan_whenever(select->getTrueValue(), source, depth + 1) && // both choices are
+           nan_whenever(select->getFalseValue(), source, depth + 1);
   }
   bool propagates = instruction->getOpcode() == llvm::Instruction::FNeg ||
                     (llvm::isa<llvm::BinaryOperator>(instruction) &&
@@ -151,26 +169,110 @@ bool moves_between_lanes(const llvm::IntrinsicInst& intrinsic, const llvm::Value
   }
 }
 
-// Whether every use of `result` is as the value a select takes when `x` is not a NaN: a select
-// on is.fpclass(x, classes without NaN), with `result` the value for true.
-bool chosen_only_for_numbers(const llvm::Instruction& result, const llvm::Value* x)
+// Whether `condition` holds only where `x` is a number: is.fpclass(x, classes without NaN), or an
+// ordered comparison of a value that is a NaN whenever x is.
+bool true_only_for_numbers(const llvm::Value* condition, const llvm::Value* x)
 {
   constexpr uint64_t k_nan_classes = 0x3; // fcSNan | fcQNan
-  for (const llvm::User* user : result.users()) {
-    const auto* select = llvm::dyn_cast<llvm::SelectInst>(user);
-    const auto* test = select != nullptr ? llvm::dyn_cast<llvm::IntrinsicInst>(select->getCondition())
-                                         : nullptr;
-    if (test == nullptr || test->getIntrinsicID() != llvm::Intrinsic::is_fpclass ||
-        test->getArgOperand(0) != x || select->getTrueValue() != &result ||
-        select->getFalseValue() == &result) {
-      return false;
-    }
+  if (const auto* test = llvm::dyn_cast<llvm::IntrinsicInst>(condition);
+      test != nullptr && test->getIntrinsicID() == llvm::Intrinsic::is_fpclass) {
     const auto* classes = llvm::dyn_cast<llvm::ConstantInt>(test->getArgOperand(1));
-    if (classes == nullptr || (classes->getZExtValue() & k_nan_classes) != 0) {
-      return false;
+    return test->getArgOperand(0) == x && classes != nullptr &&
+           (classes->getZExtValue() & k_nan_classes) == 0;
+  }
+  const auto* compare = llvm::dyn_cast<llvm::FCmpInst>(condition);
+  return compare != nullptr && llvm::FCmpInst::isOrdered(compare->getPredicate()) &&
+         (nan_whenever(compare->getOperand(0), x) || nan_whenever(compare->getOperand(1), x));
+}
+
+// Whether `result` (copysign(m, x), which shows x's sign) reaches nothing but float arithmetic
+// (canonicalising selects included) that ends as the value a select takes where x is a number: roundf's t + copysign(0.5, x) * 2,
+// taken only when |x - t| >= 0.5 (so where x is a NaN the sign is dropped), or a flush to zero,
+// select(is.fpclass(x, subnormal), copysign(0, x), x).
+bool chosen_only_for_numbers(const llvm::Instruction& result, const llvm::Value* x)
+{
+  llvm::SmallPtrSet<const llvm::Value*, 8> visited = {&result};
+  llvm::SmallVector<const llvm::Value*, 8> work = {&result};
+  while (!work.empty()) {
+    const llvm::Value* value = work.pop_back_val();
+    for (const llvm::User* user : value->users()) {
+      const auto* select = llvm::dyn_cast<llvm::SelectInst>(user);
+      if (select != nullptr && canonicalised_value(*select) != value) {
+        if (select->getTrueValue() != value || select->getFalseValue() == value ||
+            !true_only_for_numbers(select->getCondition(), x)) {
+          return false;
+        }
+        continue;
+      }
+      const auto* compare = llvm::dyn_cast<llvm::FCmpInst>(user);
+      if (compare != nullptr &&
+          (compare->getPredicate() == llvm::FCmpInst::FCMP_UNO ||
+           compare->getPredicate() == llvm::FCmpInst::FCMP_ORD) &&
+          nan_whenever(value, x)) {
+        continue; // a NaN test of a value that is a NaN whatever x's sign, where x is one
+      }
+      const auto* intrinsic = llvm::dyn_cast<llvm::IntrinsicInst>(user);
+      bool arithmetic = user->getType()->isFloatingPointTy() &&
+                        (select != nullptr || llvm::isa<llvm::BinaryOperator>(user) ||
+                         llvm::isa<llvm::UnaryOperator>(user) ||
+                         (intrinsic != nullptr && passes_nan_on(intrinsic->getIntrinsicID())));
+      if (!arithmetic) {
+        return false;
+      }
+      if (visited.insert(user).second) {
+        work.push_back(user);
+      }
     }
   }
   return true;
+}
+
+// Whether `value` can be a NaN only when `x` is one: x itself, its canonicalisation, or a
+// conversion or sign operation of such a value (none makes a NaN of a number).
+bool nan_only_if(const llvm::Value* value, const llvm::Value* x, int depth = 0)
+{
+  constexpr int k_max_depth = 4;
+  if (value == x) {
+    return true;
+  }
+  if (depth == k_max_depth) {
+    return false;
+  }
+  if (const auto* select = llvm::dyn_cast<llvm::SelectInst>(value)) {
+    const llvm::Value* kept = canonicalised_value(*select);
+    return kept != nullptr && nan_only_if(kept, x, depth + 1);
+  }
+  const auto* instruction = llvm::dyn_cast<llvm::Instruction>(value);
+  if (instruction == nullptr) {
+    return false;
+  }
+  bool keeps_numbers = llvm::isa<llvm::FPTruncInst>(instruction) ||
+                       llvm::isa<llvm::FPExtInst>(instruction) ||
+                       instruction->getOpcode() == llvm::Instruction::FNeg;
+  if (const auto* intrinsic = llvm::dyn_cast<llvm::IntrinsicInst>(instruction)) {
+    keeps_numbers = intrinsic->getIntrinsicID() == llvm::Intrinsic::fabs;
+  }
+  return keeps_numbers && nan_only_if(instruction->getOperand(0), x, depth + 1);
+}
+
+// Whether `select`, given `value` as the value it takes for false, drops it whenever it is a
+// NaN: select(isnan(x), NaN, value) with value a NaN only when x is one. The lowering makes that
+// form of a conversion to a narrower float (cvt.rn.f16.f32: PTX's f16 NaN when the f32 is one,
+// the truncated value otherwise), whose f32 operand's NaN is then not seen.
+bool replaces_every_nan(const llvm::SelectInst& select, const llvm::Value* value)
+{
+  const auto* compare = llvm::dyn_cast<llvm::FCmpInst>(select.getCondition());
+  if (compare == nullptr || compare->getPredicate() != llvm::FCmpInst::FCMP_UNO ||
+      select.getFalseValue() != value || select.getTrueValue() == value ||
+      !is_nan_constant(select.getTrueValue())) {
+    return false;
+  }
+  const llvm::Value* x = compare->getOperand(0);
+  const llvm::Value* other = compare->getOperand(1);
+  if (other != x && (!llvm::isa<llvm::ConstantFP>(other) || is_nan_constant(other))) {
+    return false;
+  }
+  return nan_only_if(value, x);
 }
 
 // The WMMA and SWMMAC products: a NaN among their operands gives NaN elements.
@@ -207,7 +309,10 @@ Use use_of(const llvm::Value* value, const llvm::Instruction& user)
                : Use::seen;
   }
   if (const auto* select = llvm::dyn_cast<llvm::SelectInst>(&user)) {
-    return select->getCondition() == value ? Use::seen : Use::passes_on;
+    if (select->getCondition() == value) {
+      return Use::seen;
+    }
+    return replaces_every_nan(*select, value) ? Use::stops : Use::passes_on;
   }
   if (user.getOpcode() == llvm::Instruction::FNeg ||
       (llvm::isa<llvm::BinaryOperator>(user) && user.getType()->isFPOrFPVectorTy())) {

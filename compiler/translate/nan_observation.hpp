@@ -9,12 +9,20 @@
 // program to every observer, in both accuracy modes.
 //
 // A value's NaN is seen by: a store, an atomic, a return, a call of anything but the floating-
-// point intrinsics below, a bit cast, a vector insert, copysign's sign operand, and every other
-// instruction not listed as follows. It flows on, unseen yet, through float arithmetic (fneg,
+// point intrinsics below, a bit cast, a vector insert, copysign's sign operand (unless the
+// result only reaches float arithmetic that a select takes where the value is a number: roundf's
+// t + copysign(0.5, x) * 2, taken when |x - t| >= 0.5), and every other instruction not listed as
+// follows. It flows on, unseen yet, through float arithmetic (fneg,
 // fadd ... frem, fpext, fptrunc, freeze), phi and select values, and the float intrinsics below
 // (fma, sqrt, minnum, ...: each may pass an input NaN through, quieted), and it stops unseen at a
 // comparison (fcmp, is.fpclass), a conversion to an integer (the lowering handles NaN inputs
-// itself, whatever their bits) and a canonicalising select that stays (its NaN is PTX's).
+// itself, whatever their bits), a canonicalising select that stays (its NaN is PTX's), and a
+// select that puts a NaN constant in its place whenever it is a NaN: select(isnan(x), NaN, v)
+// with v a NaN only when x is one (v is x, x canonicalised, or a conversion or sign operation of
+// those), the form of cvt.rn.f16.f32 and its kind.
+//
+// A canonicalising select is select(isnan(x), NaN, v) with v x itself or x's fabs or fneg (abs and
+// neg of an f32, whose NaN test instcombine moves onto the operand).
 //
 // The selects are looked at once each, in any order: one is removed when no place that sees a NaN
 // is reachable from it without passing a select still kept. That is sound for the final set too:

@@ -52,6 +52,43 @@ TEST(NanObservation, InAChainOfArithmeticOnlyTheStoredResultIsCanonicalised)
   EXPECT_TRUE(has(result.ir, "call float @llvm.fma.f32(float %x,")) << result.ir;
 }
 
+// cvt.rn.f16.f32 of an arithmetic result: the half's NaN is PTX's whenever the f32 is a NaN, so the
+// f32's own canonicalisation goes; a select on another value's NaN does not replace this one.
+TEST(NanObservation, ANarrowingThatReplacesEveryNanHidesTheWideOne)
+{
+  FunctionPassRun result = run("define void @f(float %a, float %b, float %c, ptr %out) {\n"
+                               "  %x = fmul float %a, %b\n" + canonical("s1", "%x") +
+                               "  %h = fptrunc float %s1 to half\n"
+                               "  %n = fcmp uno float %x, 0.000000e+00\n"
+                               "  %t = select i1 %n, half 0xH7FFF, half %h\n  store half %t, ptr %out\n"
+                               "  %y = fadd float %a, %c\n" + canonical("s2", "%y") +
+                               "  %g = fptrunc float %s2 to half\n"
+                               "  %m = fcmp uno float %x, 0.000000e+00\n"
+                               "  %u = select i1 %m, half 0xH7FFF, half %g\n  store half %u, ptr %out\n"
+                               "  ret void\n}\n");
+  EXPECT_EQ(result.count, 1u);
+  EXPECT_FALSE(has(result.ir, "%s1 =")) << result.ir;
+  EXPECT_TRUE(has(result.ir, "%h = fptrunc float %x to half")) << result.ir;
+  EXPECT_TRUE(has(result.ir, "%s2 = select")) << result.ir;
+}
+
+// abs.f32 of an arithmetic result, compared only (roundf's |x - trunc(x)| >= 0.5): the select
+// instcombine makes of canonical(fabs(d)), which tests d, goes; stored, it stays.
+TEST(NanObservation, AnAbsoluteValueTestedOnItsOperandIsACanonicalisation)
+{
+  const std::string abs = "  %d.nan = fcmp uno float %d, 0.000000e+00\n  %m = call float @llvm.fabs.f32(float %d)\n"
+                          "  %s = select i1 %d.nan, float 0x7FFFFFFFE0000000, float %m\n";
+  FunctionPassRun compared = run("define i1 @f(float %a, float %b) {\n  %d = fsub float %a, %b\n" + abs +
+                                 "  %half = fcmp oge float %s, 5.000000e-01\n  ret i1 %half\n}\n"
+                                 "declare float @llvm.fabs.f32(float)\n");
+  EXPECT_EQ(compared.count, 1u);
+  EXPECT_TRUE(has(compared.ir, "fcmp oge float %m, 5.0")) << compared.ir;
+  FunctionPassRun stored = run("define void @f(float %a, float %b, ptr %out) {\n  %d = fsub float %a, %b\n" + abs +
+                               "  store float %s, ptr %out\n  ret void\n}\ndeclare float @llvm.fabs.f32(float)\n");
+  EXPECT_EQ(stored.count, 0u);
+  EXPECT_TRUE(has(stored.ir, "%s = select")) << stored.ir;
+}
+
 TEST(NanObservation, ComparisonsAndConversionsToIntegersDoNotSeeTheBits)
 {
   FunctionPassRun result = run("define i32 @f(float %a, float %b) {\n  %x = fadd float %a, %b\n" +
@@ -108,6 +145,30 @@ TEST(NanObservation, CopysignSeesTheSignOnlyWhereItsMagnitudeIsANumber)
                     "  %one = call float @llvm.copysign.f32(float 1.0, float %s)\n"
                     "  store float %one, ptr %out\n  ret void\n}\n");
   EXPECT_EQ(sign.count, 0u) << sign.ir;
+}
+
+// The roundf rewrite: r = |x - t| >= 0.5 ? t + (h + h) : t with t = trunc(x), h = copysign(0.5, x).
+// h shows x's sign, but t + (h + h) is taken only where the ordered compare of |x - t| (a NaN
+// whenever x is) holds, so never for a NaN x; the same sum compared with 0 instead is seen.
+std::string roundf_body(const std::string& condition)
+{
+  return "define void @f(float %a, float %b, ptr %out) {\n  %x = fmul float %a, %b\n" + canonical("s", "%x") +
+         "  %h = call float @llvm.copysign.f32(float 5.000000e-01, float %s)\n"
+         "  %t = call float @llvm.trunc.f32(float %s)\n  %u = fsub float %s, %t\n"
+         "  %m = call float @llvm.fabs.f32(float %u)\n" + condition +
+         "  %w = fadd float %h, %h\n  %v = fadd float %t, %w\n  %r = select i1 %p, float %v, float %t\n"
+         "  %q = fdiv float %r, %b\n" + canonical("c", "%q") + "  store float %c, ptr %out\n  ret void\n}\n"
+         "declare float @llvm.trunc.f32(float)\ndeclare float @llvm.fabs.f32(float)\n";
+}
+
+TEST(NanObservation, RoundfsSignOfANanIsNeverChosen)
+{
+  FunctionPassRun rounded = run(roundf_body("  %p = fcmp oge float %m, 5.000000e-01\n"));
+  EXPECT_EQ(rounded.count, 1u) << rounded.ir;
+  EXPECT_FALSE(has(rounded.ir, "%s =")) << rounded.ir;
+  EXPECT_TRUE(has(rounded.ir, "%c = select")) << rounded.ir;
+  FunctionPassRun signed_test = run(roundf_body("  %p = fcmp oge float %h, 0.000000e+00\n"));
+  EXPECT_EQ(signed_test.count, 0u) << signed_test.ir;
 }
 
 TEST(NanObservation, ALoopCarriedValueIsFollowedAroundTheLoop)
