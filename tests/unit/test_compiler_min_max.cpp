@@ -105,11 +105,7 @@ TEST(TranslateMinMax, AgainstAConstantFollowsPtxOnEveryInput)
   in[3] = f32(0xff800001u);
   in[4] = f32(0x80000001u);
   std::vector<uint32_t> out(k_inputs * k_forms);
-  std::unique_ptr<cpu::Executor> executor = host_executor(constants_kernel());
-  ASSERT_NE(executor, nullptr);
-  Expected<cpu::LaunchStats> launched = executor->launch(
-      "k", cpu::LaunchShape{{k_blocks, 1, 1}, {256, 1, 1}, 0}, pointer_params(out.data(), in.data()));
-  ASSERT_TRUE(launched.has_value()) << launched.error().message;
+  ASSERT_TRUE(run_host_blocks(constants_kernel(), k_blocks, out.data(), in.data()));
   int failures = 0;
   for (size_t i = 0; i < k_inputs; ++i) {
     for (size_t c = 0; c < k_constants.size(); ++c) {

@@ -123,11 +123,7 @@ TEST(TranslateFloatToInt, EveryModeAndWidthMatchesTheReference)
     std::memcpy(in.data() + 16 * i + 8, &xd, 8);
   }
   std::vector<std::byte> out(k_inputs * k_slots * k_slot_bytes);
-  std::unique_ptr<cpu::Executor> executor = host_executor(conversions_kernel());
-  ASSERT_NE(executor, nullptr);
-  Expected<cpu::LaunchStats> launched = executor->launch(
-      "k", cpu::LaunchShape{{k_blocks, 1, 1}, {256, 1, 1}, 0}, pointer_params(out.data(), in.data()));
-  ASSERT_TRUE(launched.has_value()) << launched.error().message;
+  ASSERT_TRUE(run_host_blocks(conversions_kernel(), k_blocks, out.data(), in.data()));
   int failures = 0;
   for (size_t i = 0; i < k_inputs; ++i) {
     const std::array<double, k_sources> sources = {f32s[i], flushed(f32s[i]), f64s[i]};

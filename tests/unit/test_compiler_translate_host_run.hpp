@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -37,6 +38,20 @@ inline std::vector<std::byte> pointer_params(void* out, const void* in)
   std::memcpy(bytes.data(), &out, 8);
   std::memcpy(bytes.data() + 8, &in, 8);
   return bytes;
+}
+
+// Runs kernel `k` of `text` on the CPU executor over `blocks` blocks of 256 threads with the
+// parameters (out, in); a test failure and false when it does not translate, build or launch.
+inline bool run_host_blocks(const std::string& text, uint32_t blocks, void* out, const void* in)
+{
+  std::unique_ptr<cpu::Executor> executor = host_executor(text);
+  if (executor == nullptr) {
+    return false;
+  }
+  Expected<cpu::LaunchStats> launched =
+      executor->launch("k", cpu::LaunchShape{{blocks, 1, 1}, {256, 1, 1}, 0}, pointer_params(out, in));
+  EXPECT_TRUE(launched.has_value()) << (launched ? std::string() : launched.error().message);
+  return launched.has_value();
 }
 
 } // namespace d4r::compiler::translate::test
