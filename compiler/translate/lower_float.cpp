@@ -74,7 +74,9 @@ FloatFormat float_format(PtxType type)
 // neg(0x7fc00000) = 0x7fffffff, abs.f16(0xfc52) = 0x7fff); f64: the input quieted, its sign
 // untouched (nan_bits_f64_*: abs(0xfff8000000000000) = 0xfff8000000000000, neg(0x7ff0000000000001)
 // = 0x7ff8000000000001). Everything else is the bit operation (neg(+0) = -0, subnormals kept
-// unless .ftz flushed them first). Integer operations, so that no LLVM float rule can touch them.
+// unless .ftz flushed them first). Integer operations, so that no LLVM float rule can touch them;
+// an unguarded f32 takes fabs/fneg and the canonicalising select instead (lower_float), which the
+// NaN analysis sees through.
 llvm::Value* abs_neg_bits(Builder& b, llvm::Value* x, bool abs, const FloatFormat& format)
 {
   llvm::Type* type = x->getType();

@@ -169,6 +169,33 @@ bool moves_between_lanes(const llvm::IntrinsicInst& intrinsic, const llvm::Value
   }
 }
 
+enum class Step { follow, stop, fail };
+
+// Walks the uses reachable from `start`: `step(value, user)` says whether the walk goes on through
+// `user` (follow), ends there (stop) or is over (fail). Whether no step failed.
+template <class StepFunction> bool walk_uses(const llvm::Value* start, StepFunction step)
+{
+  llvm::SmallPtrSet<const llvm::Value*, 32> visited = {start};
+  llvm::SmallVector<const llvm::Value*, 32> work = {start};
+  while (!work.empty()) {
+    const llvm::Value* value = work.pop_back_val();
+    for (const llvm::User* user : value->users()) {
+      switch (step(value, user)) {
+      case Step::fail:
+        return false;
+      case Step::stop:
+        break;
+      case Step::follow:
+        if (visited.insert(user).second) {
+          work.push_back(user);
+        }
+        break;
+      }
+    }
+  }
+  return true;
+}
+
 // Whether `condition` holds only where `x` is a number: is.fpclass(x, classes without NaN), or an
 // ordered comparison of a value that is a NaN whenever x is.
 bool true_only_for_numbers(const llvm::Value* condition, const llvm::Value* x)
@@ -191,40 +218,27 @@ bool true_only_for_numbers(const llvm::Value* condition, const llvm::Value* x)
 // select(is.fpclass(x, subnormal), copysign(0, x), x).
 bool chosen_only_for_numbers(const llvm::Instruction& result, const llvm::Value* x)
 {
-  llvm::SmallPtrSet<const llvm::Value*, 8> visited = {&result};
-  llvm::SmallVector<const llvm::Value*, 8> work = {&result};
-  while (!work.empty()) {
-    const llvm::Value* value = work.pop_back_val();
-    for (const llvm::User* user : value->users()) {
-      const auto* select = llvm::dyn_cast<llvm::SelectInst>(user);
-      if (select != nullptr && canonicalised_value(*select) != value) {
-        if (select->getTrueValue() != value || select->getFalseValue() == value ||
-            !true_only_for_numbers(select->getCondition(), x)) {
-          return false;
-        }
-        continue;
-      }
-      const auto* compare = llvm::dyn_cast<llvm::FCmpInst>(user);
-      if (compare != nullptr &&
-          (compare->getPredicate() == llvm::FCmpInst::FCMP_UNO ||
-           compare->getPredicate() == llvm::FCmpInst::FCMP_ORD) &&
-          nan_whenever(value, x)) {
-        continue; // a NaN test of a value that is a NaN whatever x's sign, where x is one
-      }
-      const auto* intrinsic = llvm::dyn_cast<llvm::IntrinsicInst>(user);
-      bool arithmetic = user->getType()->isFloatingPointTy() &&
-                        (select != nullptr || llvm::isa<llvm::BinaryOperator>(user) ||
-                         llvm::isa<llvm::UnaryOperator>(user) ||
-                         (intrinsic != nullptr && passes_nan_on(intrinsic->getIntrinsicID())));
-      if (!arithmetic) {
-        return false;
-      }
-      if (visited.insert(user).second) {
-        work.push_back(user);
-      }
+  return walk_uses(&result, [x](const llvm::Value* value, const llvm::User* user) {
+    const auto* select = llvm::dyn_cast<llvm::SelectInst>(user);
+    if (select != nullptr && canonicalised_value(*select) != value) {
+      bool for_numbers = select->getTrueValue() == value && select->getFalseValue() != value &&
+                         true_only_for_numbers(select->getCondition(), x);
+      return for_numbers ? Step::stop : Step::fail;
     }
-  }
-  return true;
+    const auto* compare = llvm::dyn_cast<llvm::FCmpInst>(user);
+    if (compare != nullptr &&
+        (compare->getPredicate() == llvm::FCmpInst::FCMP_UNO ||
+         compare->getPredicate() == llvm::FCmpInst::FCMP_ORD) &&
+        nan_whenever(value, x)) {
+      return Step::stop; // a NaN test of a value that is a NaN whatever x's sign, where x is one
+    }
+    const auto* intrinsic = llvm::dyn_cast<llvm::IntrinsicInst>(user);
+    bool arithmetic = user->getType()->isFloatingPointTy() &&
+                      (select != nullptr || llvm::isa<llvm::BinaryOperator>(user) ||
+                       llvm::isa<llvm::UnaryOperator>(user) ||
+                       (intrinsic != nullptr && passes_nan_on(intrinsic->getIntrinsicID())));
+    return arithmetic ? Step::follow : Step::fail;
+  });
 }
 
 // Whether `value` can be a NaN only when `x` is one: x itself, its canonicalisation, or a
@@ -348,33 +362,25 @@ Use use_of(const llvm::Value* value, const llvm::Instruction& user)
 bool reaches_an_observer(const llvm::SelectInst& start,
                          const llvm::SmallPtrSetImpl<const llvm::SelectInst*>& kept)
 {
-  llvm::SmallPtrSet<const llvm::Value*, 32> visited = {&start};
-  llvm::SmallVector<const llvm::Value*, 32> work = {&start};
-  while (!work.empty()) {
-    const llvm::Value* value = work.pop_back_val();
-    for (const llvm::User* user : value->users()) {
-      const auto* instruction = llvm::dyn_cast<llvm::Instruction>(user);
-      if (instruction == nullptr) {
-        return true;
-      }
-      const auto* select = llvm::dyn_cast<llvm::SelectInst>(instruction);
-      if (select != nullptr && kept.contains(select) && canonicalised_value(*select) == value) {
-        continue; // gives PTX's NaN whatever NaN it is handed
-      }
-      switch (use_of(value, *instruction)) {
-      case Use::seen:
-        return true;
-      case Use::stops:
-        break;
-      case Use::passes_on:
-        if (visited.insert(instruction).second) {
-          work.push_back(instruction);
-        }
-        break;
-      }
+  return !walk_uses(&start, [&kept](const llvm::Value* value, const llvm::User* user) {
+    const auto* instruction = llvm::dyn_cast<llvm::Instruction>(user);
+    if (instruction == nullptr) {
+      return Step::fail;
     }
-  }
-  return false;
+    const auto* select = llvm::dyn_cast<llvm::SelectInst>(instruction);
+    if (select != nullptr && kept.contains(select) && canonicalised_value(*select) == value) {
+      return Step::stop; // gives PTX's NaN whatever NaN it is handed
+    }
+    switch (use_of(value, *instruction)) {
+    case Use::seen:
+      return Step::fail;
+    case Use::stops:
+      return Step::stop;
+    case Use::passes_on:
+      break;
+    }
+    return Step::follow;
+  });
 }
 
 } // namespace
