@@ -134,8 +134,8 @@ llvm::Value* min_max_with_constant(llvm::IRBuilder<>& builder, bool is_max, llvm
                                    llvm::ConstantFP* c)
 {
   if (c->isZero()) {
-    // The values that win against the zero: max(x, +0) keeps a positive x (and -0 loses), max(x,
-    // -0) also +0, min(x, -0) a negative x (and +0 loses), min(x, +0) also -0. A NaN never wins.
+    // The x that are kept against the zero: for max, a positive x, and +0 too when the zero is -0;
+    // for min, a negative x, and -0 too when the zero is +0. A NaN x is never kept.
     llvm::FPClassTest wins = is_max ? llvm::fcPosSubnormal | llvm::fcPosNormal | llvm::fcPosInf
                                     : llvm::fcNegSubnormal | llvm::fcNegNormal | llvm::fcNegInf;
     if (is_max == c->isNegative()) {
