@@ -3,9 +3,11 @@
 //   scalars by value, arrays and over-aligned parameters as byref(align) pointers into the kernarg
 //   segment, so the amdhsa.kernels kernarg layout equals the PTX .param layout. ld.param reads a
 //   private copy of the parameter block that SROA dissolves.
-// - %tid/%ctaid from llvm.amdgcn.workitem.id / workgroup.id; %ntid/%nctaid from the HSA dispatch
-//   packet (workgroup_size_* at 4/6/8, grid_size_* at 12/16/20); %laneid from mbcnt (wave32, so a
-//   wave is a PTX warp: both number threads x-fastest).
+// - %tid/%ctaid from llvm.amdgcn.workitem.id / workgroup.id; %ntid/%nctaid from code object v5's
+//   hidden kernel arguments after the explicit ones (hidden_block_count_* at 0/4/8,
+//   hidden_group_size_* at 12/14/16), which the runtime fills for every launch as it does for
+//   clang's HIP kernels and ZLUDA's own (ockl reads them); %laneid from mbcnt (wave32, so a wave is
+//   a PTX warp: both number threads x-fastest).
 // - .shared variables are addrspace(3) globals (the backend lays them out per kernel) and the
 //   dynamic array an external [0 x i8] addrspace(3) global; .local is addrspace(5), .const
 //   addrspace(4), .global addrspace(1).
@@ -128,6 +130,14 @@ public:
     return b.CreateZExt(b.CreateLoad(type, field), b.getInt32Ty());
   }
 
+  llvm::Value* hidden_argument(HookEnv env, uint64_t offset, llvm::Type* type)
+  {
+    llvm::IRBuilder<>& b = env.builder;
+    llvm::Value* hidden = b.CreateIntrinsic(llvm::Intrinsic::amdgcn_implicitarg_ptr, {}, {});
+    llvm::Value* field = b.CreateConstGEP1_64(b.getInt8Ty(), hidden, offset);
+    return b.CreateZExt(b.CreateLoad(type, field), b.getInt32Ty());
+  }
+
   llvm::Value* dimension(HookEnv env, std::string_view name, std::string_view prefix,
                          int& axis)
   {
@@ -140,7 +150,7 @@ public:
 
   llvm::Value* block_size(HookEnv env, int axis)
   {
-    return dispatch_field(env, 4 + 2 * static_cast<uint64_t>(axis), env.builder.getInt16Ty());
+    return hidden_argument(env, 12 + 2 * static_cast<uint64_t>(axis), env.builder.getInt16Ty());
   }
 
   llvm::Value* linear_tid(HookEnv env)
@@ -173,10 +183,7 @@ public:
       return block_size(env, axis);
     }
     if (dimension(env, name, "%nctaid.", axis) != nullptr) {
-      llvm::Value* grid =
-          dispatch_field(env, 12 + 4 * static_cast<uint64_t>(axis), b.getInt32Ty());
-      llvm::Value* size = block_size(env, axis);
-      return b.CreateUDiv(b.CreateSub(b.CreateAdd(grid, size), b.getInt32(1)), size);
+      return hidden_argument(env, 4 * static_cast<uint64_t>(axis), b.getInt32Ty());
     }
     return nullptr;
   }

@@ -5,6 +5,9 @@
 
 #include "test_compiler_translate_support.hpp"
 
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/IntrinsicsAMDGPU.h>
+
 namespace d4r::compiler::translate::test {
 namespace {
 
@@ -534,6 +537,69 @@ TEST(TranslateAmdgpu, KernargLayoutFollowsThePtxParams)
   for (size_t i = 0; i < signature.params.size(); ++i) {
     EXPECT_EQ(kernels[0].args[i].offset, signature.params[i].offset) << i;
     EXPECT_EQ(kernels[0].args[i].size, signature.params[i].size) << i;
+  }
+}
+
+// %ntid and %nctaid are code object v5's hidden kernel arguments, which the runtime fills at
+// every launch: each stored value is a load at the argument's offset from the implicit-argument
+// pointer (block sizes u16 at 12/14/16, block counts u32 at 0/4/8), and the metadata places those
+// arguments where that pointer points (AMDGPUUsage's v5 layout). No division of the grid size.
+TEST(TranslateAmdgpu, BlockAndGridSizesAreTheHiddenKernelArguments)
+{
+  std::string body;
+  const char* const registers[] = {"%ntid.x", "%ntid.y", "%ntid.z", "%nctaid.x", "%nctaid.y", "%nctaid.z"};
+  for (int i = 0; i < 6; ++i) {
+    body += std::string("  mov.u32 %r1, ") + registers[i] + ";\n" + store32("%r1", i);
+  }
+  using Reads = std::vector<std::pair<uint64_t, unsigned>>; // (offset, bits)
+  const Reads expected = {{12, 16}, {14, 16}, {16, 16}, {0, 32}, {4, 32}, {8, 32}};
+  for (const char* target : k_targets) {
+    SCOPED_TRACE(target);
+    Expected<Translation> translation = translate_text(kernel_text(body), amdgpu_options(target));
+    ASSERT_TRUE(translation) << translation.error().message;
+    std::string ir = ir_text(*translation->module);
+    EXPECT_EQ(occurrences(ir, "udiv"), 0) << ir;
+    EXPECT_EQ(occurrences(ir, "llvm.amdgcn.dispatch.ptr"), 0) << ir;
+    Reads read;
+    for (const llvm::Instruction& instruction : llvm::instructions(*translation->module->getFunction("k"))) {
+      const auto* store = llvm::dyn_cast<llvm::StoreInst>(&instruction);
+      if (store == nullptr) {
+        continue;
+      }
+      const llvm::Value* value = store->getValueOperand();
+      if (const auto* widened = llvm::dyn_cast<llvm::ZExtInst>(value)) {
+        value = widened->getOperand(0);
+      }
+      const auto* load = llvm::dyn_cast<llvm::LoadInst>(value);
+      ASSERT_NE(load, nullptr) << ir;
+      llvm::APInt offset(64, 0);
+      const llvm::Value* base = load->getPointerOperand()->stripAndAccumulateConstantOffsets(
+          translation->module->getDataLayout(), offset, true);
+      const auto* call = llvm::dyn_cast<llvm::CallInst>(base);
+      ASSERT_TRUE(call != nullptr && call->getCalledFunction() != nullptr &&
+                  call->getCalledFunction()->getIntrinsicID() == llvm::Intrinsic::amdgcn_implicitarg_ptr)
+          << ir;
+      read.emplace_back(offset.getZExtValue(), load->getType()->getIntegerBitWidth());
+    }
+    EXPECT_EQ(read, expected);
+
+    Expected<std::vector<std::byte>> object = code_object(*translation, target);
+    ASSERT_TRUE(object) << object.error().message;
+    std::string error;
+    std::vector<NoteKernel> kernels = read_note_kernels(*object, error);
+    ASSERT_EQ(error, "");
+    ASSERT_EQ(kernels.size(), 1U);
+    const std::map<std::string, int64_t>& hidden = kernels[0].hidden_offsets;
+    ASSERT_TRUE(hidden.contains("hidden_block_count_x"));
+    const int64_t start = hidden.at("hidden_block_count_x");
+    EXPECT_GE(start, translation->kernels[0].param_bytes);
+    const std::pair<const char*, int64_t> layout[] = {
+        {"hidden_block_count_y", 4}, {"hidden_block_count_z", 8}, {"hidden_group_size_x", 12},
+        {"hidden_group_size_y", 14}, {"hidden_group_size_z", 16}};
+    for (const auto& [kind, at] : layout) {
+      ASSERT_TRUE(hidden.contains(kind)) << kind;
+      EXPECT_EQ(hidden.at(kind) - start, at) << kind;
+    }
   }
 }
 

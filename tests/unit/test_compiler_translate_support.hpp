@@ -27,6 +27,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -141,9 +142,11 @@ struct KernargEntry {
 struct NoteKernel {
   std::string name;
   std::vector<KernargEntry> args;
+  std::map<std::string, int64_t> hidden_offsets; // by .value_kind
 };
 
-// The kernels of a code object's NT_AMDGPU_METADATA note with their explicit (non-hidden) args.
+// The kernels of a code object's NT_AMDGPU_METADATA note: their explicit args in order and the
+// offsets of the hidden ones.
 inline std::vector<NoteKernel> read_note_kernels(const std::vector<std::byte>& code_object,
                                                  std::string& error)
 {
@@ -181,7 +184,9 @@ inline std::vector<NoteKernel> read_note_kernels(const std::vector<std::byte>& c
         entry.name = map[".name"].getString().str();
         for (auto& arg : map[".args"].getArray()) {
           auto& arg_map = arg.getMap();
-          if (arg_map[".value_kind"].getString().starts_with("hidden_")) {
+          const llvm::StringRef kind = arg_map[".value_kind"].getString();
+          if (kind.starts_with("hidden_")) {
+            entry.hidden_offsets[kind.str()] = static_cast<int64_t>(arg_map[".offset"].getUInt());
             continue;
           }
           entry.args.push_back(KernargEntry{static_cast<int64_t>(arg_map[".offset"].getUInt()),
