@@ -36,3 +36,14 @@ extern "C" __global__ void module_vars_static(const unsigned* in, unsigned* out,
     }
     out[i] = (in[i] + s_bias) & s_mask[i & 1];
 }
+
+#if defined(__HIP__)
+// The native twin's host side: a HIP program writes the static variables with hipMemcpyToSymbol,
+// and that use of the symbols keeps them host-writable. Without one, clang folds their loads to 0
+// and the twin computes less than the PTX does.
+void module_vars_static_host_writes(const void** symbols)
+{
+    symbols[0] = &s_bias;
+    symbols[1] = s_mask;
+}
+#endif

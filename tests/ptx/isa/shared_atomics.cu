@@ -132,6 +132,9 @@ extern "C" __global__ void fence_reduce(const unsigned* in, unsigned* partial, u
     __syncthreads();
     if (last && threadIdx.x == 0) {
         unsigned all = 0;
+#if defined(__HIP__)
+#pragma unroll 4 // what nvcc chose by itself; clang, building the native twin, would not unroll
+#endif
         for (unsigned b = 0; b < gridDim.x; ++b) {
             all += reinterpret_cast<volatile unsigned*>(partial)[b];
         }
