@@ -512,6 +512,40 @@ Expected<void> float_modifiers(FunctionTranslator& t, const ptx::Instruction& in
 
 } // namespace
 
+// Whether an f16x2 add/sub/mul/fma is the hardware's packed operation on AMDGPU: round to
+// nearest, nothing flushed, saturated or clamped. The support library's AMDGPU path computes each
+// half of those with the hardware too (d4r_f16_rn_hw: IEEE binary16, rounded once, subnormals
+// kept under the f16 denormal mode), so the halves are the same; one packed instruction
+// (v_pk_fma_f16, v_pk_add_f16, v_pk_mul_f16) does both.
+bool packed_in_hardware(const ptx::Instruction& instruction, const FloatOp& op)
+{
+  const std::string& name = instruction.opcode;
+  return (name == "add" || name == "sub" || name == "mul" || name == "fma") && op.mode == 0 &&
+         !op.ftz && !op.sat && !has_modifier(instruction, "relu") &&
+         !has_modifier(instruction, "oob");
+}
+
+// The packed operation on <2 x half>, with PTX's NaN for a NaN half (canonical_nan).
+llvm::Value* hardware_packed_half(Builder& b, const std::string& name, const FloatOp& op)
+{
+  llvm::Type* pair = llvm::FixedVectorType::get(b.getHalfTy(), 2);
+  std::vector<llvm::Value*> in;
+  for (llvm::Value* value : op.in) {
+    in.push_back(b.CreateBitCast(value, pair));
+  }
+  llvm::Value* result = nullptr;
+  if (name == "add") {
+    result = b.CreateFAdd(in[0], in[1]);
+  } else if (name == "sub") {
+    result = b.CreateFSub(in[0], in[1]);
+  } else if (name == "mul") {
+    result = b.CreateFMul(in[0], in[1]);
+  } else {
+    result = b.CreateIntrinsic(llvm::Intrinsic::fma, {pair}, {in[0], in[1], in[2]});
+  }
+  return b.CreateBitCast(canonical_nan(b, result), b.getInt32Ty());
+}
+
 Expected<void> lower_packed_half(FunctionTranslator& t, const ptx::Instruction& instruction)
 {
   const std::string& name = instruction.opcode;
@@ -527,6 +561,9 @@ Expected<void> lower_packed_half(FunctionTranslator& t, const ptx::Instruction& 
   PtxType bits32{PtxType::Kind::bits, 32, false};
   TRY_ASSIGN(FloatOp packed, read_sources(t, instruction, bits32, count));
   Builder& b = t.builder();
+  if (!bf16 && t.hooks().kind() == TargetKind::amdgpu && packed_in_hardware(instruction, packed)) {
+    return t.write(instruction.operands[0], hardware_packed_half(b, name, packed), bits32);
+  }
   PtxType half{PtxType::Kind::floating, 16, bf16};
   llvm::Value* result = b.getInt32(0);
   for (int part = 0; part < 2; ++part) {

@@ -66,6 +66,14 @@ llvm::Value* decode(FunctionTranslator& t, llvm::Value* pair, bool e5m2, bool re
   llvm::Intrinsic::ID id =
       e5m2 ? llvm::Intrinsic::amdgcn_cvt_pk_f32_bf8 : llvm::Intrinsic::amdgcn_cvt_pk_f32_fp8;
   llvm::Value* floats = b.CreateIntrinsic(id, {}, {b.CreateZExt(pair, b.getInt32Ty()), b.getFalse()});
+  if (!relu) {
+    // Both halves at once, as <2 x half>: the packed f16x2 arithmetic takes them so, and the NaN
+    // analysis sees each half's NaN replaced (nan_observation.hpp).
+    llvm::Type* halves = llvm::FixedVectorType::get(b.getHalfTy(), 2);
+    llvm::Value* decoded = b.CreateSelect(b.CreateFCmpUNO(floats, floats), ptx_half_nan(halves),
+                                          b.CreateFPTrunc(floats, halves));
+    return b.CreateBitCast(decoded, b.getInt32Ty());
+  }
   llvm::Value* low = decoded_half(b, b.CreateExtractElement(floats, uint64_t{0}), relu);
   llvm::Value* high = decoded_half(b, b.CreateExtractElement(floats, uint64_t{1}), relu);
   return b.CreateOr(b.CreateZExt(low, b.getInt32Ty()),

@@ -158,6 +158,11 @@ llvm::Value* saturate(llvm::IRBuilder<>& builder, llvm::Value* value)
   return builder.CreateSelect(builder.CreateFCmpOGT(low, one), one, low);
 }
 
+llvm::Constant* ptx_half_nan(llvm::Type* type)
+{
+  return llvm::ConstantFP::get(type, llvm::APFloat(llvm::APFloat::IEEEhalf(), llvm::APInt(16, 0x7fff)));
+}
+
 llvm::Value* canonical_nan(llvm::IRBuilder<>& builder, llvm::Value* value)
 {
   llvm::Value* nan = nullptr;
@@ -165,6 +170,8 @@ llvm::Value* canonical_nan(llvm::IRBuilder<>& builder, llvm::Value* value)
     nan = builder.CreateBitCast(builder.getInt32(0x7fffffffU), value->getType());
   } else if (value->getType()->isDoubleTy()) {
     nan = builder.CreateBitCast(builder.getInt64(0xfff8000000000000ULL), value->getType());
+  } else if (value->getType()->isVectorTy() && value->getType()->getScalarType()->isHalfTy()) {
+    nan = ptx_half_nan(value->getType());
   } else {
     return value;
   }

@@ -95,10 +95,12 @@ llvm::Value* min_max_with_constant(llvm::IRBuilder<>& builder, bool is_max, llvm
                                    llvm::ConstantFP* c);
 // .sat on an f32: clamped to [0, 1], NaN gives +0.
 llvm::Value* saturate(llvm::IRBuilder<>& builder, llvm::Value* value);
-// A NaN f32 becomes 0x7fffffff (see the file comment); other types are returned unchanged, except
-// f64, which becomes 0xfff8000000000000 (the NaN f64 arithmetic makes from non-NaN operands; use
-// nan_result where the operands are known).
+// A NaN f32 becomes 0x7fffffff (see the file comment), each NaN half of a vector of halves
+// 0x7fff; other types are returned unchanged, except f64, which becomes 0xfff8000000000000 (the
+// NaN f64 arithmetic makes from non-NaN operands; use nan_result where the operands are known).
 llvm::Value* canonical_nan(llvm::IRBuilder<>& builder, llvm::Value* value);
+// PTX's f16 NaN, 0x7fff, as a constant of `type` (half, or each element of a vector of halves).
+llvm::Constant* ptx_half_nan(llvm::Type* type);
 // The NaN rule of an arithmetic result (file comment): f32 canonical; f64 the first NaN among
 // `operands` quieted, else 0xfff8000000000000.
 llvm::Value* nan_result(llvm::IRBuilder<>& builder, llvm::Value* value,
@@ -108,7 +110,8 @@ llvm::Value* nan_result(llvm::IRBuilder<>& builder, llvm::Value* value,
 // sin, cos, tanh, copysign, testp (lower_float.cpp).
 [[nodiscard]] Expected<void> lower_float(FunctionTranslator& t, const ptx::Instruction& instruction,
                                          PtxType type);
-// add/sub/mul/fma on .f16x2 / .bf16x2: each half through the support library (lower_float.cpp).
+// add/sub/mul/fma on .f16x2 / .bf16x2: each half through the support library, or on AMDGPU the
+// packed hardware operation where it is the same (lower_float.cpp).
 [[nodiscard]] Expected<void> lower_packed_half(FunctionTranslator& t,
                                                const ptx::Instruction& instruction);
 // Whether a modifier names a packed type (f16x2, bf16x2).

@@ -9,30 +9,32 @@
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsAMDGPU.h>
+#include <llvm/IR/PatternMatch.h>
+
+#include <algorithm>
 
 namespace d4r::compiler::translate {
 namespace {
 
+// A NaN, or a vector of NaNs.
 bool is_nan_constant(const llvm::Value* value)
 {
-  const auto* constant = llvm::dyn_cast<llvm::ConstantFP>(value);
-  return constant != nullptr && constant->isNaN();
+  return llvm::PatternMatch::match(value, llvm::PatternMatch::m_NaN());
 }
 
-// Whether `value` is `x` with its sign cleared or flipped (fabs, fneg): a NaN exactly when x is.
-bool sign_operation_of(const llvm::Value* value, const llvm::Value* x)
+// A number (not a NaN), or a vector of one number (zeroinitializer included).
+bool is_number_constant(const llvm::Value* value)
 {
-  if (const auto* negation = llvm::dyn_cast<llvm::UnaryOperator>(value)) {
-    return negation->getOpcode() == llvm::Instruction::FNeg && negation->getOperand(0) == x;
-  }
-  const auto* intrinsic = llvm::dyn_cast<llvm::IntrinsicInst>(value);
-  return intrinsic != nullptr && intrinsic->getIntrinsicID() == llvm::Intrinsic::fabs &&
-         intrinsic->getArgOperand(0) == x;
+  const llvm::APFloat* number = nullptr;
+  return llvm::PatternMatch::match(value, llvm::PatternMatch::m_APFloat(number)) && !number->isNaN();
 }
+
+bool nan_only_if(const llvm::Value* value, const llvm::Value* x, int depth = 0);
 
 // select(isnan(x), NaN, v) or select(!isnan(x), v, NaN), with isnan as fcmp uno x, x or fcmp
-// uno x, <a non-NaN constant> (instcombine's form), and v x itself or its fabs or fneg (instcombine
-// moves the test onto fabs's operand); the canonicalised value v, or null.
+// uno x, <a non-NaN constant> (instcombine's form), and v a NaN exactly when x is one: x itself,
+// its fabs or fneg (instcombine moves the test onto fabs's operand), or a conversion of it
+// (cvt.rn.f16.f32's form); the canonicalised value v, or null.
 llvm::Value* canonicalised_value(const llvm::SelectInst& select)
 {
   const auto* compare = llvm::dyn_cast<llvm::FCmpInst>(select.getCondition());
@@ -41,7 +43,7 @@ llvm::Value* canonicalised_value(const llvm::SelectInst& select)
   }
   llvm::Value* x = compare->getOperand(0);
   const llvm::Value* other = compare->getOperand(1);
-  if (other != x && (!llvm::isa<llvm::ConstantFP>(other) || is_nan_constant(other))) {
+  if (other != x && !is_number_constant(other)) {
     return nullptr;
   }
   llvm::Value* kept = nullptr;
@@ -51,7 +53,7 @@ llvm::Value* canonicalised_value(const llvm::SelectInst& select)
              is_nan_constant(select.getFalseValue())) {
     kept = select.getOperand(1); // the true value
   }
-  return kept != nullptr && (kept == x || sign_operation_of(kept, x)) ? kept : nullptr;
+  return kept != nullptr && nan_only_if(kept, x) ? kept : nullptr;
 }
 
 enum class Use { passes_on, stops, seen };
@@ -242,8 +244,9 @@ bool chosen_only_for_numbers(const llvm::Instruction& result, const llvm::Value*
 }
 
 // Whether `value` can be a NaN only when `x` is one: x itself, its canonicalisation, or a
-// conversion or sign operation of such a value (none makes a NaN of a number).
-bool nan_only_if(const llvm::Value* value, const llvm::Value* x, int depth = 0)
+// conversion or sign operation of such a value (none makes a NaN of a number, and each keeps a
+// NaN a NaN: `value` is a NaN exactly when x is).
+bool nan_only_if(const llvm::Value* value, const llvm::Value* x, int depth)
 {
   constexpr int k_max_depth = 4;
   if (value == x) {
@@ -267,26 +270,6 @@ bool nan_only_if(const llvm::Value* value, const llvm::Value* x, int depth = 0)
     keeps_numbers = intrinsic->getIntrinsicID() == llvm::Intrinsic::fabs;
   }
   return keeps_numbers && nan_only_if(instruction->getOperand(0), x, depth + 1);
-}
-
-// Whether `select`, given `value` as the value it takes for false, drops it whenever it is a
-// NaN: select(isnan(x), NaN, value) with value a NaN only when x is one. The lowering makes that
-// form of a conversion to a narrower float (cvt.rn.f16.f32: PTX's f16 NaN when the f32 is one,
-// the truncated value otherwise), whose f32 operand's NaN is then not seen.
-bool replaces_every_nan(const llvm::SelectInst& select, const llvm::Value* value)
-{
-  const auto* compare = llvm::dyn_cast<llvm::FCmpInst>(select.getCondition());
-  if (compare == nullptr || compare->getPredicate() != llvm::FCmpInst::FCMP_UNO ||
-      select.getFalseValue() != value || select.getTrueValue() == value ||
-      !is_nan_constant(select.getTrueValue())) {
-    return false;
-  }
-  const llvm::Value* x = compare->getOperand(0);
-  const llvm::Value* other = compare->getOperand(1);
-  if (other != x && (!llvm::isa<llvm::ConstantFP>(other) || is_nan_constant(other))) {
-    return false;
-  }
-  return nan_only_if(value, x);
 }
 
 // The WMMA and SWMMAC products: a NaN among their operands gives NaN elements.
@@ -326,7 +309,7 @@ Use use_of(const llvm::Value* value, const llvm::Instruction& user)
     if (select->getCondition() == value) {
       return Use::seen;
     }
-    return replaces_every_nan(*select, value) ? Use::stops : Use::passes_on;
+    return Use::passes_on; // a select that stops a NaN is a canonicalising one (reaches_an_observer)
   }
   if (user.getOpcode() == llvm::Instruction::FNeg ||
       (llvm::isa<llvm::BinaryOperator>(user) && user.getType()->isFPOrFPVectorTy())) {
@@ -357,12 +340,25 @@ Use use_of(const llvm::Value* value, const llvm::Instruction& user)
   return Use::seen;
 }
 
-// Whether the NaN `start` gives can reach a place that sees it, flowing through every
-// instruction that passes it on and stopping at the selects in `kept`.
-bool reaches_an_observer(const llvm::SelectInst& start,
-                         const llvm::SmallPtrSetImpl<const llvm::SelectInst*>& kept)
+constexpr unsigned k_flat_space = 0;
+constexpr unsigned k_lds_space = 3;
+
+using KeptSelects = llvm::SmallPtrSetImpl<const llvm::SelectInst*>;
+
+// Whether `user` stores `value` into LDS (as the data, not the address).
+bool stored_into_lds(const llvm::Value* value, const llvm::Instruction& user)
 {
-  return !walk_uses(&start, [&kept](const llvm::Value* value, const llvm::User* user) {
+  const auto* store = llvm::dyn_cast<llvm::StoreInst>(&user);
+  return store != nullptr && store->getValueOperand() == value &&
+         store->getPointerAddressSpace() == k_lds_space;
+}
+
+// Whether the NaN `start` gives can reach a place that sees it, flowing through every
+// instruction that passes it on and stopping at the selects in `kept` (and at stores into LDS
+// where `lds_unseen`: lds_hides_nans).
+bool reaches_an_observer(const llvm::Value& start, const KeptSelects& kept, bool lds_unseen)
+{
+  return !walk_uses(&start, [&kept, lds_unseen](const llvm::Value* value, const llvm::User* user) {
     const auto* instruction = llvm::dyn_cast<llvm::Instruction>(user);
     if (instruction == nullptr) {
       return Step::fail;
@@ -370,6 +366,9 @@ bool reaches_an_observer(const llvm::SelectInst& start,
     const auto* select = llvm::dyn_cast<llvm::SelectInst>(instruction);
     if (select != nullptr && kept.contains(select) && canonicalised_value(*select) == value) {
       return Step::stop; // gives PTX's NaN whatever NaN it is handed
+    }
+    if (lds_unseen && stored_into_lds(value, *instruction)) {
+      return Step::stop;
     }
     switch (use_of(value, *instruction)) {
     case Use::seen:
@@ -383,6 +382,55 @@ bool reaches_an_observer(const llvm::SelectInst& start,
   });
 }
 
+// Whether `instruction`, not a load, may read LDS: an atomic on LDS or flat memory, a call of a
+// function (it may read anything) or of an intrinsic that reads through an LDS or flat pointer.
+bool may_read_lds(const llvm::Instruction& instruction)
+{
+  auto shared_or_flat = [](unsigned space) { return space == k_lds_space || space == k_flat_space; };
+  if (const auto* update = llvm::dyn_cast<llvm::AtomicRMWInst>(&instruction)) {
+    return shared_or_flat(update->getPointerAddressSpace());
+  }
+  if (const auto* exchange = llvm::dyn_cast<llvm::AtomicCmpXchgInst>(&instruction)) {
+    return shared_or_flat(exchange->getPointerAddressSpace());
+  }
+  const auto* call = llvm::dyn_cast<llvm::CallBase>(&instruction);
+  if (call == nullptr || !call->mayReadFromMemory()) {
+    return false;
+  }
+  const llvm::Function* callee = call->getCalledFunction();
+  if (callee == nullptr || !callee->isIntrinsic()) {
+    return true;
+  }
+  return std::ranges::any_of(call->args(), [&](const llvm::Value* argument) {
+    const auto* pointer = llvm::dyn_cast<llvm::PointerType>(argument->getType());
+    return pointer != nullptr && shared_or_flat(pointer->getAddressSpace());
+  });
+}
+
+// Whether no NaN's bits stored into a kernel's LDS can be seen: every instruction that may read
+// LDS is a load from it whose value reaches no observer, with a store into LDS counted as none.
+// That assumption proves itself: under it no value read from LDS shows a NaN's bits, so none
+// stored there is ever seen (LDS lives for one workgroup, whose threads all run this kernel; a
+// function it calls could read LDS, and such a call is a read here). A flat load may read LDS.
+// The fp8 decode's block reduction keeps its f16x2 partial sums there, read only by additions.
+bool lds_hides_nans(const llvm::Function& function, const KeptSelects& kept)
+{
+  if (function.getCallingConv() != llvm::CallingConv::AMDGPU_KERNEL) {
+    return false; // its caller, which reads the same LDS, is not looked at here
+  }
+  for (const llvm::Instruction& instruction : llvm::instructions(function)) {
+    if (const auto* load = llvm::dyn_cast<llvm::LoadInst>(&instruction)) {
+      const unsigned space = load->getPointerAddressSpace();
+      if (space == k_flat_space || (space == k_lds_space && reaches_an_observer(*load, kept, true))) {
+        return false;
+      }
+    } else if (may_read_lds(instruction)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 } // namespace
 
 size_t drop_unobserved_nan_canonicalisations(llvm::Function& function)
@@ -391,15 +439,16 @@ size_t drop_unobserved_nan_canonicalisations(llvm::Function& function)
   llvm::SmallPtrSet<const llvm::SelectInst*, 32> kept;
   for (llvm::Instruction& instruction : llvm::instructions(function)) {
     auto* select = llvm::dyn_cast<llvm::SelectInst>(&instruction);
-    if (select != nullptr && select->getType()->isFloatingPointTy() &&
+    if (select != nullptr && select->getType()->isFPOrFPVectorTy() &&
         canonicalised_value(*select) != nullptr) {
       candidates.push_back(select);
       kept.insert(select);
     }
   }
+  const bool lds_unseen = lds_hides_nans(function, kept);
   size_t dropped = 0;
   for (llvm::SelectInst* select : candidates) {
-    if (reaches_an_observer(*select, kept)) {
+    if (reaches_an_observer(*select, kept, lds_unseen)) {
       continue;
     }
     kept.erase(select);

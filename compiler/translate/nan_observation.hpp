@@ -16,13 +16,15 @@
 // fadd ... frem, fpext, fptrunc, freeze), phi and select values, and the float intrinsics below
 // (fma, sqrt, minnum, ...: each may pass an input NaN through, quieted), and it stops unseen at a
 // comparison (fcmp, is.fpclass), a conversion to an integer (the lowering handles NaN inputs
-// itself, whatever their bits), a canonicalising select that stays (its NaN is PTX's), and a
-// select that puts a NaN constant in its place whenever it is a NaN: select(isnan(x), NaN, v)
-// with v a NaN only when x is one (v is x, x canonicalised, or a conversion or sign operation of
-// those), the form of cvt.rn.f16.f32 and its kind.
+// itself, whatever their bits), and a canonicalising select that stays (its NaN is PTX's). In a
+// kernel whose LDS is read only where no NaN's bits are seen (lds_hides_nans in the .cpp: every
+// LDS load's value reaches no observer, no flat load, no atomic or call that may read LDS), a
+// store into LDS does not see them either: a block reduction's partial sums.
 //
-// A canonicalising select is select(isnan(x), NaN, v) with v x itself or x's fabs or fneg (abs and
-// neg of an f32, whose NaN test instcombine moves onto the operand).
+// A canonicalising select is select(isnan(x), NaN, v) with v a NaN exactly when x is one: x
+// itself, x's fabs or fneg (abs and neg of an f32, whose NaN test instcombine moves onto the
+// operand), or a conversion of those (cvt.rn.f16.f32 and its kind, the fp8 decode). Vectors of
+// halves (f16x2 on AMDGPU) are followed element-wise alike.
 //
 // The selects are looked at once each, in any order: one is removed when no place that sees a NaN
 // is reachable from it without passing a select still kept. That is sound for the final set too:

@@ -25,6 +25,8 @@ declare float @llvm.fma.f32(float, float, float)
 declare i1 @llvm.is.fpclass.f32(float, i32)
 declare i32 @llvm.amdgcn.ds.bpermute(i32, i32)
 declare void @sink(float)
+declare <2 x half> @llvm.fma.v2f16(<2 x half>, <2 x half>, <2 x half>)
+declare <2 x float> @llvm.amdgcn.cvt.pk.f32.fp8(i32, i1)
 )";
 
 // The canonicalisation of %NAME's operand X: "%NAME.nan = fcmp uno float X, 0.0" and
@@ -184,6 +186,64 @@ TEST(NanObservation, ALoopCarriedValueIsFollowedAroundTheLoop)
                       "  br i1 %more, label %loop, label %done\n"
                       "done:\n  store float %acc, ptr %out\n  ret void\n}\n");
   EXPECT_EQ(result.count, 0u) << result.ir;
+}
+
+// f16x2 arithmetic on <2 x half> (the packed lowering on AMDGPU): the fp8 decode's select, which
+// puts PTX's NaN in each half whose f32 is a NaN, and the product's canonicalisation go when the
+// product only feeds the next fma; the stored result's stays.
+TEST(NanObservation, PackedHalvesAreFollowedLikeScalars)
+{
+  const std::string halves = "<2 x half> <half 0xH7FFF, half 0xH7FFF>";
+  FunctionPassRun result = run(
+      "define void @f(i32 %pair, <2 x half> %b, <2 x half> %c, ptr %out) {\n"
+      "  %w = call <2 x float> @llvm.amdgcn.cvt.pk.f32.fp8(i32 %pair, i1 false)\n"
+      "  %h = fptrunc <2 x float> %w to <2 x half>\n"
+      "  %wn = fcmp uno <2 x float> %w, zeroinitializer\n"
+      "  %d = select <2 x i1> %wn, " + halves + ", <2 x half> %h\n"
+      "  %x = call <2 x half> @llvm.fma.v2f16(<2 x half> %d, <2 x half> %b, <2 x half> %c)\n"
+      "  %xn = fcmp uno <2 x half> %x, zeroinitializer\n"
+      "  %s1 = select <2 x i1> %xn, " + halves + ", <2 x half> %x\n"
+      "  %y = call <2 x half> @llvm.fma.v2f16(<2 x half> %s1, <2 x half> %b, <2 x half> %c)\n"
+      "  %yn = fcmp uno <2 x half> %y, zeroinitializer\n"
+      "  %s2 = select <2 x i1> %yn, " + halves + ", <2 x half> %y\n"
+      "  %bits = bitcast <2 x half> %s2 to i32\n  store i32 %bits, ptr %out\n  ret void\n}\n");
+  EXPECT_EQ(result.count, 2u) << result.ir;
+  EXPECT_FALSE(has(result.ir, "%d =")) << result.ir;
+  EXPECT_FALSE(has(result.ir, "%s1 =")) << result.ir;
+  EXPECT_TRUE(has(result.ir, "%s2 = select")) << result.ir;
+}
+
+// A kernel's LDS whose every read feeds only arithmetic that is canonicalised before anyone sees
+// it (a block reduction's partial sums): a NaN stored there is never seen, so the stored value's
+// select goes. One read whose bits reach global memory, a flat load (it may read LDS), or a
+// function that is not a kernel (its caller may read the LDS) keeps it.
+std::string lds_reduction(const std::string& convention, const std::string& extra)
+{
+  return "define " + convention + " void @f(float %a, float %b, ptr addrspace(3) %lds, ptr addrspace(1) %out, ptr %flat) {\n"
+         "  %x = fmul float %a, %b\n" + canonical("s1", "%x") +
+         "  store float %s1, ptr addrspace(3) %lds\n"
+         "  %l = load float, ptr addrspace(3) %lds\n  %y = fadd float %l, %a\n" + canonical("s2", "%y") +
+         "  store float %s2, ptr addrspace(1) %out\n" + extra + "  ret void\n}\n";
+}
+
+TEST(NanObservation, LdsReadOnlyByArithmeticHidesTheNansStoredThere)
+{
+  FunctionPassRun hidden = run(lds_reduction("amdgpu_kernel", ""));
+  EXPECT_EQ(hidden.count, 1u) << hidden.ir;
+  EXPECT_FALSE(has(hidden.ir, "%s1 =")) << hidden.ir;
+  EXPECT_TRUE(has(hidden.ir, "%s2 = select")) << hidden.ir;
+
+  const std::pair<const char*, std::string> seen[] = {
+      {"an LDS read stored as bits", "  %i = load i32, ptr addrspace(3) %lds\n  store i32 %i, ptr addrspace(1) %out\n"},
+      {"a flat load", "  %g = load float, ptr %flat\n  store float %g, ptr addrspace(1) %out\n"},
+      {"an atomic on LDS", "  %o = atomicrmw add ptr addrspace(3) %lds, i32 1 monotonic\n"},
+  };
+  for (const auto& [what, extra] : seen) {
+    FunctionPassRun kept = run(lds_reduction("amdgpu_kernel", extra));
+    EXPECT_EQ(kept.count, 0u) << what << "\n" << kept.ir;
+  }
+  FunctionPassRun function = run(lds_reduction("", ""));
+  EXPECT_EQ(function.count, 0u) << function.ir;
 }
 
 } // namespace

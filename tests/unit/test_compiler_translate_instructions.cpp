@@ -274,6 +274,49 @@ TEST(TranslateFloat, PackedHalfArithmetic)
   EXPECT_EQ(values, (Values{"45004100", "40004200", "40004080"}));
 }
 
+// On AMDGPU, f16x2 add/sub/mul/fma (round to nearest, nothing flushed) are the packed hardware
+// operations on <2 x half> with PTX's NaN put in; LLVM folds them as IEEE binary16, which is what
+// the hardware computes, and the values equal the host's software rounding: subnormals, zeros'
+// signs, overflow, ties and NaNs (a NaN half is 0x7fff, the other half keeps its value).
+TEST(TranslateFloat, PackedHalfArithmeticIsTheHardwaresOnAmdgpu)
+{
+  const uint32_t halves[] = {0x0000, 0x8000, 0x0001, 0x83ff, 0x0400, 0x3c00, 0xbc00, 0x3c01,
+                             0x7bff, 0xfbff, 0x7c00, 0xfc00, 0x7e00, 0x7d01, 0x3555, 0x1400,
+                             0x5bff, 0x0200, 0xc001, 0x2e66};
+  constexpr size_t k_count = std::size(halves);
+  auto word = [&](size_t i) {
+    char text[16];
+    std::snprintf(text, sizeof text, "0x%04X%04X", halves[(i * 7 + 3) % k_count], halves[i % k_count]);
+    return std::string(text);
+  };
+  std::string body;
+  int index = 0;
+  for (size_t i = 0; i < 2 * k_count; ++i) {
+    const std::string a = word(i), b = word(i * 3 + 1), c = word(i * 5 + 2);
+    body += "  add.rn.f16x2 %r1, " + a + ", " + b + ";\n" + store32("%r1", index++);
+    body += "  sub.f16x2 %r1, " + a + ", " + b + ";\n" + store32("%r1", index++);
+    body += "  mul.rn.f16x2 %r1, " + a + ", " + b + ";\n" + store32("%r1", index++);
+    body += "  fma.rn.f16x2 %r1, " + a + ", " + b + ", " + c + ";\n" + store32("%r1", index++);
+  }
+  Values host = host_stores(body);
+  ASSERT_EQ(host.size(), static_cast<size_t>(index));
+  EXPECT_EQ(amdgpu_stores(body), host);
+
+  const std::string registers = "  mov.u32 %r2, %tid.x;\n  mov.u32 %r3, %ctaid.x;\n";
+  const std::pair<const char*, const char*> forms[] = {
+      {"add.rn.f16x2 %r1, %r2, %r3;", "v_pk_add_f16"},
+      {"mul.rn.f16x2 %r1, %r2, %r3;", "v_pk_mul_f16"},
+      {"fma.rn.f16x2 %r1, %r2, %r3, %r2;", "v_pk_fma_f16"}};
+  for (const auto& [instruction, hardware] : forms) {
+    SCOPED_TRACE(instruction);
+    for (const char* target : {"gfx1100", "gfx1201"}) {
+      std::string listing =
+          amdgpu_disassembly(kernel_text(registers + "  " + instruction + "\n" + store32("%r1", 0)), target);
+      EXPECT_NE(listing.find(hardware), std::string::npos) << target << "\n" << listing;
+    }
+  }
+}
+
 TEST(TranslateFloat, MinMaxAndComparisons)
 {
   Values values = host_stores(

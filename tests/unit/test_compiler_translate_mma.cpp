@@ -401,8 +401,9 @@ TEST(TranslateMma, HalfArithmeticAndWideningShapes)
     Expected<Translation> gpu = translate_text(kernel_text(body), gpu_options(target, true));
     ASSERT_TRUE(gpu) << gpu.error().message;
     std::string ir = ir_text(*gpu->module);
-    EXPECT_TRUE(contains(ir, "@llvm.fma.f16") && contains(ir, "fmul half") &&
-                contains(ir, "fadd half")) << ir;
+    // Packed: both halves in one operation (v_pk_fma_f16, v_pk_mul_f16, v_pk_add_f16).
+    EXPECT_TRUE(contains(ir, "@llvm.fma.v2f16") && contains(ir, "fmul <2 x half>") &&
+                contains(ir, "fadd <2 x half>")) << ir;
     EXPECT_TRUE(contains(ir, "fpext half")) << ir;
     EXPECT_FALSE(contains(ir, "double")) << ir;
     EXPECT_FALSE(contains(ir, " br ")) << ir;
