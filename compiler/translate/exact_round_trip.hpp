@@ -10,6 +10,11 @@
 // So only that form is folded: select(isnan(x), NaN, fpext(fptrunc(x))) becomes
 // select(isnan(x), NaN, x), the same value for every x. It runs after the O2 pipeline, before
 // the unobserved NaN selects are dropped (nan_observation.hpp), which it makes one more of.
+// Only the .relu decode takes that form now: the plain one gives both halves at once as
+// <2 x half> (lower_fp8.cpp), which the f32 arithmetic reads as halves (v_fma_mix_f32). Folding
+// that round trip too saves two conversions per pair in a small kernel but keeps two f32 live
+// instead of one register of halves, and the large texture layers then spill (enc2_layer on
+// gfx1201: 2 003 instructions unfolded, 2 504 folded), so it is not done.
 
 #include <cstddef>
 
