@@ -439,7 +439,7 @@ TEST(PtxContainerFixtures, SyntheticDllYieldsEveryCorpusModule)
     EXPECT_EQ(module.sha256, sha256(std::string_view(module.text)));
     EXPECT_FALSE(module.entries.empty());
   }
-  std::vector<int64_t> expected = {5139, 32837, 161879}; // build/fixtures/ptx/game.dll.map
+  std::vector<int64_t> expected = {5139, 30453, 159495}; // build/fixtures/ptx/game.dll.map
   EXPECT_EQ(fatbins, expected);
   // The plain fatbin's last module is sr_module.ptx, the mixed one's third is rr_module.ptx.
   EXPECT_EQ(hash_to_hex((*modules)[3].fnv1a64), "8baeb925f177af87");
