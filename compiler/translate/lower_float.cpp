@@ -131,6 +131,21 @@ std::string suffix(const FloatOp& op)
   return op.type.bits == 64 ? "_f64" : "_f32";
 }
 
+// add, sub, mul or fma of `in` (scalars or vectors), rounded to nearest: LLVM's IEEE operation.
+llvm::Value* ieee_operation(Builder& b, const std::string& name, const std::vector<llvm::Value*>& in)
+{
+  if (name == "add") {
+    return b.CreateFAdd(in[0], in[1]);
+  }
+  if (name == "sub") {
+    return b.CreateFSub(in[0], in[1]);
+  }
+  if (name == "mul") {
+    return b.CreateFMul(in[0], in[1]);
+  }
+  return b.CreateIntrinsic(llvm::Intrinsic::fma, {in[0]->getType()}, {in[0], in[1], in[2]});
+}
+
 // add, sub, mul, fma/mad with any rounding mode.
 llvm::Value* rounded(FunctionTranslator& t, const std::string& name, const FloatOp& op)
 {
@@ -142,17 +157,7 @@ llvm::Value* rounded(FunctionTranslator& t, const std::string& name, const Float
     // yields an input, which the result's flush still catches. Division and square root keep
     // theirs: AMDGPU's expansion turns denormals on around its core.
     std::vector<llvm::Value*> in = float_mode_flushes_f32(b) ? op.in : flushed_inputs(b, op);
-    llvm::Value* result = nullptr;
-    if (name == "add") {
-      result = b.CreateFAdd(in[0], in[1]);
-    } else if (name == "sub") {
-      result = b.CreateFSub(in[0], in[1]);
-    } else if (name == "mul") {
-      result = b.CreateFMul(in[0], in[1]);
-    } else {
-      result = b.CreateIntrinsic(llvm::Intrinsic::fma, {type}, {in[0], in[1], in[2]});
-    }
-    return finish(b, op, result, in);
+    return finish(b, op, ieee_operation(b, name, in), in);
   }
   std::vector<llvm::Value*> args = op.in;
   args.push_back(t.i32(static_cast<uint32_t>(op.mode)));
@@ -533,17 +538,7 @@ llvm::Value* hardware_packed_half(Builder& b, const std::string& name, const Flo
   for (llvm::Value* value : op.in) {
     in.push_back(b.CreateBitCast(value, pair));
   }
-  llvm::Value* result = nullptr;
-  if (name == "add") {
-    result = b.CreateFAdd(in[0], in[1]);
-  } else if (name == "sub") {
-    result = b.CreateFSub(in[0], in[1]);
-  } else if (name == "mul") {
-    result = b.CreateFMul(in[0], in[1]);
-  } else {
-    result = b.CreateIntrinsic(llvm::Intrinsic::fma, {pair}, {in[0], in[1], in[2]});
-  }
-  return b.CreateBitCast(canonical_nan(b, result), b.getInt32Ty());
+  return b.CreateBitCast(canonical_nan(b, ieee_operation(b, name, in)), b.getInt32Ty());
 }
 
 Expected<void> lower_packed_half(FunctionTranslator& t, const ptx::Instruction& instruction)
