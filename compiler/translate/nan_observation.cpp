@@ -10,6 +10,7 @@
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsAMDGPU.h>
 #include <llvm/IR/PatternMatch.h>
+#include <llvm/Support/AMDGPUAddrSpace.h>
 
 #include <algorithm>
 
@@ -340,8 +341,8 @@ Use use_of(const llvm::Value* value, const llvm::Instruction& user)
   return Use::seen;
 }
 
-constexpr unsigned k_flat_space = 0;
-constexpr unsigned k_lds_space = 3;
+constexpr unsigned k_flat_space = llvm::AMDGPUAS::FLAT_ADDRESS;
+constexpr unsigned k_lds_space = llvm::AMDGPUAS::LOCAL_ADDRESS;
 
 using KeptSelects = llvm::SmallPtrSetImpl<const llvm::SelectInst*>;
 
@@ -445,7 +446,7 @@ size_t drop_unobserved_nan_canonicalisations(llvm::Function& function)
       kept.insert(select);
     }
   }
-  const bool lds_unseen = lds_hides_nans(function, kept);
+  const bool lds_unseen = !candidates.empty() && lds_hides_nans(function, kept);
   size_t dropped = 0;
   for (llvm::SelectInst* select : candidates) {
     if (reaches_an_observer(*select, kept, lds_unseen)) {
